@@ -1,0 +1,109 @@
+"""Adapter: any protocol bytes codec as a numcodecs codec (Zarr v2 compressors and filters).
+
+numcodecs is imported only when a function here is called. numcodecs registers its own codecs
+before any entry point, so an entry point can never replace its ``gzip`` or ``blosc``;
+:func:`register` does that explicitly, and :func:`unregister` puts the original back.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from zarr_codec.errors import ConfigurationError
+from zarr_codec.protocols import Codec
+
+__all__ = ["numcodecs_codec_class", "register", "unregister"]
+
+_replaced: dict[str, Any] = {}  # codec id -> the class registered before ours (None: none)
+_lock = threading.Lock()
+
+
+def numcodecs_codec_class(codec_cls: type[Codec], *, module: str, qualname: str) -> type[Any]:
+    """A ``numcodecs.abc.Codec`` subclass wrapping the bytes codec ``codec_cls``.
+
+    ``module`` and ``qualname`` must name where the result is stored (pickle finds it there).
+    """
+    from numcodecs.abc import Codec as NumcodecsCodec
+
+    codec_id = codec_cls.codec_id
+    if codec_id is None:
+        raise ConfigurationError(f"codec {codec_cls.name!r} has no Zarr v2 id")
+    if codec_cls.codec_type != "bytes_bytes":
+        raise ConfigurationError(f"codec {codec_cls.name!r} is not a bytes->bytes codec")
+
+    class Adapter(NumcodecsCodec):  # type: ignore[misc]
+        codec_class = codec_cls
+
+        def __init__(self, **config: Any) -> None:
+            self.codec = codec_cls.from_json({"id": codec_id, **config}, 2)
+
+        @classmethod
+        def wrap(cls, codec: Codec) -> Adapter:
+            """Adapt an existing codec instance."""
+            self = cls.__new__(cls)
+            self.codec = codec
+            return self
+
+        def encode(self, buf: Any) -> Any:
+            return self.codec.encode(buf)
+
+        def decode(self, buf: Any, out: Any = None) -> Any:
+            if out is None:
+                return self.codec.decode(buf)
+            self.codec.decode_into(buf, out)
+            return out
+
+        def get_config(self) -> dict[str, Any]:
+            return self.codec.to_json(2)  # type: ignore[no-any-return]
+
+        @classmethod
+        def from_config(cls, config: dict[str, Any]) -> Adapter:
+            # numcodecs.get_codec removes "id" before calling this; get_config keeps it.
+            return cls.wrap(codec_cls.from_json({"id": codec_id, **config}, 2))
+
+        def __eq__(self, other: object) -> bool:
+            return type(self) is type(other) and self.codec == other.codec  # type: ignore[attr-defined]
+
+        def __hash__(self) -> int:
+            return hash((type(self), self.codec))
+
+        def __repr__(self) -> str:
+            return f"{type(self).__name__}({self.codec!r})"
+
+        def __reduce__(self) -> tuple[Any, ...]:
+            return (type(self).from_config, (self.get_config(),))
+
+    Adapter.codec_id = codec_id
+    Adapter.__module__ = module
+    Adapter.__qualname__ = qualname
+    Adapter.__name__ = qualname.rsplit(".", 1)[-1]
+    return Adapter
+
+
+def register(cls: type[Any]) -> None:
+    """Make numcodecs use ``cls`` (a class from :func:`numcodecs_codec_class`) for its id.
+
+    This replaces numcodecs' built-in codec of the same id, which entry points cannot do, so
+    Zarr v2 arrays read and write through our codec. :func:`unregister` undoes it.
+    """
+    from numcodecs.registry import codec_registry, register_codec
+
+    with _lock:
+        if cls.codec_id not in _replaced:
+            _replaced[cls.codec_id] = codec_registry.get(cls.codec_id)
+        register_codec(cls, codec_id=cls.codec_id)
+
+
+def unregister(codec_id: str) -> None:
+    """Restore whatever numcodecs had for ``codec_id`` before :func:`register`."""
+    from numcodecs.registry import codec_registry, register_codec
+
+    with _lock:
+        if codec_id not in _replaced:
+            return
+        previous = _replaced.pop(codec_id)
+        if previous is None:
+            codec_registry.pop(codec_id, None)
+        else:
+            register_codec(previous, codec_id=codec_id)

@@ -1,0 +1,222 @@
+"""Adapter: any protocol codec as a zarr-python 3.4 codec class.
+
+zarr-python checks codecs with ``isinstance`` against its own base classes, so the adapter
+subclasses them. Use it in a module that zarr's ``zarr.codecs`` entry point names::
+
+    from zarr_codec.zarr_python import zarr_codec_class
+    from my_package import MyCodec
+
+    MyZarrCodec = zarr_codec_class(MyCodec, module=__name__, qualname="MyZarrCodec")
+
+zarr is imported only when :func:`zarr_codec_class` is called, and that call never raises:
+an entry point that fails to import would make every array using the codec name unreadable.
+If the adapter cannot be built (an incompatible zarr), the class it returns explains why as
+soon as zarr tries to use it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Buffer
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from zarr_codec.chunk_spec import ChunkSpec
+from zarr_codec.data_types import DataType
+from zarr_codec.errors import ConfigurationError, UnsupportedError
+from zarr_codec.protocols import Codec, SupportsEvolve
+
+if TYPE_CHECKING:
+    from zarr.core.array_spec import ArraySpec
+
+__all__ = ["chunk_spec_from_zarr", "zarr_codec_class"]
+
+_log = logging.getLogger(__name__)
+
+
+def chunk_spec_from_zarr(spec: ArraySpec) -> ChunkSpec:
+    """Our ``ChunkSpec`` for a zarr-python ``ArraySpec``."""
+    name = spec.dtype.to_json(zarr_format=3)
+    if not isinstance(name, str):
+        raise UnsupportedError(f"data type {name!r} is not supported by zarr-codec codecs")
+    data_type = DataType.from_name(name)
+    fill = np.asarray(spec.fill_value, dtype=data_type.numpy_dtype)[()]
+    return ChunkSpec(spec.shape, data_type, fill)
+
+
+def _array_spec_from(spec: ChunkSpec, like: ArraySpec) -> ArraySpec:
+    from zarr.core.array_spec import ArraySpec
+    from zarr.core.dtype import get_data_type_from_json
+
+    zdtype = get_data_type_from_json(spec.data_type.name, zarr_format=3)
+    fill = zdtype.from_json_scalar(spec.fill_value_json(), zarr_format=3)
+    return ArraySpec(
+        shape=spec.shape, dtype=zdtype, fill_value=fill, config=like.config,
+        prototype=like.prototype,
+    )
+
+
+def _as_uint8(data: Buffer) -> np.ndarray[Any, np.dtype[np.uint8]]:
+    """A flat uint8 view of a codec's output buffer (no copy for contiguous output)."""
+    if isinstance(data, np.ndarray) and data.dtype == np.uint8 and data.ndim == 1:
+        return data
+    return np.frombuffer(data, dtype=np.uint8)
+
+
+def zarr_codec_class(codec_cls: type[Codec], *, module: str, qualname: str) -> type[Any]:
+    """A zarr-python codec class wrapping ``codec_cls``; never raises.
+
+    ``module`` and ``qualname`` must name where the result is stored, so that zarr's config
+    (``zarr.config.set({"codecs.<name>": "<module>.<qualname>"})``) and pickle can find it.
+    """
+    try:
+        cls = _build(codec_cls)
+    except Exception as err:  # noqa: BLE001 - see the module docstring
+        _log.warning("cannot adapt %r to zarr-python: %s", codec_cls, err)
+        cls = _unavailable(codec_cls, f"{type(err).__name__}: {err}")
+    cls.__module__ = module
+    cls.__qualname__ = qualname
+    cls.__name__ = qualname.rsplit(".", 1)[-1]
+    return cls
+
+
+def _unavailable(codec_cls: type[Codec], reason: str) -> type[Any]:
+    class Unavailable:
+        codec_name = getattr(codec_cls, "name", "?")
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            raise ConfigurationError(
+                f"codec {self.codec_name!r} cannot be used with this zarr-python: {reason}"
+            )
+
+        @classmethod
+        def from_dict(cls, data: Any) -> Any:
+            return cls()
+
+    return Unavailable
+
+
+def _build(codec_cls: type[Codec]) -> type[Any]:
+    from zarr.abc import codec as zarr_abc
+
+    kind = codec_cls.codec_type
+    base = {
+        "bytes_bytes": zarr_abc.BytesBytesCodec,
+        "array_array": zarr_abc.ArrayArrayCodec,
+        "array_bytes": zarr_abc.ArrayBytesCodec,
+    }[kind]
+    body = {"bytes_bytes": _BytesBytes, "array_array": _ArrayArray, "array_bytes": _ArrayBytes}
+    return type(codec_cls.__name__, (body[kind], _Common, base), {"codec_class": codec_cls})
+
+
+class _Common:
+    """What every adapted codec shares: construction, JSON, value semantics, async."""
+
+    codec_class: type[Codec]
+    codec: Any
+    is_fixed_size = False
+
+    def __init__(self, **configuration: Any) -> None:
+        name = self.codec_class.name
+        inner = self.codec_class.from_json({"name": name, "configuration": configuration}, 3)
+        object.__setattr__(self, "codec", inner)
+
+    @classmethod
+    def wrap(cls, codec: Codec) -> Any:
+        """Adapt an existing codec instance."""
+        self = object.__new__(cls)
+        object.__setattr__(self, "codec", codec)
+        return self
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Any:
+        return cls.wrap(cls.codec_class.from_json(data, 3))
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.codec.to_json(3)  # type: ignore[no-any-return]
+
+    def __eq__(self, other: object) -> bool:
+        return type(self) is type(other) and self.codec == other.codec  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((type(self), self.codec))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.codec!r})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self).from_dict, (self.to_dict(),))
+
+    def evolve_from_array_spec(self, array_spec: ArraySpec) -> Any:
+        if isinstance(self.codec, SupportsEvolve):
+            return self.wrap(self.codec.evolve(chunk_spec_from_zarr(array_spec)))
+        return self
+
+    def _encode_sync(self, chunk: Any, spec: ArraySpec) -> Any:
+        raise NotImplementedError
+
+    def _decode_sync(self, chunk: Any, spec: ArraySpec) -> Any:
+        raise NotImplementedError
+
+    # Codecs release the GIL in their sync methods, so a worker thread runs them in parallel.
+    async def _decode_single(self, chunk: Any, spec: ArraySpec) -> Any:
+        return await asyncio.to_thread(self._decode_sync, chunk, spec)
+
+    async def _encode_single(self, chunk: Any, spec: ArraySpec) -> Any:
+        return await asyncio.to_thread(self._encode_sync, chunk, spec)
+
+    def compute_encoded_size(self, input_byte_length: int, chunk_spec: ArraySpec) -> int:
+        raise NotImplementedError
+
+
+class _BytesBytes:
+    codec: Any
+
+    def _decode_sync(self, chunk_bytes: Any, chunk_spec: ArraySpec) -> Any:
+        out = self.codec.decode(chunk_bytes.as_array_like())
+        return chunk_spec.prototype.buffer.from_array_like(_as_uint8(out))
+
+    def _encode_sync(self, chunk_bytes: Any, chunk_spec: ArraySpec) -> Any:
+        out = self.codec.encode(chunk_bytes.as_array_like())
+        return chunk_spec.prototype.buffer.from_array_like(_as_uint8(out))
+
+
+class _ArrayArray:
+    codec: Any
+
+    def resolve_metadata(self, chunk_spec: ArraySpec) -> ArraySpec:
+        resolved = self.codec.resolve(chunk_spec_from_zarr(chunk_spec))
+        return _array_spec_from(resolved, chunk_spec)
+
+    def _decode_sync(self, chunk_array: Any, chunk_spec: ArraySpec) -> Any:
+        spec = chunk_spec_from_zarr(chunk_spec)
+        out = self.codec.decode(chunk_array.as_ndarray_like(), spec)
+        return chunk_spec.prototype.nd_buffer.from_ndarray_like(out)
+
+    def _encode_sync(self, chunk_array: Any, chunk_spec: ArraySpec) -> Any:
+        spec = chunk_spec_from_zarr(chunk_spec)
+        out = self.codec.encode(chunk_array.as_ndarray_like(), spec)
+        return chunk_spec.prototype.nd_buffer.from_ndarray_like(out)
+
+    def compute_encoded_size(self, input_byte_length: int, chunk_spec: ArraySpec) -> int:
+        spec = chunk_spec_from_zarr(chunk_spec)
+        resolved = self.codec.resolve(spec)
+        count = input_byte_length // spec.data_type.itemsize
+        return count * int(resolved.data_type.itemsize)
+
+
+class _ArrayBytes:
+    codec: Any
+
+    def _decode_sync(self, chunk_bytes: Any, chunk_spec: ArraySpec) -> Any:
+        spec = chunk_spec_from_zarr(chunk_spec)
+        out = self.codec.decode(chunk_bytes.as_array_like(), spec)
+        return chunk_spec.prototype.nd_buffer.from_ndarray_like(out)
+
+    def _encode_sync(self, chunk_array: Any, chunk_spec: ArraySpec) -> Any:
+        spec = chunk_spec_from_zarr(chunk_spec)
+        out = self.codec.encode(chunk_array.as_ndarray_like(), spec)
+        return chunk_spec.prototype.buffer.from_array_like(_as_uint8(out))
+
