@@ -62,8 +62,13 @@ def test_v3_array_written_and_read_by_zarr(tmp_path: Path) -> None:
     data = _data()
     store = zarr.storage.LocalStore(tmp_path / "a.zarr")
     arr = zarr.create_array(
-        store, shape=data.shape, chunks=(16, 8), dtype="float32", fill_value=1.5,
-        filters=[BitNotZarr()], compressors=[XorCrcZarr(key=3)],
+        store,
+        shape=data.shape,
+        chunks=(16, 8),
+        dtype="float32",
+        fill_value=1.5,
+        filters=[BitNotZarr()],
+        compressors=[XorCrcZarr(key=3)],
     )
     arr[:] = data
     meta = json.loads((tmp_path / "a.zarr" / "zarr.json").read_text())
@@ -84,8 +89,13 @@ def test_v3_array_written_and_read_by_zarr(tmp_path: Path) -> None:
 
 def test_v3_partial_chunk_and_fill_value() -> None:
     arr = zarr.create_array(
-        zarr.storage.MemoryStore(), shape=(10,), chunks=(4,), dtype="int16", fill_value=-3,
-        filters=[BitNotZarr()], compressors=[XorCrcZarr(key=1)],
+        zarr.storage.MemoryStore(),
+        shape=(10,),
+        chunks=(4,),
+        dtype="int16",
+        fill_value=-3,
+        filters=[BitNotZarr()],
+        compressors=[XorCrcZarr(key=1)],
     )
     arr[2:5] = np.array([7, 8, 9], dtype="int16")
     np.testing.assert_array_equal(arr[:], [-3, -3, 7, 8, 9, -3, -3, -3, -3, -3])
@@ -93,7 +103,10 @@ def test_v3_partial_chunk_and_fill_value() -> None:
 
 def test_v3_array_pickles_with_our_codecs() -> None:
     arr = zarr.create_array(
-        zarr.storage.MemoryStore(), shape=(8,), chunks=(4,), dtype="uint8",
+        zarr.storage.MemoryStore(),
+        shape=(8,),
+        chunks=(4,),
+        dtype="uint8",
         compressors=[XorCrcZarr(key=9)],
     )
     arr[:] = np.arange(8, dtype="uint8")
@@ -109,8 +122,12 @@ def test_v2_array_through_the_numcodecs_adapter(tmp_path: Path) -> None:
         data = _data((12, 10))
         path = tmp_path / "v2.zarr"
         arr = zarr.create_array(
-            zarr.storage.LocalStore(path), shape=data.shape, chunks=(5, 5), dtype="float32",
-            zarr_format=2, compressors=adapter(key=5),
+            zarr.storage.LocalStore(path),
+            shape=data.shape,
+            chunks=(5, 5),
+            dtype="float32",
+            zarr_format=2,
+            compressors=adapter(key=5),
         )
         arr[:] = data
         meta = json.loads((path / ".zarray").read_text())
@@ -122,7 +139,7 @@ def test_v2_array_through_the_numcodecs_adapter(tmp_path: Path) -> None:
         np.testing.assert_array_equal(chunk, data[:5, :5])
     finally:
         nc_adapter.unregister("test_xor_crc")
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="test_xor_crc"):
         numcodecs.get_codec({"id": "test_xor_crc", "key": 5})
 
 
@@ -140,7 +157,6 @@ def test_numcodecs_adapter_decode_into_and_pickle() -> None:
 def test_numcodecs_register_replaces_a_builtin_and_restores_it() -> None:
     """numcodecs' own ids can be taken over explicitly (entry points cannot) and given back."""
     from numcodecs.registry import codec_registry
-
     from zarr_codec.numcodecs import numcodecs_codec_class
 
     original = codec_registry["zlib"]

@@ -13,7 +13,6 @@ from collections.abc import Buffer
 from typing import Any, ClassVar, Literal, Self
 
 import numpy as np
-
 from zarr_codec import (
     ArrayArrayCodecBase,
     ChunkSpec,
@@ -117,7 +116,7 @@ class BitNot(ArrayArrayCodecBase):
         native = np.asarray(arr, dtype=arr.dtype.newbyteorder("="), order="C")
         # complex128 has no 16-byte unsigned type: invert it as two uint64 halves.
         unit = np.dtype(f"u{min(native.dtype.itemsize, 8)}")
-        bits = native.reshape(native.shape + (1,)).view(unit)
+        bits = native.reshape((*native.shape, 1)).view(unit)
         return (~bits).view(native.dtype).reshape(native.shape)  # type: ignore[no-any-return]
 
     def resolve(self, spec: ChunkSpec) -> ChunkSpec:

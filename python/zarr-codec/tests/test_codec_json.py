@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import pytest
-
 from zarr_codec import ConfigurationError, check_keys, split_codec_json
 from zarr_codec.codec_json import codec_name_of
 
 
 def test_v3_forms() -> None:
     assert split_codec_json({"name": "gzip", "configuration": {"level": 1}}, 3) == (
-        "gzip", {"level": 1},
+        "gzip",
+        {"level": 1},
     )
     assert split_codec_json({"name": "crc32c"}, 3) == ("crc32c", {})
     assert split_codec_json("crc32c", 3) == ("crc32c", {})  # v3.1 short-hand
@@ -49,5 +49,5 @@ def test_check_keys() -> None:
     check_keys("gzip", {"level": 1}, required=("level",))
     with pytest.raises(ConfigurationError, match="missing"):
         check_keys("gzip", {}, required=("level",))
-    with pytest.raises(ConfigurationError, match="unknown.*lvl"):
+    with pytest.raises(ConfigurationError, match=r"unknown.*lvl"):
         check_keys("gzip", {"level": 1, "lvl": 2}, required=("level",))

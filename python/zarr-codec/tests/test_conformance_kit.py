@@ -7,7 +7,6 @@ from typing import Any, ClassVar
 import numpy as np
 import pytest
 from example_codecs import BitNot, XorCrc
-
 from zarr_codec import ArrayArrayCodecBase, BytesBytesCodecBase, ChunkSpec, CorruptInputError
 from zarr_codec.testing import (
     ConformanceSuite,

@@ -6,17 +6,40 @@ import pickle
 
 import numpy as np
 import pytest
-
 from zarr_codec import ConfigurationError, DataType, Kind, UnsupportedError
 
 CORE = [
-    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-    "float16", "float32", "float64", "complex64", "complex128",
+    "bool",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float16",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
 ]
 EXTENSIONS = [
-    "bfloat16", "int2", "int4", "uint2", "uint4", "float8_e3m4", "float8_e4m3",
-    "float8_e4m3b11fnuz", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu",
-    "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn",
+    "bfloat16",
+    "int2",
+    "int4",
+    "uint2",
+    "uint4",
+    "float8_e3m4",
+    "float8_e4m3",
+    "float8_e4m3b11fnuz",
+    "float8_e4m3fnuz",
+    "float8_e5m2",
+    "float8_e5m2fnuz",
+    "float8_e8m0fnu",
+    "float6_e2m3fn",
+    "float6_e3m2fn",
+    "float4_e2m1fn",
 ]
 
 
@@ -43,8 +66,14 @@ def test_core_types_match_numpy(name: str) -> None:
 
 @pytest.mark.parametrize(
     ("typestr", "name", "order"),
-    [("<f4", "float32", "<"), (">i8", "int64", ">"), ("|b1", "bool", "|"), ("|u1", "uint8", "|"),
-     ("<c16", "complex128", "<"), ("<i1", "int8", "|")],
+    [
+        ("<f4", "float32", "<"),
+        (">i8", "int64", ">"),
+        ("|b1", "bool", "|"),
+        ("|u1", "uint8", "|"),
+        ("<c16", "complex128", "<"),
+        ("<i1", "int8", "|"),
+    ],
 )
 def test_v2_strings(typestr: str, name: str, order: str) -> None:
     assert DataType.from_v2(typestr) == (DataType.from_name(name), order)

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import json
 import math
-import struct
 from fractions import Fraction
 
 import numpy as np
 import pytest
-
 from zarr_codec import (
     ChunkSpec,
     ConfigurationError,
@@ -99,10 +97,17 @@ def test_malformed_values_are_configuration_errors(dtype: DataType, bad: object)
 @pytest.mark.parametrize(
     ("dtype", "bad"),
     [
-        (DataType.INT8, 128), (DataType.INT8, -129), (DataType.UINT8, -1),
-        (DataType.UINT64, 2**64), (DataType.INT64, 2**63), (DataType.INT64, -(2**63) - 1),
-        (DataType.INT4, 8), (DataType.INT2, -3), (DataType.UINT4, 16),
-        (DataType.FLOAT4_E2M1FN, "NaN"), (DataType.FLOAT4_E2M1FN, "Infinity"),
+        (DataType.INT8, 128),
+        (DataType.INT8, -129),
+        (DataType.UINT8, -1),
+        (DataType.UINT64, 2**64),
+        (DataType.INT64, 2**63),
+        (DataType.INT64, -(2**63) - 1),
+        (DataType.INT4, 8),
+        (DataType.INT2, -3),
+        (DataType.UINT4, 16),
+        (DataType.FLOAT4_E2M1FN, "NaN"),
+        (DataType.FLOAT4_E2M1FN, "Infinity"),
         (DataType.FLOAT8_E4M3FNUZ, "Infinity"),
     ],
 )
@@ -120,16 +125,28 @@ def test_integer_extremes_round_trip(dtype: DataType) -> None:
 
 @pytest.mark.parametrize(
     "n",
-    [2**24 + 1, 2**53 + 1, 2**53 + 3, 2**60 + 2**36 + 1, 2**63 - 1, 2**64 - 1,
-     -(2**53) - 1, 2**54 + 2**30 + 1, 16777217 * 2**40 + 1],
+    [
+        2**24 + 1,
+        2**53 + 1,
+        2**53 + 3,
+        2**60 + 2**36 + 1,
+        2**63 - 1,
+        2**64 - 1,
+        -(2**53) - 1,
+        2**54 + 2**30 + 1,
+        16777217 * 2**40 + 1,
+    ],
 )
 def test_large_integers_round_once_into_float32(n: int) -> None:
     """JSON numbers are "rounded to the nearest representable value" (half to even): one
     rounding from the exact integer, not two through float64."""
     got = float(fill_value_from_json(n, DataType.FLOAT32))
     below = float(np.float32(n))
-    neighbours = {below, float(np.nextafter(np.float32(below), np.float32(np.inf))),
-                  float(np.nextafter(np.float32(below), np.float32(-np.inf)))}
+    neighbours = {
+        below,
+        float(np.nextafter(np.float32(below), np.float32(np.inf))),
+        float(np.nextafter(np.float32(below), np.float32(-np.inf))),
+    }
     exact = Fraction(n)
     best = min(abs(Fraction(c) - exact) for c in neighbours)
     winners = [c for c in neighbours if abs(Fraction(c) - exact) == best]

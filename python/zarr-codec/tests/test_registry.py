@@ -8,7 +8,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
 import zarr_codec.registry as registry
 from zarr_codec import (
     ConfigurationError,
@@ -24,13 +23,15 @@ from zarr_codec import (
 @pytest.fixture
 def fake_distribution(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A real installed distribution (dist-info on sys.path) with two entry points."""
-    (tmp_path / "plugin_codec_mod.py").write_text(textwrap.dedent("""
+    (tmp_path / "plugin_codec_mod.py").write_text(
+        textwrap.dedent("""
         from example_codecs import XorCrc
 
         class PluginCodec(XorCrc):
             name = "test.plugin"
             codec_id = "test_plugin"
-    """))
+    """)
+    )
     info = tmp_path / "plugin_codec-1.0.dist-info"
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: plugin-codec\nVersion: 1.0\n")
@@ -59,7 +60,7 @@ def test_entry_points_are_loaded(fake_distribution: Path) -> None:
 
 def test_a_broken_entry_point_only_breaks_its_own_name(fake_distribution: Path) -> None:
     assert get_codec_class("test.plugin").__name__ == "PluginCodec"
-    with pytest.raises(UnknownCodecError, match="failed to load.*DoesNotExist"):
+    with pytest.raises(UnknownCodecError, match=r"failed to load.*DoesNotExist"):
         get_codec_class("test.broken")
 
 

@@ -40,9 +40,7 @@ def copy_into(result: Buffer, out: Buffer) -> int:
         raise OutputSizeError("the output buffer must be contiguous")
     dst = dst.cast("B") if dst.format != "B" or dst.ndim != 1 else dst
     if src.nbytes > dst.nbytes:
-        raise OutputSizeError(
-            f"output needs {src.nbytes} bytes but the buffer holds {dst.nbytes}"
-        )
+        raise OutputSizeError(f"output needs {src.nbytes} bytes but the buffer holds {dst.nbytes}")
     dst[: src.nbytes] = src
     return src.nbytes
 

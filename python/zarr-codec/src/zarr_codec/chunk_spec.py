@@ -37,10 +37,9 @@ class ChunkSpec:
         dims = tuple(shape)
         if not all(isinstance(n, int | np.integer) and n >= 0 for n in dims):
             raise ConfigurationError(f"invalid chunk shape {shape!r}")
-        if fill_value is None:
-            fill = np.zeros((), dtype=dtype.numpy_dtype)[()]
-        else:
-            fill = coerce_fill_value(fill_value, dtype)
+        if fill_value is None:  # the type's zero, as Zarr's default fill value
+            fill_value = np.zeros(1, dtype=dtype.numpy_dtype)[0]
+        fill = coerce_fill_value(fill_value, dtype)
         object.__setattr__(self, "shape", tuple(int(n) for n in dims))
         object.__setattr__(self, "data_type", dtype)
         object.__setattr__(self, "fill_value", fill)

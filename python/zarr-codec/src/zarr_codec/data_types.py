@@ -181,7 +181,8 @@ class DataType:
             raise UnsupportedError(
                 f"data type {self.name} is not provided by this version of ml_dtypes"
             )
-        return np.dtype(scalar)
+        found: np.dtype[Any] = np.dtype(scalar)
+        return found
 
 
 def _float(e: int, m: int, inf: bool, nan: int | None) -> FloatFormat:
@@ -215,7 +216,12 @@ _TABLE: Final[tuple[DataType, ...]] = (
     DataType("float8_e3m4", Kind.FLOAT, 1, 8, None, "float8_e3m4", _float(3, 4, True, 0x78)),
     DataType("float8_e4m3", Kind.FLOAT, 1, 8, None, "float8_e4m3", _float(4, 3, True, 0x7C)),
     DataType(
-        "float8_e4m3b11fnuz", Kind.FLOAT, 1, 8, None, "float8_e4m3b11fnuz",
+        "float8_e4m3b11fnuz",
+        Kind.FLOAT,
+        1,
+        8,
+        None,
+        "float8_e4m3b11fnuz",
         _float(4, 3, False, 0x80),
     ),
     DataType(
@@ -225,9 +231,7 @@ _TABLE: Final[tuple[DataType, ...]] = (
     DataType(
         "float8_e5m2fnuz", Kind.FLOAT, 1, 8, None, "float8_e5m2fnuz", _float(5, 2, False, 0x80)
     ),
-    DataType(
-        "float8_e8m0fnu", Kind.FLOAT, 1, 8, None, "float8_e8m0fnu", _float(8, 0, False, 0xFF)
-    ),
+    DataType("float8_e8m0fnu", Kind.FLOAT, 1, 8, None, "float8_e8m0fnu", _float(8, 0, False, 0xFF)),
     DataType("float6_e2m3fn", Kind.FLOAT, 1, 6, None, "float6_e2m3fn", _float(2, 3, False, None)),
     DataType("float6_e3m2fn", Kind.FLOAT, 1, 6, None, "float6_e3m2fn", _float(3, 2, False, None)),
     DataType("float4_e2m1fn", Kind.FLOAT, 1, 4, None, "float4_e2m1fn", _float(2, 1, False, None)),

@@ -11,7 +11,7 @@ Codecs use the same encoding for their own scalars (``scale_offset``'s ``offset`
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -27,10 +27,14 @@ def _component_type(dtype: DataType) -> DataType:
     return DataType.FLOAT32 if dtype is DataType.COMPLEX64 else DataType.FLOAT64
 
 
+def _scalar(array: np.ndarray[Any, Any]) -> np.generic:
+    """The element of a 0-d array as a numpy scalar."""
+    return cast("np.generic", array[()])
+
+
 def _from_bits(bits: int, dtype: DataType) -> np.generic:
     raw = bits.to_bytes(dtype.itemsize, "little")
-    result: np.generic = np.frombuffer(raw, dtype=dtype.numpy_dtype.newbyteorder("<"))[0]
-    return result
+    return _scalar(np.frombuffer(raw, dtype=dtype.numpy_dtype.newbyteorder("<")).reshape(()))
 
 
 def scalar_bits(value: Any, dtype: DataType) -> int:
@@ -69,7 +73,7 @@ def _float_from_json(data: object, dtype: DataType) -> np.generic:
         if data in ("Infinity", "-Infinity"):
             if not fmt.has_infinity:
                 raise OutOfRangeError(f"{dtype.name} has no infinity")
-            return dtype.numpy_dtype.type(-math.inf if data[0] == "-" else math.inf)
+            return _scalar(np.array(-math.inf if data[0] == "-" else math.inf, dtype.numpy_dtype))
         digits = data[2:]
         if data.startswith("0x") and len(digits) == 2 * dtype.itemsize:
             try:
@@ -86,10 +90,10 @@ def _float_from_json(data: object, dtype: DataType) -> np.generic:
         raise ConfigurationError(f"invalid {dtype.name} value {data!r}")
     wide = _int_to_float64_round_to_odd(data) if isinstance(data, int) else float(data)
     with np.errstate(over="ignore", invalid="ignore"):
-        value: np.generic = np.array(wide, dtype=np.float64).astype(dtype.numpy_dtype)[()]
-    if math.isfinite(wide) and not math.isfinite(float(value)):  # type: ignore[arg-type]
-        if not fmt.has_infinity:
-            raise OutOfRangeError(f"{data!r} is out of the range of {dtype.name}")
+        value = _scalar(np.array(wide, dtype=np.float64).astype(dtype.numpy_dtype))
+    overflowed = math.isfinite(wide) and not np.isfinite(value)
+    if overflowed and not fmt.has_infinity:
+        raise OutOfRangeError(f"{data!r} is out of the range of {dtype.name}")
     return value
 
 
@@ -109,8 +113,7 @@ def fill_value_from_json(data: object, dtype: DataType) -> np.generic:
         low, high = dtype.integer_range()
         if not low <= data <= high:
             raise OutOfRangeError(f"{data} is out of the range [{low}, {high}] of {dtype.name}")
-        result: np.generic = np.array(data).astype(dtype.numpy_dtype)[()]
-        return result
+        return _scalar(np.array(data).astype(dtype.numpy_dtype))
     if dtype.kind is Kind.FLOAT:
         return _float_from_json(data, dtype)
     if dtype.kind is Kind.COMPLEX:
@@ -122,8 +125,7 @@ def fill_value_from_json(data: object, dtype: DataType) -> np.generic:
         real, imag = (_float_from_json(c, part) for c in data)
         out = np.zeros((), dtype=dtype.numpy_dtype)
         out.real, out.imag = real, imag
-        complex_value: np.generic = out[()]
-        return complex_value
+        return _scalar(out)
     raise UnsupportedError(f"no fill value encoding for {dtype.name}")  # pragma: no cover
 
 
@@ -170,8 +172,7 @@ def coerce_fill_value(value: object, dtype: DataType) -> np.generic:
             value = value.item()
         elif value.dtype.kind == "f" and dtype.kind is Kind.FLOAT:
             with np.errstate(over="ignore"):
-                converted: np.generic = np.asarray(value).astype(dtype.numpy_dtype)[()]
-            return converted
+                return _scalar(np.asarray(value).astype(dtype.numpy_dtype))
         else:
             value = value.item()
     if isinstance(value, complex):

@@ -35,6 +35,8 @@ def numcodecs_codec_class(codec_cls: type[Codec], *, module: str, qualname: str)
     class Adapter(NumcodecsCodec):  # type: ignore[misc]
         codec_class = codec_cls
 
+        codec: Any
+
         def __init__(self, **config: Any) -> None:
             self.codec = codec_cls.from_json({"id": codec_id, **config}, 2)
 
@@ -55,7 +57,8 @@ def numcodecs_codec_class(codec_cls: type[Codec], *, module: str, qualname: str)
             return out
 
         def get_config(self) -> dict[str, Any]:
-            return self.codec.to_json(2)  # type: ignore[no-any-return]
+            config: dict[str, Any] = self.codec.to_json(2)
+            return config
 
         @classmethod
         def from_config(cls, config: dict[str, Any]) -> Adapter:
@@ -63,7 +66,7 @@ def numcodecs_codec_class(codec_cls: type[Codec], *, module: str, qualname: str)
             return cls.wrap(codec_cls.from_json({"id": codec_id, **config}, 2))
 
         def __eq__(self, other: object) -> bool:
-            return type(self) is type(other) and self.codec == other.codec  # type: ignore[attr-defined]
+            return type(self) is type(other) and self.codec == other.codec
 
         def __hash__(self) -> int:
             return hash((type(self), self.codec))

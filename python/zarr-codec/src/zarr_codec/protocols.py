@@ -22,10 +22,10 @@ __all__ = [
     "ArrayBytesCodec",
     "BytesBytesCodec",
     "Codec",
+    "CodecType",
     "SupportsAsync",
     "SupportsBatch",
     "SupportsEvolve",
-    "CodecType",
     "ZarrFormat",
 ]
 

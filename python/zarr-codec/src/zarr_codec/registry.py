@@ -50,11 +50,10 @@ def _load_entry_points() -> None:
             continue  # registered explicitly at run time: that wins
         try:
             cls = ep.load()
-        except Exception as err:  # noqa: BLE001 - one broken plugin must not break the rest
+        except Exception as err:
             _broken[ep.name] = f"{ep.value}: {type(err).__name__}: {err}"
             continue
         _add(cls, replace=False)
-
 
 
 def _add(cls: type[Codec], *, replace: bool) -> None:

@@ -53,7 +53,10 @@ def _array_spec_from(spec: ChunkSpec, like: ArraySpec) -> ArraySpec:
     zdtype = get_data_type_from_json(spec.data_type.name, zarr_format=3)
     fill = zdtype.from_json_scalar(spec.fill_value_json(), zarr_format=3)
     return ArraySpec(
-        shape=spec.shape, dtype=zdtype, fill_value=fill, config=like.config,
+        shape=spec.shape,
+        dtype=zdtype,
+        fill_value=fill,
+        config=like.config,
         prototype=like.prototype,
     )
 
@@ -73,7 +76,7 @@ def zarr_codec_class(codec_cls: type[Codec], *, module: str, qualname: str) -> t
     """
     try:
         cls = _build(codec_cls)
-    except Exception as err:  # noqa: BLE001 - see the module docstring
+    except Exception as err:
         _log.warning("cannot adapt %r to zarr-python: %s", codec_cls, err)
         cls = _unavailable(codec_cls, f"{type(err).__name__}: {err}")
     cls.__module__ = module
@@ -135,10 +138,11 @@ class _Common:
         return cls.wrap(cls.codec_class.from_json(data, 3))
 
     def to_dict(self) -> dict[str, Any]:
-        return self.codec.to_json(3)  # type: ignore[no-any-return]
+        json: dict[str, Any] = self.codec.to_json(3)
+        return json
 
     def __eq__(self, other: object) -> bool:
-        return type(self) is type(other) and self.codec == other.codec  # type: ignore[attr-defined]
+        return type(self) is type(other) and bool(self.codec == other.codec)
 
     def __hash__(self) -> int:
         return hash((type(self), self.codec))
@@ -151,7 +155,8 @@ class _Common:
 
     def evolve_from_array_spec(self, array_spec: ArraySpec) -> Any:
         if isinstance(self.codec, SupportsEvolve):
-            return self.wrap(self.codec.evolve(chunk_spec_from_zarr(array_spec)))
+            evolved: Any = self.codec.evolve(chunk_spec_from_zarr(array_spec))
+            return self.wrap(evolved)
         return self
 
     def _encode_sync(self, chunk: Any, spec: ArraySpec) -> Any:
@@ -219,4 +224,3 @@ class _ArrayBytes:
         spec = chunk_spec_from_zarr(chunk_spec)
         out = self.codec.encode(chunk_array.as_ndarray_like(), spec)
         return chunk_spec.prototype.buffer.from_array_like(_as_uint8(out))
-

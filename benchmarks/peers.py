@@ -1,0 +1,117 @@
+"""Case providers for the peers our codecs are measured against.
+
+A :class:`Provider` has a name (what ``--codecs`` selects) and a ``load`` function that imports
+what it needs and returns a case factory: ``factory(dataset_name, array) -> list[Case]``. A
+provider whose import fails is skipped by the runner with a note, so a missing optional package
+never stops a run.
+
+Codec labels name the library ("zlib", "numcodecs", later "zarr-codec-gzip"); groups name the
+job ("gzip level=5"), so that the same job done by different libraries lines up in one
+comparison. The default baseline of every group is "numcodecs"; the "copy" group holds the
+``memcpy`` reference: how fast memory can simply be copied.
+"""
+
+import zlib
+from collections.abc import Buffer, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from benchmarks.harness import OPERATIONS, Case, round_trip_cases
+
+CaseFactory = Callable[[str, npt.NDArray[Any]], list[Case]]
+
+GZIP_LEVELS = (1, 5, 9)
+BLOSC_CLEVEL = 5
+BLOSC_CNAMES = ("lz4", "zstd")
+
+
+@dataclass(frozen=True)
+class Provider:
+    """A named source of cases; ``load`` may raise ``ImportError``."""
+
+    name: str
+    description: str
+    load: Callable[[], CaseFactory]
+
+
+def gzip_group(level: int) -> str:
+    """The group name shared by every gzip implementation at ``level``."""
+    return f"gzip level={level}"
+
+
+def blosc_group(cname: str, clevel: int = BLOSC_CLEVEL, shuffle: str = "shuffle") -> str:
+    """The group name shared by every blosc implementation with these settings."""
+    return f"blosc {cname} clevel={clevel} {shuffle}"
+
+
+def _memcpy() -> CaseFactory:
+    def cases(dataset: str, data: npt.NDArray[Any]) -> list[Case]:
+        out = np.empty_like(data)
+
+        def copy() -> None:
+            np.copyto(out, data)
+
+        return [
+            Case("memcpy", dataset, operation, copy, data.nbytes, "copy", data.nbytes)
+            for operation in OPERATIONS
+        ]
+
+    return cases
+
+
+def _zlib() -> CaseFactory:
+    def cases(dataset: str, data: npt.NDArray[Any]) -> list[Case]:
+        out: list[Case] = []
+        for level in GZIP_LEVELS:
+            # wbits=31: the gzip container, the same format as the gzip codec writes.
+            def encode(array: npt.NDArray[Any], level: int = level) -> Buffer:
+                return zlib.compress(array, level, wbits=31)
+
+            def decode(encoded: Buffer) -> Buffer:
+                return zlib.decompress(encoded, wbits=31)
+
+            out += round_trip_cases("zlib", gzip_group(level), dataset, data, encode, decode)
+        return out
+
+    return cases
+
+
+def _numcodecs_gzip() -> CaseFactory:
+    from numcodecs import GZip
+
+    def cases(dataset: str, data: npt.NDArray[Any]) -> list[Case]:
+        out: list[Case] = []
+        for level in GZIP_LEVELS:
+            codec = GZip(level=level)
+            group = gzip_group(level)
+            out += round_trip_cases("numcodecs", group, dataset, data, codec.encode, codec.decode)
+        return out
+
+    return cases
+
+
+def _numcodecs_blosc() -> CaseFactory:
+    from numcodecs import Blosc
+
+    def cases(dataset: str, data: npt.NDArray[Any]) -> list[Case]:
+        out: list[Case] = []
+        for cname in BLOSC_CNAMES:
+            codec = Blosc(cname=cname, clevel=BLOSC_CLEVEL, shuffle=Blosc.SHUFFLE)
+            group = blosc_group(cname)
+            out += round_trip_cases("numcodecs", group, dataset, data, codec.encode, codec.decode)
+        return out
+
+    return cases
+
+
+MEMCPY = Provider("memcpy", "numpy copy into a preallocated array (reference)", _memcpy)
+ZLIB = Provider("zlib", "Python's zlib, gzip container, levels 1/5/9", _zlib)
+NUMCODECS_GZIP = Provider("numcodecs-gzip", "numcodecs.GZip, levels 1/5/9", _numcodecs_gzip)
+NUMCODECS_BLOSC = Provider(
+    "numcodecs-blosc", "numcodecs.Blosc lz4/zstd, clevel 5, byte shuffle", _numcodecs_blosc
+)
+
+PEERS: tuple[Provider, ...] = (MEMCPY, ZLIB, NUMCODECS_GZIP, NUMCODECS_BLOSC)
