@@ -1,0 +1,147 @@
+//! numpy arrays as native-endian, C-order element bytes.
+
+use numpy::{PyArrayDescr, PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
+use pyo3::prelude::*;
+use pyo3::types::{IntoPyDict, PyTuple};
+use zarr_codec::DataType;
+
+use crate::errors::to_py_err;
+
+/// The Zarr data type of a numpy dtype (any byte order; extension types through `ml_dtypes`).
+pub fn data_type_of(dtype: &Bound<'_, PyArrayDescr>) -> PyResult<DataType> {
+    let py = dtype.py();
+    let name = dtype.typeobj().name()?.to_string();
+    // numpy 1 calls its boolean scalar type `bool_`.
+    let name = if name == "bool_" {
+        "bool".to_owned()
+    } else {
+        name
+    };
+    let data_type = DataType::from_name(&name).map_err(|err| to_py_err(py, &err))?;
+    if data_type.size() != dtype.itemsize() {
+        let message = format!("numpy dtype {name} has an unexpected item size");
+        return Err(to_py_err(py, &zarr_codec::CodecError::Unsupported(message)));
+    }
+    Ok(data_type)
+}
+
+/// A numpy array viewed as native-endian, C-order element bytes.
+///
+/// Arrays that already are (the common case) are borrowed; others (big-endian, Fortran
+/// order, strided views) are converted once by numpy itself.
+pub struct ArrayInput<'py> {
+    array: Bound<'py, PyUntypedArray>,
+    data_type: DataType,
+}
+
+impl<'py> ArrayInput<'py> {
+    /// View `obj` (a numpy array, or anything `numpy.asarray` accepts).
+    pub fn new(obj: &Bound<'py, PyAny>) -> PyResult<Self> {
+        let py = obj.py();
+        let numpy = PyModule::import(py, "numpy")?;
+        let array = match obj.cast::<PyUntypedArray>() {
+            Ok(array) => array.clone(),
+            Err(_) => numpy
+                .call_method1("asarray", (obj,))?
+                .cast_into::<PyUntypedArray>()?,
+        };
+        let dtype = array.dtype();
+        let data_type = data_type_of(&dtype)?;
+        let native = dtype.is_native_byteorder() != Some(false);
+        let aligned = array.is_aligned();
+        let array = if array.is_c_contiguous() && native && aligned {
+            array
+        } else {
+            // `asarray(..., order="C")` keeps 0-d arrays 0-d (ascontiguousarray would not).
+            let native_dtype = dtype.call_method1("newbyteorder", ("=",))?;
+            let kwargs = [
+                ("dtype", native_dtype),
+                ("order", "C".into_pyobject(py)?.into_any()),
+            ];
+            numpy
+                .call_method("asarray", (array,), Some(&kwargs.into_py_dict(py)?))?
+                .cast_into::<PyUntypedArray>()?
+        };
+        Ok(Self { array, data_type })
+    }
+
+    /// The Zarr data type of the elements.
+    pub fn data_type(&self) -> DataType {
+        self.data_type
+    }
+
+    /// The array's shape.
+    pub fn shape(&self) -> &[usize] {
+        self.array.shape()
+    }
+
+    /// The numpy array (native order, C-contiguous).
+    pub fn array(&self) -> &Bound<'py, PyUntypedArray> {
+        &self.array
+    }
+
+    /// The element bytes, valid while `self` lives (see [`crate::BytesInput::as_slice`] for
+    /// the rule on concurrent mutation from Python).
+    pub fn as_bytes(&self) -> &[u8] {
+        let len = self.array.len_nbytes();
+        if len == 0 {
+            return &[];
+        }
+        // SAFETY: the array is C-contiguous, so its `len_nbytes()` bytes start at its data
+        // pointer; `self.array` holds a reference that keeps the data alive for this borrow.
+        unsafe {
+            std::slice::from_raw_parts((*self.array.as_array_ptr()).fields.data.cast::<u8>(), len)
+        }
+    }
+}
+
+trait NBytes {
+    fn len_nbytes(&self) -> usize;
+}
+
+impl NBytes for Bound<'_, PyUntypedArray> {
+    fn len_nbytes(&self) -> usize {
+        self.shape().iter().product::<usize>() * self.dtype().itemsize()
+    }
+}
+
+/// A fresh, C-ordered numpy array of `dtype` and `shape` for a codec to fill.
+pub struct NewArray<'py> {
+    array: Bound<'py, PyUntypedArray>,
+}
+
+/// Allocate an uninitialised array (`numpy.empty`) of `dtype` and `shape`.
+pub fn new_array<'py>(
+    dtype: &Bound<'py, PyArrayDescr>,
+    shape: &[usize],
+) -> PyResult<NewArray<'py>> {
+    let py = dtype.py();
+    let shape = PyTuple::new(py, shape)?;
+    let array = PyModule::import(py, "numpy")?
+        .call_method1("empty", (shape, dtype))?
+        .cast_into::<PyUntypedArray>()?;
+    Ok(NewArray { array })
+}
+
+impl<'py> NewArray<'py> {
+    /// The bytes to write; nothing else can see the array until [`NewArray::into_array`].
+    pub fn as_mut_bytes(&mut self) -> &mut [u8] {
+        let len = self.array.len_nbytes();
+        if len == 0 {
+            return &mut [];
+        }
+        // SAFETY: `numpy.empty` returned a new, C-contiguous, writable array of `len` bytes
+        // that only `self` references, so this is the sole access to its memory.
+        unsafe {
+            std::slice::from_raw_parts_mut(
+                (*self.array.as_array_ptr()).fields.data.cast::<u8>(),
+                len,
+            )
+        }
+    }
+
+    /// Hand the filled array to Python.
+    pub fn into_array(self) -> Bound<'py, PyUntypedArray> {
+        self.array
+    }
+}

@@ -1,0 +1,84 @@
+//! Rust codec errors as the Python exceptions of `zarr_codec.errors`.
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::PyType;
+use zarr_codec::{CodecError, ErrorKind};
+
+/// The exception classes, imported once per interpreter.
+struct Classes {
+    base: Py<PyType>,
+    configuration: Py<PyType>,
+    corrupt: Py<PyType>,
+    out_of_range: Py<PyType>,
+    output_size: Py<PyType>,
+    unsupported: Py<PyType>,
+}
+
+static CLASSES: PyOnceLock<Classes> = PyOnceLock::new();
+
+fn classes(py: Python<'_>) -> PyResult<&Classes> {
+    CLASSES.get_or_try_init(py, || {
+        let module = PyModule::import(py, "zarr_codec.errors")?;
+        let get = |name: &str| -> PyResult<Py<PyType>> {
+            Ok(module.getattr(name)?.cast_into::<PyType>()?.unbind())
+        };
+        Ok(Classes {
+            base: get("CodecError")?,
+            configuration: get("ConfigurationError")?,
+            corrupt: get("CorruptInputError")?,
+            out_of_range: get("OutOfRangeError")?,
+            output_size: get("OutputSizeError")?,
+            unsupported: get("UnsupportedError")?,
+        })
+    })
+}
+
+/// The Python exception for a codec error: a `zarr_codec.CodecError` subclass.
+///
+/// Should `zarr_codec` itself be missing (a broken install), the message is still raised, as a
+/// `ValueError`, the base class every `CodecError` has.
+pub fn to_py_err(py: Python<'_>, err: &CodecError) -> PyErr {
+    let message = err.to_string();
+    let Ok(found) = classes(py) else {
+        return PyValueError::new_err(message);
+    };
+    let class = match err.kind() {
+        ErrorKind::Configuration => &found.configuration,
+        ErrorKind::Corrupt => &found.corrupt,
+        ErrorKind::OutOfRange => &found.out_of_range,
+        ErrorKind::OutputSize => &found.output_size,
+        ErrorKind::Unsupported => &found.unsupported,
+        _ => &found.base,
+    };
+    PyErr::from_type(class.bind(py).clone(), message)
+}
+
+/// The base class `zarr_codec.CodecError`, for errors with no more specific kind.
+pub(crate) fn codec_error(py: Python<'_>, message: String) -> PyErr {
+    match classes(py) {
+        Ok(found) => PyErr::from_type(found.base.bind(py).clone(), message),
+        Err(_) => PyValueError::new_err(message),
+    }
+}
+
+/// `zarr_codec.OutputSizeError`, raised for unusable caller buffers.
+pub(crate) fn output_error(py: Python<'_>, message: String) -> PyErr {
+    match classes(py) {
+        Ok(found) => PyErr::from_type(found.output_size.bind(py).clone(), message),
+        Err(_) => PyValueError::new_err(message),
+    }
+}
+
+/// Converts `zarr_codec::Result<T>` into `PyResult<T>` with [`to_py_err`].
+pub trait IntoPyResult<T> {
+    /// Map the error, if any, onto its Python exception class.
+    fn into_py_result(self, py: Python<'_>) -> PyResult<T>;
+}
+
+impl<T> IntoPyResult<T> for zarr_codec::Result<T> {
+    fn into_py_result(self, py: Python<'_>) -> PyResult<T> {
+        self.map_err(|err| to_py_err(py, &err))
+    }
+}

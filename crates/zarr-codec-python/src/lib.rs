@@ -1,0 +1,19 @@
+//! pyo3 glue shared by every zarr-codecs wheel.
+//!
+//! Codec crates are pure Rust ([`zarr_codec`] traits over byte slices); this crate turns Python
+//! objects into those slices and back without needless copies, releases the GIL around codec
+//! work, and raises the exception classes that the pure-Python `zarr_codec` package defines.
+//! The classes are imported from `zarr_codec.errors`, never re-created here: the same Rust
+//! type compiled into two extension modules would become two unrelated Python classes.
+
+mod array;
+mod errors;
+mod input;
+mod output;
+mod run;
+
+pub use array::{ArrayInput, NewArray, data_type_of, new_array};
+pub use errors::{IntoPyResult, to_py_err};
+pub use input::BytesInput;
+pub use output::{BytesOutput, bytes_from_vec, numpy_from_vec};
+pub use run::run;

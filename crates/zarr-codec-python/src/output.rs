@@ -1,0 +1,57 @@
+//! Caller-provided output buffers, and codec output handed to Python.
+
+use numpy::PyArray1;
+use pyo3::buffer::PyUntypedBuffer;
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+
+use crate::errors::output_error;
+
+/// A writable, C-contiguous Python buffer (`bytearray`, a numpy array, a writable
+/// `memoryview`) as `&mut [u8]`, for `decode_into` / `encode_into`.
+pub struct BytesOutput {
+    buffer: PyUntypedBuffer,
+}
+
+impl BytesOutput {
+    /// Export `obj`'s buffer; `OutputSizeError` if it is read-only or not C-contiguous.
+    pub fn new(obj: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let buffer = PyUntypedBuffer::get(obj)?;
+        if buffer.readonly() {
+            return Err(output_error(
+                obj.py(),
+                "the output buffer is read-only".into(),
+            ));
+        }
+        if !buffer.is_c_contiguous() {
+            return Err(output_error(
+                obj.py(),
+                "the output buffer must be C-contiguous".into(),
+            ));
+        }
+        Ok(Self { buffer })
+    }
+
+    /// The writable bytes, valid while `self` lives (see [`crate::BytesInput::as_slice`] for
+    /// the rule on concurrent mutation from Python).
+    pub fn as_mut_slice(&mut self) -> &mut [u8] {
+        let len = self.buffer.len_bytes();
+        if len == 0 {
+            return &mut [];
+        }
+        // SAFETY: the buffer was exported writable (not `readonly`) and C-contiguous, so its
+        // `len_bytes()` bytes from `buf_ptr()` are ours to write until the export is released
+        // in `Drop`; `&mut self` makes this the only Rust reference to them.
+        unsafe { std::slice::from_raw_parts_mut(self.buffer.buf_ptr().cast::<u8>(), len) }
+    }
+}
+
+/// Codec output as `bytes` (one copy: Python owns its own memory).
+pub fn bytes_from_vec<'py>(py: Python<'py>, data: &[u8]) -> Bound<'py, PyBytes> {
+    PyBytes::new(py, data)
+}
+
+/// Codec output as a 1-D `uint8` numpy array that takes over the `Vec` without copying.
+pub fn numpy_from_vec(py: Python<'_>, data: Vec<u8>) -> Bound<'_, PyArray1<u8>> {
+    PyArray1::from_vec(py, data)
+}

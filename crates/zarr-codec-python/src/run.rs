@@ -1,0 +1,34 @@
+//! Running codec work with the GIL released.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use pyo3::prelude::*;
+
+use crate::errors::{codec_error, to_py_err};
+
+/// Run `work` with the GIL released and map its error onto the `zarr_codec` exceptions.
+///
+/// A panic inside `work` is a bug in a codec, but it must still reach Python as an ordinary
+/// `zarr_codec.CodecError` rather than pyo3's `PanicException` (a `BaseException` that
+/// `except Exception` does not catch), so it is caught here.
+pub fn run<T, F>(py: Python<'_>, work: F) -> PyResult<T>
+where
+    F: Send + FnOnce() -> zarr_codec::Result<T>,
+    T: Send,
+{
+    match py.detach(|| catch_unwind(AssertUnwindSafe(work))) {
+        Ok(Ok(value)) => Ok(value),
+        Ok(Err(err)) => Err(to_py_err(py, &err)),
+        Err(panic) => {
+            let detail = panic
+                .downcast_ref::<&str>()
+                .map(ToString::to_string)
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            Err(codec_error(
+                py,
+                format!("internal error in codec (please report): {detail}"),
+            ))
+        }
+    }
+}

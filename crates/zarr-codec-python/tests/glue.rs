@@ -1,0 +1,246 @@
+//! The glue against a real embedded Python with numpy and `zarr_codec` installed.
+
+use std::path::PathBuf;
+
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict};
+use zarr_codec::{CodecError, DataType};
+use zarr_codec_python::{
+    ArrayInput, BytesInput, BytesOutput, data_type_of, new_array, numpy_from_vec, run, to_py_err,
+};
+
+// SAFETY: CPython's `int PyGILState_Check(void)` (stable ABI) only reads the calling thread's
+// state; pyo3 does not re-export it for abi3 builds.
+unsafe extern "C" {
+    safe fn PyGILState_Check() -> std::ffi::c_int;
+}
+
+/// The project's site-packages: `$ZARR_CODEC_TEST_SITE`, else the repository's `.venv`.
+fn site_packages() -> PathBuf {
+    if let Some(dir) = std::env::var_os("ZARR_CODEC_TEST_SITE") {
+        return PathBuf::from(dir);
+    }
+    let venv = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../.venv/lib");
+    std::fs::read_dir(&venv)
+        .expect("run scripts/setup first: no .venv")
+        .filter_map(Result::ok)
+        .map(|entry| entry.path().join("site-packages"))
+        .find(|path| path.is_dir())
+        .expect("no site-packages in .venv")
+}
+
+fn with_python(test: impl for<'py> FnOnce(Python<'py>) -> PyResult<()>) {
+    Python::attach(|py| {
+        let site = site_packages();
+        py.import("site")?
+            .call_method1("addsitedir", (site.to_string_lossy().as_ref(),))?;
+        test(py)
+    })
+    .unwrap_or_else(|err| panic!("Python error: {err}"));
+}
+
+fn eval<'py>(py: Python<'py>, code: &str) -> PyResult<Bound<'py, PyAny>> {
+    let globals = PyDict::new(py);
+    globals.set_item("np", py.import("numpy")?)?;
+    let code = std::ffi::CString::new(code).expect("no NUL in test code");
+    py.eval(&code, Some(&globals), None)
+}
+
+fn c_order_bytes(py: Python<'_>, expr: &str) -> PyResult<Vec<u8>> {
+    let code = format!("np.ascontiguousarray({expr}).tobytes()");
+    Ok(eval(py, &code)?.cast_into::<PyBytes>()?.as_bytes().to_vec())
+}
+
+#[test]
+fn contiguous_inputs_are_borrowed_without_copying() {
+    with_python(|py| {
+        let array = eval(py, "np.arange(12, dtype='<f4')")?;
+        let input = BytesInput::new(&array)?;
+        let address: usize = array.getattr("ctypes")?.getattr("data")?.extract()?;
+        assert_eq!(input.as_slice().as_ptr() as usize, address);
+        assert_eq!(input.len(), 48);
+        for source in ["b'zarr'", "bytearray(b'zarr')", "memoryview(b'zarr')"] {
+            assert_eq!(BytesInput::new(&eval(py, source)?)?.as_slice(), b"zarr");
+        }
+        assert!(BytesInput::new(&eval(py, "b''")?)?.is_empty());
+        Ok(())
+    });
+}
+
+#[test]
+fn strided_inputs_are_copied_in_c_order() {
+    with_python(|py| {
+        for expr in [
+            "np.arange(60, dtype='<i2').reshape(6, 10)[::2, 1::3]",
+            "np.asfortranarray(np.arange(24, dtype='<f8').reshape(4, 6))",
+            "np.arange(10, dtype='u1')[::-1]",
+            "np.arange(8, dtype='>u4')[::2]",
+            "np.zeros((3, 0))[:, ::2]",
+        ] {
+            let input = BytesInput::new(&eval(py, expr)?)?;
+            assert_eq!(
+                input.as_slice(),
+                c_order_bytes(py, expr)?.as_slice(),
+                "{expr}"
+            );
+        }
+        Ok(())
+    });
+}
+
+#[test]
+fn objects_without_a_buffer_are_type_errors() {
+    with_python(|py| {
+        let err = BytesInput::new(&eval(py, "[1, 2, 3]")?)
+            .err()
+            .expect("a list has no buffer");
+        assert!(err.is_instance_of::<pyo3::exceptions::PyTypeError>(py));
+        Ok(())
+    });
+}
+
+#[test]
+fn outputs_must_be_writable_and_contiguous() {
+    with_python(|py| {
+        let target = eval(py, "bytearray(4)")?;
+        BytesOutput::new(&target)?
+            .as_mut_slice()
+            .copy_from_slice(b"abcd");
+        assert_eq!(target.extract::<Vec<u8>>()?, b"abcd");
+        let errors = py.import("zarr_codec.errors")?;
+        for bad in [
+            "b'abcd'",
+            "np.zeros(8, dtype='u1')[::2]",
+            "memoryview(bytearray(4)).toreadonly()",
+        ] {
+            let err = BytesOutput::new(&eval(py, bad)?).err().expect(bad);
+            assert!(
+                err.is_instance(py, &errors.getattr("OutputSizeError")?),
+                "{bad}"
+            );
+        }
+        Ok(())
+    });
+}
+
+#[test]
+fn errors_become_the_zarr_codec_classes() {
+    with_python(|py| {
+        let errors = py.import("zarr_codec.errors")?;
+        let cases = [
+            (CodecError::configuration("bad level"), "ConfigurationError"),
+            (CodecError::corrupt("bad crc"), "CorruptInputError"),
+            (CodecError::out_of_range("too big"), "OutOfRangeError"),
+            (
+                CodecError::OutputSize {
+                    expected: 4,
+                    actual: 2,
+                },
+                "OutputSizeError",
+            ),
+            (CodecError::unsupported("no int4"), "UnsupportedError"),
+        ];
+        for (error, class) in cases {
+            let raised = to_py_err(py, &error);
+            assert!(raised.is_instance(py, &errors.getattr(class)?), "{class}");
+            assert!(raised.is_instance(py, &errors.getattr("CodecError")?));
+            assert!(raised.is_instance_of::<pyo3::exceptions::PyValueError>(py));
+            assert_eq!(raised.value(py).str()?.to_string(), error.to_string());
+        }
+        Ok(())
+    });
+}
+
+#[test]
+fn run_releases_the_gil_and_catches_panics() {
+    with_python(|py| {
+        let held = run(py, || Ok(PyGILState_Check()))?;
+        assert_eq!(held, 0, "the GIL was held during codec work");
+        let err = run(py, || -> zarr_codec::Result<()> {
+            Err(CodecError::corrupt("x"))
+        })
+        .expect_err("an error");
+        assert!(err.is_instance(py, &py.import("zarr_codec")?.getattr("CorruptInputError")?));
+        let err = run(py, || -> zarr_codec::Result<()> { panic!("boom") }).expect_err("panic");
+        assert!(err.is_instance(py, &py.import("zarr_codec")?.getattr("CodecError")?));
+        assert!(err.value(py).str()?.to_string().contains("boom"));
+        Ok(())
+    });
+}
+
+#[test]
+fn arrays_become_native_c_order_element_bytes() {
+    with_python(|py| {
+        for (expr, data_type) in [
+            ("np.arange(6, dtype='<f4').reshape(2, 3)", DataType::Float32),
+            ("np.arange(6, dtype='>f4').reshape(2, 3)", DataType::Float32),
+            (
+                "np.asfortranarray(np.arange(6, dtype='i8').reshape(2, 3))",
+                DataType::Int64,
+            ),
+            ("np.array(True)", DataType::Bool),
+            ("np.arange(20, dtype='>u2')[::3]", DataType::UInt16),
+        ] {
+            let input = ArrayInput::new(&eval(py, expr)?)?;
+            assert_eq!(input.data_type(), data_type, "{expr}");
+            let native = format!("np.asarray({expr}, dtype=({expr}).dtype.newbyteorder('='))");
+            assert_eq!(
+                input.as_bytes(),
+                c_order_bytes(py, &native)?.as_slice(),
+                "{expr}"
+            );
+            let shape: Vec<usize> = eval(py, &format!("({expr}).shape"))?.extract()?;
+            assert_eq!(input.shape(), shape.as_slice());
+        }
+        let listed = ArrayInput::new(&eval(py, "[1.5, 2.5]")?)?;
+        assert_eq!(listed.data_type(), DataType::Float64);
+        Ok(())
+    });
+}
+
+#[test]
+fn extension_dtypes_map_by_name() {
+    with_python(|py| {
+        if py.import("ml_dtypes").is_err() {
+            return Ok(()); // ml_dtypes is optional; the core types are covered above
+        }
+        let dtype = eval(py, "np.dtype(__import__('ml_dtypes').bfloat16)")?;
+        let descr = dtype.cast_into::<numpy::PyArrayDescr>()?;
+        assert_eq!(data_type_of(&descr)?, DataType::BFloat16);
+        Ok(())
+    });
+}
+
+#[test]
+fn unsupported_dtypes_are_codec_errors() {
+    with_python(|py| {
+        let err = ArrayInput::new(&eval(py, "np.array(['a'])")?)
+            .err()
+            .expect("strings");
+        assert!(err.is_instance(py, &py.import("zarr_codec")?.getattr("ConfigurationError")?));
+        Ok(())
+    });
+}
+
+#[test]
+fn new_arrays_and_vec_outputs() {
+    with_python(|py| {
+        let dtype = eval(py, "np.dtype('<u2')")?.cast_into::<numpy::PyArrayDescr>()?;
+        let mut fresh = new_array(&dtype, &[2, 2])?;
+        fresh
+            .as_mut_bytes()
+            .copy_from_slice(&[1, 0, 2, 0, 3, 0, 4, 0]);
+        let array = fresh.into_array();
+        let values: Vec<u16> = array
+            .call_method0("ravel")?
+            .call_method0("tolist")?
+            .extract()?;
+        assert_eq!(values, [1, 2, 3, 4]);
+        let moved = numpy_from_vec(py, vec![9, 8, 7]);
+        assert_eq!(
+            moved.call_method0("tobytes")?.extract::<Vec<u8>>()?,
+            [9, 8, 7]
+        );
+        Ok(())
+    });
+}

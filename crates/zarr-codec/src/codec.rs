@@ -1,0 +1,250 @@
+//! The codec traits: bytes-to-bytes, array-to-array and array-to-bytes.
+//!
+//! They follow the three codec kinds of the
+//! [Zarr v3 core specification](https://zarr-specs.readthedocs.io/en/latest/v3/core/index.html#codecs).
+//! One chunk in, one chunk out, synchronously. All traits are object safe and require
+//! `Send + Sync`, so codecs can be shared across threads as `Arc<dyn ...>`.
+//!
+//! Arrays are passed as their element bytes: C order (last dimension fastest), each element
+//! in **native** byte order, [`DataType::size`](crate::DataType::size) bytes per element
+//! (sub-byte types one byte each). Endianness on disk is the business of the array-to-bytes
+//! codec (`bytes`). The [`ChunkSpec`] passed to every array method describes the **decoded**
+//! side of that codec; the encoded side of an array-to-array codec is
+//! [`ArrayToArrayCodec::resolve`] of it.
+//!
+//! The `*_into` methods write into a buffer the caller owns and return the number of bytes
+//! written. Their default implementations call the allocating method and copy; codecs that
+//! can write in place override them.
+
+use crate::chunk_spec::ChunkSpec;
+use crate::error::{CodecError, Result};
+use crate::json::ZarrFormat;
+
+/// What every codec has: its name and its JSON metadata.
+pub trait Codec: Send + Sync {
+    /// The Zarr v3 codec name (`"gzip"`, `"cast_value"`, ...).
+    fn name(&self) -> &'static str;
+
+    /// The codec's JSON metadata in the given Zarr format: `{"name": ..., "configuration":
+    /// {...}}` for v3, `{"id": ..., ...}` for v2 (see [`crate::json`]).
+    /// [`CodecError::Unsupported`] for a codec without a form in that format.
+    fn to_json(&self, format: ZarrFormat) -> Result<serde_json::Value>;
+}
+
+/// Construction of a codec from its JSON metadata. Separate from [`Codec`] so that the codec
+/// traits stay object safe.
+pub trait CodecFromJson: Codec + Sized {
+    /// Parses the codec's JSON metadata in the given Zarr format, rejecting unknown keys
+    /// ([`CodecError::Configuration`]).
+    fn from_json(json: &serde_json::Value, format: ZarrFormat) -> Result<Self>;
+}
+
+/// A codec from bytes to bytes (compression, checksums).
+pub trait BytesToBytesCodec: Codec {
+    /// Encodes `input`.
+    fn encode(&self, input: &[u8]) -> Result<Vec<u8>>;
+
+    /// Decodes `input`. [`CodecError::Corrupt`] for input this codec did not produce.
+    fn decode(&self, input: &[u8]) -> Result<Vec<u8>>;
+
+    /// Encodes `input` into the start of `out` and returns the number of bytes written;
+    /// [`CodecError::OutputSize`] when `out` is too small.
+    fn encode_into(&self, input: &[u8], out: &mut [u8]) -> Result<usize> {
+        copy_prefix(&self.encode(input)?, out)
+    }
+
+    /// Decodes `input` into the start of `out` and returns the number of bytes written;
+    /// [`CodecError::OutputSize`] when `out` is too small.
+    fn decode_into(&self, input: &[u8], out: &mut [u8]) -> Result<usize> {
+        copy_prefix(&self.decode(input)?, out)
+    }
+
+    /// An upper bound on the encoded size of `decoded_len` bytes, `None` when unknown.
+    fn max_encoded_size(&self, decoded_len: usize) -> Option<usize> {
+        let _ = decoded_len;
+        None
+    }
+}
+
+/// A codec from an array to an array of the same shape or another (transposes, casts,
+/// scale and offset).
+pub trait ArrayToArrayCodec: Codec {
+    /// The spec of the encoded array, given `spec` of the decoded one (its data type, fill
+    /// value and shape after encoding). [`CodecError::Unsupported`] for a data type the codec
+    /// cannot handle.
+    fn resolve(&self, spec: &ChunkSpec) -> Result<ChunkSpec>;
+
+    /// Encodes the array `input`, described by `spec`, into the array described by
+    /// [`resolve(spec)`](Self::resolve).
+    fn encode(&self, input: &[u8], spec: &ChunkSpec) -> Result<Vec<u8>>;
+
+    /// Decodes the array `input`, described by [`resolve(spec)`](Self::resolve), into the
+    /// array described by `spec`.
+    fn decode(&self, input: &[u8], spec: &ChunkSpec) -> Result<Vec<u8>>;
+
+    /// Like [`encode`](Self::encode), into `out`, which must hold exactly the encoded array
+    /// ([`CodecError::OutputSize`] otherwise). Returns the number of bytes written.
+    fn encode_into(&self, input: &[u8], spec: &ChunkSpec, out: &mut [u8]) -> Result<usize> {
+        copy_exact(&self.encode(input, spec)?, out)
+    }
+
+    /// Like [`decode`](Self::decode), into `out`, which must hold exactly
+    /// [`spec.num_bytes()`](ChunkSpec::num_bytes) bytes ([`CodecError::OutputSize`]
+    /// otherwise). Returns the number of bytes written.
+    fn decode_into(&self, input: &[u8], spec: &ChunkSpec, out: &mut [u8]) -> Result<usize> {
+        copy_exact(&self.decode(input, spec)?, out)
+    }
+}
+
+/// A codec from an array to bytes (the `bytes` codec, sharding).
+pub trait ArrayToBytesCodec: Codec {
+    /// Encodes the array `input`, described by `spec`, to bytes.
+    fn encode(&self, input: &[u8], spec: &ChunkSpec) -> Result<Vec<u8>>;
+
+    /// Decodes bytes into the array described by `spec`. [`CodecError::Corrupt`] for input
+    /// this codec did not produce.
+    fn decode(&self, input: &[u8], spec: &ChunkSpec) -> Result<Vec<u8>>;
+
+    /// Like [`encode`](Self::encode), into the start of `out` ([`CodecError::OutputSize`]
+    /// when it is too small). Returns the number of bytes written.
+    fn encode_into(&self, input: &[u8], spec: &ChunkSpec, out: &mut [u8]) -> Result<usize> {
+        copy_prefix(&self.encode(input, spec)?, out)
+    }
+
+    /// Like [`decode`](Self::decode), into `out`, which must hold exactly
+    /// [`spec.num_bytes()`](ChunkSpec::num_bytes) bytes ([`CodecError::OutputSize`]
+    /// otherwise). Returns the number of bytes written.
+    fn decode_into(&self, input: &[u8], spec: &ChunkSpec, out: &mut [u8]) -> Result<usize> {
+        copy_exact(&self.decode(input, spec)?, out)
+    }
+
+    /// An upper bound on the encoded size of an array described by `spec`, `None` when
+    /// unknown.
+    fn max_encoded_size(&self, spec: &ChunkSpec) -> Option<usize> {
+        let _ = spec;
+        None
+    }
+}
+
+/// Copies `data` to the start of `out`; [`CodecError::OutputSize`] when `out` is shorter.
+pub fn copy_prefix(data: &[u8], out: &mut [u8]) -> Result<usize> {
+    let actual = out.len();
+    let target = out.get_mut(..data.len()).ok_or(CodecError::OutputSize {
+        expected: data.len(),
+        actual,
+    })?;
+    target.copy_from_slice(data);
+    Ok(data.len())
+}
+
+/// Copies `data` to `out`; [`CodecError::OutputSize`] unless both have the same length.
+pub fn copy_exact(data: &[u8], out: &mut [u8]) -> Result<usize> {
+    if data.len() != out.len() {
+        return Err(CodecError::OutputSize {
+            expected: data.len(),
+            actual: out.len(),
+        });
+    }
+    out.copy_from_slice(data);
+    Ok(data.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data_type::DataType;
+
+    /// Reverses the bytes: an invertible bytes-to-bytes codec.
+    struct Reverse;
+
+    impl Codec for Reverse {
+        fn name(&self) -> &'static str {
+            "reverse"
+        }
+
+        fn to_json(&self, format: ZarrFormat) -> Result<serde_json::Value> {
+            match format {
+                ZarrFormat::V3 => crate::json::to_v3_json(self.name(), &()),
+                ZarrFormat::V2 => Err(CodecError::unsupported("no v2 form")),
+            }
+        }
+    }
+
+    impl BytesToBytesCodec for Reverse {
+        fn encode(&self, input: &[u8]) -> Result<Vec<u8>> {
+            Ok(input.iter().rev().copied().collect())
+        }
+
+        fn decode(&self, input: &[u8]) -> Result<Vec<u8>> {
+            self.encode(input)
+        }
+    }
+
+    /// Negates int8 elements: an array-to-array codec that keeps the spec.
+    struct Negate;
+
+    impl Codec for Negate {
+        fn name(&self) -> &'static str {
+            "negate"
+        }
+
+        fn to_json(&self, _format: ZarrFormat) -> Result<serde_json::Value> {
+            crate::json::to_v3_json(self.name(), &())
+        }
+    }
+
+    impl ArrayToArrayCodec for Negate {
+        fn resolve(&self, spec: &ChunkSpec) -> Result<ChunkSpec> {
+            Ok(spec.clone())
+        }
+
+        fn encode(&self, input: &[u8], _spec: &ChunkSpec) -> Result<Vec<u8>> {
+            Ok(input.iter().map(|byte| byte.wrapping_neg()).collect())
+        }
+
+        fn decode(&self, input: &[u8], spec: &ChunkSpec) -> Result<Vec<u8>> {
+            self.encode(input, spec)
+        }
+    }
+
+    #[test]
+    fn bytes_defaults() -> Result<()> {
+        let codec: Box<dyn BytesToBytesCodec> = Box::new(Reverse);
+        let mut out = [0u8; 5];
+        assert_eq!(codec.encode_into(b"abc", &mut out)?, 3);
+        assert_eq!(&out[..3], b"cba");
+        assert_eq!(codec.decode_into(b"cba", &mut out)?, 3);
+        assert_eq!(&out[..3], b"abc");
+        let error = codec
+            .encode_into(b"abc", &mut out[..2])
+            .expect_err("too small");
+        assert_eq!(
+            error,
+            CodecError::OutputSize {
+                expected: 3,
+                actual: 2
+            }
+        );
+        assert_eq!(codec.max_encoded_size(3), None);
+        assert_eq!(
+            codec.to_json(ZarrFormat::V3)?,
+            serde_json::json!({"name": "reverse"})
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn array_defaults() -> Result<()> {
+        let codec: std::sync::Arc<dyn ArrayToArrayCodec> = std::sync::Arc::new(Negate);
+        let spec = ChunkSpec::with_default_fill_value(vec![3], DataType::Int8)?;
+        let mut out = [0u8; 3];
+        assert_eq!(codec.decode_into(&[1, 2, 3], &spec, &mut out)?, 3);
+        assert_eq!(out, [255, 254, 253]);
+        let mut long = [0u8; 4];
+        let error = codec
+            .encode_into(&[1, 2, 3], &spec, &mut long)
+            .expect_err("wrong size");
+        assert_eq!(error.kind(), crate::ErrorKind::OutputSize);
+        Ok(())
+    }
+}
