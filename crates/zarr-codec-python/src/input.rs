@@ -18,7 +18,25 @@ enum Inner {
 impl BytesInput {
     /// Export `obj`'s buffer; a `TypeError` if it has none.
     pub fn new(obj: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let buffer = PyUntypedBuffer::get(obj)?;
+        let buffer = match PyUntypedBuffer::get(obj) {
+            Ok(buffer) => buffer,
+            // 0-d buffers (numpy scalars' arrays) export no shape, which pyo3 refuses; they
+            // hold one item, so a copy through `memoryview.tobytes()` costs nothing.
+            Err(err) => match obj
+                .py()
+                .import("builtins")?
+                .getattr("memoryview")?
+                .call1((obj,))
+            {
+                Ok(view) => {
+                    let bytes: Vec<u8> = view.call_method0("tobytes")?.extract()?;
+                    return Ok(Self {
+                        inner: Inner::Owned(bytes),
+                    });
+                }
+                Err(_) => return Err(err),
+            },
+        };
         let inner = if buffer.is_c_contiguous() {
             Inner::Borrowed(buffer)
         } else {

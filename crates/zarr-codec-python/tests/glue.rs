@@ -76,6 +76,7 @@ fn strided_inputs_are_copied_in_c_order() {
             "np.arange(10, dtype='u1')[::-1]",
             "np.arange(8, dtype='>u4')[::2]",
             "np.zeros((3, 0))[:, ::2]",
+            "np.array(7.5, dtype='>f8')",
         ] {
             let input = BytesInput::new(&eval(py, expr)?)?;
             assert_eq!(

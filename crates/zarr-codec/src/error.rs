@@ -26,6 +26,12 @@ pub enum CodecError {
         /// The number of bytes the buffer passed in has.
         actual: usize,
     },
+    /// Output that would exceed a bound: the caller's buffer in an `*_into` method, or a size
+    /// limit the caller set (a decompression bomb stops here, before the memory is used).
+    OutputLimit {
+        /// The most bytes the output could take.
+        limit: usize,
+    },
     /// A request the implementation does not support, such as a data type a codec cannot
     /// handle or a codec without a Zarr v2 form.
     Unsupported(String),
@@ -57,7 +63,7 @@ impl CodecError {
             Self::Configuration(_) => ErrorKind::Configuration,
             Self::Corrupt(_) => ErrorKind::Corrupt,
             Self::OutOfRange(_) => ErrorKind::OutOfRange,
-            Self::OutputSize { .. } => ErrorKind::OutputSize,
+            Self::OutputSize { .. } | Self::OutputLimit { .. } => ErrorKind::OutputSize,
             Self::Unsupported(_) => ErrorKind::Unsupported,
         }
     }
@@ -93,6 +99,9 @@ impl fmt::Display for CodecError {
                 f,
                 "wrong output buffer size: {expected} bytes needed, buffer has {actual}"
             ),
+            Self::OutputLimit { limit } => {
+                write!(f, "output exceeds its limit: more than {limit} bytes")
+            }
             Self::Unsupported(message) => write!(f, "unsupported: {message}"),
         }
     }
@@ -135,6 +144,7 @@ mod tests {
                 },
                 ErrorKind::OutputSize,
             ),
+            (CodecError::OutputLimit { limit: 4 }, ErrorKind::OutputSize),
             (CodecError::unsupported("x"), ErrorKind::Unsupported),
         ];
         for (error, kind) in cases {

@@ -1,0 +1,30 @@
+//! Use the gzip codec from Rust alone: `cargo run -p zarr-codec-gzip --example roundtrip`.
+//!
+//! Builds the codec from its Zarr v3 JSON, compresses a buffer, decodes it back (into a
+//! buffer we own), and prints the v2 form of the same codec.
+
+use zarr_codec::json::ZarrFormat;
+use zarr_codec::{BytesToBytesCodec, Codec, CodecFromJson};
+use zarr_codec_gzip::Gzip;
+
+fn main() -> Result<(), zarr_codec::CodecError> {
+    let json = serde_json::json!({"name": "gzip", "configuration": {"level": 5}});
+    let codec = Gzip::from_json(&json, ZarrFormat::V3)?;
+
+    let data: Vec<u8> = (0..100_000u32)
+        .flat_map(|i| (i / 7).to_le_bytes())
+        .collect();
+    let encoded = codec.encode(&data)?;
+    let mut decoded = vec![0u8; data.len()];
+    let written = codec.decode_into(&encoded, &mut decoded)?;
+    assert_eq!(&decoded[..written], data.as_slice());
+
+    println!(
+        "{} bytes -> {} bytes ({:.1}x); v2 JSON: {}",
+        data.len(),
+        encoded.len(),
+        data.len() as f64 / encoded.len() as f64,
+        codec.to_json(ZarrFormat::V2)?
+    );
+    Ok(())
+}

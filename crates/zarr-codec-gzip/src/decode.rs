@@ -1,0 +1,163 @@
+//! Decoding: every member of a gzip stream, checked, into a growing `Vec` or a fixed buffer.
+//!
+//! Accepts what Python's `gzip.decompress` accepts: empty input, any number of members, and
+//! zero bytes between and after members. Every member's CRC-32 and ISIZE are checked. Output
+//! never grows past the caller's buffer or limit, so a decompression bomb fails after writing
+//! at most that many bytes.
+
+use std::mem::MaybeUninit;
+
+use zarr_codec::{CodecError, Result};
+
+use crate::engine::{Inflated, crc32, inflate};
+use crate::header::{TRAILER_LEN, header_len, trailer};
+
+/// Deflate cannot expand one input byte to more than 1032 output bytes (a 258-byte match in
+/// two bits); capacity beyond this bound is never needed.
+const MAX_RATIO: usize = 1032;
+/// The smallest capacity tried when growing after a wrong guess.
+const MIN_GROWTH: usize = 64 * 1024;
+
+/// Where decoded bytes go.
+trait Sink {
+    /// Bytes decoded so far.
+    fn len(&self) -> usize;
+    /// The bytes decoded from position `from` on.
+    fn written(&self, from: usize) -> &[u8];
+    /// Inflate one member body, growing as needed; `hint` is the member's expected decoded
+    /// size, if known. Returns the number of input bytes consumed.
+    fn inflate_member(&mut self, body: &[u8], hint: Option<usize>) -> Result<usize>;
+}
+
+/// A `Vec` that grows up to `limit` bytes.
+struct Growable {
+    out: Vec<u8>,
+    limit: usize,
+}
+
+impl Sink for Growable {
+    fn len(&self) -> usize {
+        self.out.len()
+    }
+
+    fn written(&self, from: usize) -> &[u8] {
+        &self.out[from..]
+    }
+
+    fn inflate_member(&mut self, body: &[u8], hint: Option<usize>) -> Result<usize> {
+        let start = self.out.len();
+        let room = self.limit.saturating_sub(start);
+        let ceiling = room.min(body.len().saturating_mul(MAX_RATIO).saturating_add(258));
+        let mut capacity = hint.unwrap_or(body.len().saturating_mul(4)).min(ceiling);
+        loop {
+            self.out.reserve_exact(capacity);
+            let spare = &mut self.out.spare_capacity_mut()[..capacity];
+            match inflate(body, spare)? {
+                Inflated::Done { consumed, written } => {
+                    // SAFETY: on success libdeflate initialised the first `written` bytes of
+                    // the spare capacity, right after the current length.
+                    unsafe { self.out.set_len(start + written) };
+                    return Ok(consumed);
+                }
+                Inflated::OutputFull if capacity < ceiling => {
+                    capacity = capacity.saturating_mul(2).max(MIN_GROWTH).min(ceiling);
+                }
+                Inflated::OutputFull if capacity < room => {
+                    return Err(CodecError::corrupt(
+                        "gzip: deflate data expands beyond what deflate can encode",
+                    ));
+                }
+                Inflated::OutputFull => return Err(CodecError::OutputLimit { limit: self.limit }),
+            }
+        }
+    }
+}
+
+/// The caller's buffer: never written past its end.
+struct Fixed<'a> {
+    out: &'a mut [u8],
+    len: usize,
+}
+
+impl Sink for Fixed<'_> {
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn written(&self, from: usize) -> &[u8] {
+        &self.out[from..self.len]
+    }
+
+    fn inflate_member(&mut self, body: &[u8], _hint: Option<usize>) -> Result<usize> {
+        let spare = &mut self.out[self.len..];
+        // SAFETY: viewing initialised bytes as `MaybeUninit` is sound as long as only
+        // initialised values are written through the view, and libdeflate only writes bytes.
+        let spare = unsafe { &mut *(std::ptr::from_mut(spare) as *mut [MaybeUninit<u8>]) };
+        match inflate(body, spare)? {
+            Inflated::Done { consumed, written } => {
+                self.len += written;
+                Ok(consumed)
+            }
+            Inflated::OutputFull => Err(CodecError::OutputLimit {
+                limit: self.out.len(),
+            }),
+        }
+    }
+}
+
+/// Decode every member of `input` into `sink`.
+fn decode_members(input: &[u8], sink: &mut impl Sink) -> Result<()> {
+    let mut rest = input;
+    // The stored ISIZE of the last member is the whole output for a single-member stream:
+    // a good first guess for the buffer (never trusted beyond the deflate bound).
+    let mut hint = input
+        .len()
+        .checked_sub(4)
+        .and_then(|at| input.get(at..))
+        .and_then(|tail| <[u8; 4]>::try_from(tail).ok())
+        .map(|isize| u32::from_le_bytes(isize) as usize);
+    while !rest.is_empty() {
+        let body = &rest[header_len(rest)?..];
+        let start = sink.len();
+        let consumed = sink.inflate_member(body, hint.take())?;
+        let (stored_crc, stored_size) = trailer(&body[consumed..])?;
+        let member = sink.written(start);
+        let crc = crc32(member);
+        if crc != stored_crc {
+            return Err(CodecError::corrupt(format!(
+                "gzip: CRC-32 mismatch (stored {stored_crc:#010x}, data has {crc:#010x})"
+            )));
+        }
+        // ISIZE is the size modulo 2^32; truncating is the definition.
+        #[allow(clippy::cast_possible_truncation)]
+        let size = member.len() as u32;
+        if size != stored_size {
+            return Err(CodecError::corrupt(format!(
+                "gzip: ISIZE mismatch (stored {stored_size}, data has {size} mod 2^32)"
+            )));
+        }
+        rest = &body[consumed + TRAILER_LEN..];
+        let padding = rest.iter().take_while(|&&b| b == 0).count();
+        rest = &rest[padding..];
+    }
+    Ok(())
+}
+
+/// Decode a whole gzip stream, allocating at most `limit` bytes of output (`None`: no limit
+/// beyond what deflate can express).
+pub fn decode(input: &[u8], limit: Option<usize>) -> Result<Vec<u8>> {
+    let mut sink = Growable {
+        out: Vec::new(),
+        limit: limit.unwrap_or(usize::MAX),
+    };
+    decode_members(input, &mut sink)?;
+    Ok(sink.out)
+}
+
+/// Decode a whole gzip stream into `out`; returns the decoded length. Output that would not
+/// fit is [`CodecError::OutputLimit`], raised as soon as `out` is full.
+pub fn decode_into(input: &[u8], out: &mut [u8]) -> Result<usize> {
+    let mut sink = Fixed { out, len: 0 };
+    decode_members(input, &mut sink)?;
+    Ok(sink.len())
+}

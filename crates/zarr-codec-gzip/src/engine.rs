@@ -1,0 +1,154 @@
+//! A small safe layer over libdeflate's C API (through `libdeflate-sys`).
+//!
+//! libdeflate compresses and decompresses whole buffers, several times faster than zlib. Its
+//! (de)compressor objects are not thread-safe but are costly to allocate (up to ~1 MiB at high
+//! levels), so each thread keeps one per level in a thread-local cache.
+
+use std::cell::RefCell;
+use std::ffi::c_void;
+use std::mem::MaybeUninit;
+use std::ptr::NonNull;
+
+use libdeflate_sys as sys;
+use zarr_codec::{CodecError, Result};
+
+use crate::Level;
+
+/// What a raw-deflate decompression call produced.
+pub(crate) enum Inflated {
+    /// The stream ended: `consumed` input bytes gave `written` output bytes.
+    Done { consumed: usize, written: usize },
+    /// The output buffer filled up before the stream ended.
+    OutputFull,
+}
+
+struct Decompressor(NonNull<sys::libdeflate_decompressor>);
+
+impl Decompressor {
+    fn new() -> Result<Self> {
+        // SAFETY: a plain allocation call; a null result is handled below.
+        let raw = unsafe { sys::libdeflate_alloc_decompressor() };
+        NonNull::new(raw)
+            .map(Self)
+            .ok_or_else(|| CodecError::out_of_range("gzip: out of memory for a decompressor"))
+    }
+}
+
+impl Drop for Decompressor {
+    fn drop(&mut self) {
+        // SAFETY: the pointer came from libdeflate_alloc_decompressor and is freed once.
+        unsafe { sys::libdeflate_free_decompressor(self.0.as_ptr()) }
+    }
+}
+
+struct Compressor(NonNull<sys::libdeflate_compressor>);
+
+impl Compressor {
+    fn new(level: Level) -> Result<Self> {
+        // SAFETY: a plain allocation call (levels 0..=9 are all valid); null is handled below.
+        let raw = unsafe { sys::libdeflate_alloc_compressor(level.get().into()) };
+        NonNull::new(raw)
+            .map(Self)
+            .ok_or_else(|| CodecError::out_of_range("gzip: out of memory for a compressor"))
+    }
+}
+
+impl Drop for Compressor {
+    fn drop(&mut self) {
+        // SAFETY: the pointer came from libdeflate_alloc_compressor and is freed once.
+        unsafe { sys::libdeflate_free_compressor(self.0.as_ptr()) }
+    }
+}
+
+thread_local! {
+    static DECOMPRESSOR: RefCell<Option<Decompressor>> = const { RefCell::new(None) };
+    static COMPRESSORS: RefCell<[Option<Compressor>; 10]> = RefCell::new(Default::default());
+}
+
+/// Inflate one raw-deflate stream from the start of `input` into `out`.
+///
+/// `out` may be uninitialised: libdeflate only writes it, and on success its first `written`
+/// bytes are initialised.
+pub(crate) fn inflate(input: &[u8], out: &mut [MaybeUninit<u8>]) -> Result<Inflated> {
+    DECOMPRESSOR.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        if slot.is_none() {
+            *slot = Some(Decompressor::new()?);
+        }
+        let decompressor = slot.as_ref().map_or(std::ptr::null_mut(), |d| d.0.as_ptr());
+        let (mut consumed, mut written) = (0usize, 0usize);
+        // SAFETY: `decompressor` is a live decompressor owned by this thread; `input` and `out`
+        // are valid for their lengths; libdeflate reads at most `input.len()` bytes, writes at
+        // most `out.len()` bytes, and writes the two counts through valid pointers.
+        let status = unsafe {
+            sys::libdeflate_deflate_decompress_ex(
+                decompressor,
+                input.as_ptr().cast::<c_void>(),
+                input.len(),
+                out.as_mut_ptr().cast::<c_void>(),
+                out.len(),
+                &raw mut consumed,
+                &raw mut written,
+            )
+        };
+        match status {
+            sys::libdeflate_result_LIBDEFLATE_SUCCESS => Ok(Inflated::Done { consumed, written }),
+            sys::libdeflate_result_LIBDEFLATE_INSUFFICIENT_SPACE => Ok(Inflated::OutputFull),
+            _ => Err(CodecError::corrupt(
+                "gzip: invalid or truncated deflate data",
+            )),
+        }
+    })
+}
+
+fn with_compressor<T>(
+    level: Level,
+    work: impl FnOnce(*mut sys::libdeflate_compressor) -> T,
+) -> Result<T> {
+    COMPRESSORS.with(|cell| {
+        let mut cache = cell.borrow_mut();
+        let slot = &mut cache[usize::from(level.get())];
+        if slot.is_none() {
+            *slot = Some(Compressor::new(level)?);
+        }
+        let compressor = slot.as_ref().map_or(std::ptr::null_mut(), |c| c.0.as_ptr());
+        Ok(work(compressor))
+    })
+}
+
+/// The most bytes a gzip stream of `len` input bytes can take at `level`.
+pub(crate) fn gzip_bound(level: Level, len: usize) -> Result<usize> {
+    // SAFETY: `compressor` is a live compressor owned by this thread; the call only reads it.
+    with_compressor(level, |compressor| unsafe {
+        sys::libdeflate_gzip_compress_bound(compressor, len)
+    })
+}
+
+/// Compress `input` as one gzip member into `out`; `None` if `out` is too small.
+///
+/// libdeflate writes a fixed header (no name, mtime 0, OS "unknown"), so the output depends
+/// only on the input and the level.
+pub(crate) fn gzip_compress(
+    level: Level,
+    input: &[u8],
+    out: &mut [MaybeUninit<u8>],
+) -> Result<Option<usize>> {
+    // SAFETY: `compressor` is a live compressor owned by this thread; `input` and `out` are
+    // valid for their lengths and libdeflate writes at most `out.len()` bytes.
+    let written = with_compressor(level, |compressor| unsafe {
+        sys::libdeflate_gzip_compress(
+            compressor,
+            input.as_ptr().cast::<c_void>(),
+            input.len(),
+            out.as_mut_ptr().cast::<c_void>(),
+            out.len(),
+        )
+    })?;
+    Ok((written != 0).then_some(written))
+}
+
+/// CRC-32 (the gzip polynomial) of `data`.
+pub(crate) fn crc32(data: &[u8]) -> u32 {
+    // SAFETY: libdeflate reads exactly `data.len()` bytes from a valid slice.
+    unsafe { sys::libdeflate_crc32(0, data.as_ptr().cast::<c_void>(), data.len()) }
+}

@@ -1,0 +1,182 @@
+//! The Zarr `gzip` codec: a bytes-to-bytes codec writing RFC 1952 gzip streams.
+//!
+//! - Spec (v3): <https://zarr-specs.readthedocs.io/en/latest/v3/codecs/gzip/>; v2 metadata is
+//!   numcodecs' `{"id": "gzip", "level": N}` (level defaults to 1 there, as in numcodecs).
+//! - Engine: libdeflate, built from source, for whole-buffer compression and decompression.
+//! - Encoding is reproducible: the header carries no name and mtime 0, so the same input and
+//!   level always give the same bytes (numcodecs writes the current time instead).
+//! - Decoding accepts what Python's `gzip` module accepts (several members, optional header
+//!   fields, zero padding), checks every member's CRC-32 and size, and never writes past the
+//!   caller's buffer or size limit. Every failure is a [`zarr_codec::CodecError`].
+//!
+//! ```
+//! use zarr_codec_gzip::{Gzip, Level};
+//! use zarr_codec::BytesToBytesCodec;
+//!
+//! let codec = Gzip::new(Level::new(5)?);
+//! let data = b"zarr zarr zarr zarr zarr zarr".repeat(100);
+//! let encoded = codec.encode(&data)?;
+//! assert!(encoded.len() < data.len());
+//! assert_eq!(codec.decode(&encoded)?, data);
+//! # Ok::<(), zarr_codec::CodecError>(())
+//! ```
+
+mod decode;
+mod engine;
+mod header;
+
+use std::mem::MaybeUninit;
+
+use serde::{Deserialize, Serialize};
+use zarr_codec::json::{ZarrFormat, parse_v2_config, parse_v3_config, to_v2_json, to_v3_json};
+use zarr_codec::{BytesToBytesCodec, Codec, CodecError, CodecFromJson, Result};
+
+pub use decode::{decode, decode_into};
+
+/// The codec's name in Zarr v3 metadata and its id in Zarr v2 metadata.
+pub const NAME: &str = "gzip";
+
+/// A compression level, 0 (stored, no compression) to 9 (smallest output).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(try_from = "u32", into = "u32")]
+pub struct Level(u8);
+
+impl Level {
+    /// The level, or a configuration error outside 0..=9.
+    pub fn new(level: u32) -> Result<Self> {
+        u8::try_from(level)
+            .ok()
+            .filter(|&l| l <= 9)
+            .map(Self)
+            .ok_or_else(|| {
+                CodecError::configuration(format!("gzip: level must be 0 to 9, got {level}"))
+            })
+    }
+
+    /// The level as a number.
+    pub fn get(self) -> u8 {
+        self.0
+    }
+}
+
+impl TryFrom<u32> for Level {
+    type Error = CodecError;
+    fn try_from(level: u32) -> Result<Self> {
+        Self::new(level)
+    }
+}
+
+impl From<Level> for u32 {
+    fn from(level: Level) -> u32 {
+        level.0.into()
+    }
+}
+
+/// The v3 configuration: `{"level": N}`, level required.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GzipConfig {
+    /// The compression level.
+    pub level: Level,
+}
+
+/// The v2 configuration (numcodecs `GZip`): level optional, defaulting to 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GzipConfigV2 {
+    #[serde(default = "numcodecs_default_level")]
+    level: Level,
+}
+
+fn numcodecs_default_level() -> Level {
+    Level(1)
+}
+
+/// The gzip codec at one level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Gzip {
+    level: Level,
+}
+
+impl Gzip {
+    /// A codec compressing at `level`.
+    pub fn new(level: Level) -> Self {
+        Self { level }
+    }
+
+    /// The compression level.
+    pub fn level(&self) -> Level {
+        self.level
+    }
+}
+
+/// Compress `input` into one gzip member at `level`.
+pub fn encode(input: &[u8], level: Level) -> Result<Vec<u8>> {
+    let bound = engine::gzip_bound(level, input.len())?;
+    let mut out = Vec::with_capacity(bound);
+    let written = engine::gzip_compress(level, input, &mut out.spare_capacity_mut()[..bound])?
+        .ok_or_else(|| CodecError::OutputLimit { limit: bound })?;
+    // SAFETY: libdeflate initialised the first `written` bytes of the spare capacity.
+    unsafe { out.set_len(written) };
+    Ok(out)
+}
+
+/// Compress `input` into `out`; [`CodecError::OutputLimit`] if it does not fit (a buffer of
+/// [`max_encoded_size`] bytes always does).
+pub fn encode_into(input: &[u8], level: Level, out: &mut [u8]) -> Result<usize> {
+    // SAFETY: viewing initialised bytes as `MaybeUninit` is sound as long as only initialised
+    // values are written through the view, and libdeflate only writes bytes.
+    let view = unsafe { &mut *(std::ptr::from_mut(out) as *mut [MaybeUninit<u8>]) };
+    engine::gzip_compress(level, input, view)?.ok_or(CodecError::OutputLimit { limit: out.len() })
+}
+
+/// The largest gzip stream `len` input bytes can become at `level`.
+pub fn max_encoded_size(len: usize, level: Level) -> Result<usize> {
+    engine::gzip_bound(level, len)
+}
+
+impl Codec for Gzip {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn to_json(&self, format: ZarrFormat) -> Result<serde_json::Value> {
+        let config = GzipConfig { level: self.level };
+        match format {
+            ZarrFormat::V3 => to_v3_json(NAME, &config),
+            ZarrFormat::V2 => to_v2_json(NAME, &config),
+        }
+    }
+}
+
+impl CodecFromJson for Gzip {
+    fn from_json(json: &serde_json::Value, format: ZarrFormat) -> Result<Self> {
+        let level = match format {
+            ZarrFormat::V3 => parse_v3_config::<GzipConfig>(json, NAME)?.level,
+            ZarrFormat::V2 => parse_v2_config::<GzipConfigV2>(json, NAME)?.level,
+        };
+        Ok(Self::new(level))
+    }
+}
+
+impl BytesToBytesCodec for Gzip {
+    fn encode(&self, input: &[u8]) -> Result<Vec<u8>> {
+        encode(input, self.level)
+    }
+
+    fn decode(&self, input: &[u8]) -> Result<Vec<u8>> {
+        decode(input, None)
+    }
+
+    fn encode_into(&self, input: &[u8], out: &mut [u8]) -> Result<usize> {
+        encode_into(input, self.level, out)
+    }
+
+    fn decode_into(&self, input: &[u8], out: &mut [u8]) -> Result<usize> {
+        decode_into(input, out)
+    }
+
+    fn max_encoded_size(&self, decoded_len: usize) -> Option<usize> {
+        max_encoded_size(decoded_len, self.level).ok()
+    }
+}

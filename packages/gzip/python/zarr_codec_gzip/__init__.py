@@ -1,0 +1,97 @@
+"""The Zarr ``gzip`` codec with a Rust core on libdeflate.
+
+``Gzip`` is a plain Python class holding its level (so it pickles, copies and compares as a
+value); the work happens in the compiled ``_gzip`` module with the GIL released.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Buffer, Sequence
+from typing import Any, ClassVar
+
+from zarr_codec import BytesBytesCodecBase, ConfigurationError, check_keys
+from zarr_codec_gzip import _gzip
+
+__all__ = ["ENGINE", "Gzip"]
+__version__ = "0.1.0"
+
+#: The compression library doing the work.
+ENGINE: str = _gzip.ENGINE
+
+
+class Gzip(BytesBytesCodecBase):
+    """gzip (RFC 1952) compression at ``level`` 0 (stored) to 9 (smallest).
+
+    Output is reproducible (no file name, mtime 0). Decoding accepts every stream Python's
+    ``gzip`` module accepts, checks CRC-32 and size, and raises ``CorruptInputError`` for
+    anything else. ``max_decoded_size`` (optional) bounds what ``decode`` may allocate.
+    """
+
+    name: ClassVar[str] = "gzip"
+    codec_id: ClassVar[str | None] = "gzip"
+
+    def __init__(self, level: int = 5, *, max_decoded_size: int | None = None) -> None:
+        if isinstance(level, bool) or not isinstance(level, int) or not 0 <= level <= 9:
+            raise ConfigurationError(f"gzip: level must be an integer 0 to 9, got {level!r}")
+        if max_decoded_size is not None and (
+            isinstance(max_decoded_size, bool)
+            or not isinstance(max_decoded_size, int)
+            or max_decoded_size < 0
+        ):
+            raise ConfigurationError(f"gzip: invalid max_decoded_size {max_decoded_size!r}")
+        self.level = level
+        self.max_decoded_size = max_decoded_size
+
+    def configuration(self) -> dict[str, Any]:
+        return {"level": self.level}
+
+    def _identity(self) -> tuple[Any, ...]:
+        return (type(self), self.level, self.max_decoded_size)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuild, (self.level, self.max_decoded_size))
+
+    def __copy__(self) -> Gzip:
+        return Gzip(self.level, max_decoded_size=self.max_decoded_size)
+
+    @classmethod
+    def from_configuration(cls, config: dict[str, Any]) -> Gzip:
+        check_keys("gzip", config, required=("level",))
+        return cls(config["level"])
+
+    @classmethod
+    def from_v2_configuration(cls, config: dict[str, Any]) -> Gzip:
+        check_keys("gzip", config, optional=("level",))
+        return cls(config.get("level", 1))  # numcodecs' GZip defaults to level 1
+
+    def encode(self, data: Buffer) -> bytes:
+        """Compress ``data`` (any buffer; non-contiguous arrays in C order)."""
+        return _gzip.encode(data, self.level)
+
+    def decode(self, data: Buffer) -> bytes:
+        """Decompress a whole gzip stream."""
+        return _gzip.decode(data, self.max_decoded_size)
+
+    def encode_into(self, data: Buffer, out: Buffer) -> int:
+        """Compress into ``out``; ``OutputSizeError`` if it does not fit."""
+        return _gzip.encode_into(data, out, self.level)
+
+    def decode_into(self, data: Buffer, out: Buffer) -> int:
+        """Decompress into ``out``; ``OutputSizeError`` as soon as ``out`` is full."""
+        return _gzip.decode_into(data, out)
+
+    def max_encoded_size(self, decoded_size: int) -> int:
+        """The largest stream ``decoded_size`` bytes can compress to."""
+        return _gzip.max_encoded_size(decoded_size, self.level)
+
+    def encode_batch(self, chunks: Sequence[Buffer], threads: int | None = None) -> list[bytes]:
+        """Compress every chunk, in parallel with the GIL released."""
+        return _gzip.encode_batch(list(chunks), self.level, threads)
+
+    def decode_batch(self, chunks: Sequence[Buffer], threads: int | None = None) -> list[bytes]:
+        """Decompress every chunk, in parallel with the GIL released."""
+        return _gzip.decode_batch(list(chunks), self.max_decoded_size, threads)
+
+
+def _rebuild(level: int, max_decoded_size: int | None) -> Gzip:
+    return Gzip(level, max_decoded_size=max_decoded_size)
