@@ -19,11 +19,13 @@ fn main() -> Result<(), zarr_codec::CodecError> {
     let written = codec.decode_into(&encoded, &mut decoded)?;
     assert_eq!(&decoded[..written], data.as_slice());
 
+    #[allow(clippy::cast_precision_loss)] // a ratio for display
+    let ratio = data.len() as f64 / encoded.len() as f64;
     println!(
         "{} bytes -> {} bytes ({:.1}x); v2 JSON: {}",
         data.len(),
         encoded.len(),
-        data.len() as f64 / encoded.len() as f64,
+        ratio,
         codec.to_json(ZarrFormat::V2)?
     );
     Ok(())

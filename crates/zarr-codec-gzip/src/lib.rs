@@ -115,7 +115,7 @@ pub fn encode(input: &[u8], level: Level) -> Result<Vec<u8>> {
     let bound = engine::gzip_bound(level, input.len())?;
     let mut out = Vec::with_capacity(bound);
     let written = engine::gzip_compress(level, input, &mut out.spare_capacity_mut()[..bound])?
-        .ok_or_else(|| CodecError::OutputLimit { limit: bound })?;
+        .ok_or(CodecError::OutputLimit { limit: bound })?;
     // SAFETY: libdeflate initialised the first `written` bytes of the spare capacity.
     unsafe { out.set_len(written) };
     Ok(out)

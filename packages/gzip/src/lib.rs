@@ -103,11 +103,19 @@ where
     })
 }
 
+/// Views of every buffer in the iterable `chunks`.
+fn inputs(chunks: &Bound<'_, PyAny>) -> PyResult<Vec<BytesInput>> {
+    chunks
+        .try_iter()?
+        .map(|chunk| BytesInput::new(&chunk?))
+        .collect()
+}
+
 fn default_threads() -> usize {
     std::thread::available_parallelism().map_or(1, std::num::NonZero::get)
 }
 
-fn to_list<'py>(py: Python<'py>, chunks: Vec<Vec<u8>>) -> PyResult<Bound<'py, PyList>> {
+fn to_list<'py>(py: Python<'py>, chunks: &[Vec<u8>]) -> PyResult<Bound<'py, PyList>> {
     PyList::new(py, chunks.iter().map(|chunk| PyBytes::new(py, chunk)))
 }
 
@@ -116,20 +124,17 @@ fn to_list<'py>(py: Python<'py>, chunks: Vec<Vec<u8>>) -> PyResult<Bound<'py, Py
 #[pyo3(signature = (chunks, level, threads=None))]
 fn encode_batch<'py>(
     py: Python<'py>,
-    chunks: Vec<Bound<'py, PyAny>>,
+    chunks: &Bound<'py, PyAny>,
     level: u32,
     threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyList>> {
     let level = self::level(py, level)?;
-    let inputs = chunks
-        .iter()
-        .map(BytesInput::new)
-        .collect::<PyResult<Vec<_>>>()?;
+    let inputs = inputs(chunks)?;
     let threads = threads.unwrap_or_else(default_threads);
     let encoded = run(py, || {
         parallel(&inputs, threads, |s| zarr_codec_gzip::encode(s, level))
     })?;
-    to_list(py, encoded)
+    to_list(py, &encoded)
 }
 
 /// Decompress many gzip streams in parallel with the GIL released.
@@ -137,19 +142,16 @@ fn encode_batch<'py>(
 #[pyo3(signature = (chunks, limit=None, threads=None))]
 fn decode_batch<'py>(
     py: Python<'py>,
-    chunks: Vec<Bound<'py, PyAny>>,
+    chunks: &Bound<'py, PyAny>,
     limit: Option<usize>,
     threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyList>> {
-    let inputs = chunks
-        .iter()
-        .map(BytesInput::new)
-        .collect::<PyResult<Vec<_>>>()?;
+    let inputs = inputs(chunks)?;
     let threads = threads.unwrap_or_else(default_threads);
     let decoded = run(py, || {
         parallel(&inputs, threads, |s| zarr_codec_gzip::decode(s, limit))
     })?;
-    to_list(py, decoded)
+    to_list(py, &decoded)
 }
 
 #[pymodule]

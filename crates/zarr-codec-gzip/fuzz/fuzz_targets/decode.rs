@@ -1,0 +1,12 @@
+//! Decoding arbitrary bytes must return Ok or Err, never panic, and never write out of bounds.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let _ = zarr_codec_gzip::decode(data, Some(1 << 24));
+    let mut out = vec![0u8; 4096];
+    if let Ok(written) = zarr_codec_gzip::decode_into(data, &mut out) {
+        assert!(written <= out.len());
+    }
+});
