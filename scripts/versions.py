@@ -38,7 +38,8 @@ OWN_PREFIX = "zarr-codec"
 SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$")
 
 #: Directories never searched for manifests.
-SKIP_DIRS = frozenset({"target", "node_modules", "__pycache__", "dist", "build"})
+# `fuzz` holds cargo-fuzz crates: their own unpublished workspaces, outside the lockstep.
+SKIP_DIRS = frozenset({"target", "node_modules", "__pycache__", "dist", "build", "fuzz"})
 
 #: Cargo dependency table names.
 DEP_KINDS = frozenset({"dependencies", "dev-dependencies", "build-dependencies"})

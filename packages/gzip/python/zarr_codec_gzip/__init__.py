@@ -10,6 +10,7 @@ from collections.abc import Buffer, Sequence
 from typing import Any, ClassVar
 
 from zarr_codec import BytesBytesCodecBase, ConfigurationError, check_keys
+
 from zarr_codec_gzip import _gzip
 
 __all__ = ["ENGINE", "Gzip"]

@@ -6,6 +6,7 @@ numcodecs registers its own ``gzip`` first and entry points cannot replace it; c
 """
 
 from zarr_codec import numcodecs as _adapter
+
 from zarr_codec_gzip import Gzip
 
 GZip = _adapter.numcodecs_codec_class(Gzip, module=__name__, qualname="GZip")

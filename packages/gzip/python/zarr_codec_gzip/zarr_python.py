@@ -2,6 +2,7 @@
 point). Importing this module never raises (see ``zarr_codec.zarr_python``)."""
 
 from zarr_codec.zarr_python import zarr_codec_class
+
 from zarr_codec_gzip import Gzip
 
 GzipCodec = zarr_codec_class(Gzip, module=__name__, qualname="GzipCodec")
