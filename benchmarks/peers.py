@@ -93,6 +93,47 @@ def _numcodecs_gzip() -> CaseFactory:
     return cases
 
 
+def _libdeflate() -> CaseFactory:
+    import deflate
+
+    def cases(dataset: str, data: npt.NDArray[Any]) -> list[Case]:
+        out: list[Case] = []
+        for level in GZIP_LEVELS:
+
+            def encode(array: npt.NDArray[Any], level: int = level) -> Buffer:
+                return deflate.gzip_compress(array.tobytes(), level)
+
+            out += round_trip_cases(
+                "libdeflate", gzip_group(level), dataset, data, encode, deflate.gzip_decompress
+            )
+        return out
+
+    return cases
+
+
+#: ISA-L has levels 0-3 only: each gzip level is compared with the nearest ISA-L level.
+ISAL_LEVELS = {1: 1, 5: 2, 9: 3}
+
+
+def _isal() -> CaseFactory:
+    from isal import isal_zlib
+
+    def cases(dataset: str, data: npt.NDArray[Any]) -> list[Case]:
+        out: list[Case] = []
+        for level in GZIP_LEVELS:
+
+            def encode(array: npt.NDArray[Any], level: int = ISAL_LEVELS[level]) -> Buffer:
+                return isal_zlib.compress(array, level, wbits=31)
+
+            def decode(encoded: Buffer) -> Buffer:
+                return isal_zlib.decompress(encoded, wbits=31)
+
+            out += round_trip_cases("isal", gzip_group(level), dataset, data, encode, decode)
+        return out
+
+    return cases
+
+
 def _numcodecs_blosc() -> CaseFactory:
     from numcodecs import Blosc
 
@@ -110,8 +151,10 @@ def _numcodecs_blosc() -> CaseFactory:
 MEMCPY = Provider("memcpy", "numpy copy into a preallocated array (reference)", _memcpy)
 ZLIB = Provider("zlib", "Python's zlib, gzip container, levels 1/5/9", _zlib)
 NUMCODECS_GZIP = Provider("numcodecs-gzip", "numcodecs.GZip, levels 1/5/9", _numcodecs_gzip)
+LIBDEFLATE = Provider("libdeflate", "the deflate package (libdeflate), levels 1/5/9", _libdeflate)
+ISAL = Provider("isal", "ISA-L via isal, gzip container, levels 1/2/3 for 1/5/9", _isal)
 NUMCODECS_BLOSC = Provider(
     "numcodecs-blosc", "numcodecs.Blosc lz4/zstd, clevel 5, byte shuffle", _numcodecs_blosc
 )
 
-PEERS: tuple[Provider, ...] = (MEMCPY, ZLIB, NUMCODECS_GZIP, NUMCODECS_BLOSC)
+PEERS: tuple[Provider, ...] = (MEMCPY, ZLIB, NUMCODECS_GZIP, LIBDEFLATE, ISAL, NUMCODECS_BLOSC)

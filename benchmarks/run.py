@@ -17,15 +17,16 @@ import numpy as np
 
 from benchmarks import datasets
 from benchmarks.harness import Result, plot, run_case, to_markdown
+from benchmarks.ours import BASELINES, OURS
 from benchmarks.peers import PEERS, CaseFactory, Provider
 
 #: Every case provider, in the order their rows appear. Add ours after the peers.
-PROVIDERS: tuple[Provider, ...] = (*PEERS,)
+PROVIDERS: tuple[Provider, ...] = (*PEERS, *OURS)
 
 #: The codec label each group is compared against, unless ``--baseline`` says otherwise.
 DEFAULT_BASELINE = "numcodecs"
 #: Groups with a fixed baseline whatever ``--baseline`` says.
-FIXED_BASELINES = {"copy": "memcpy"}
+FIXED_BASELINES = {"copy": "memcpy", **BASELINES}
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
