@@ -105,17 +105,23 @@ impl Sink for Fixed<'_> {
     }
 }
 
+/// The decoded size of a single-member stream, read from its ISIZE trailer; `None` when
+/// the input is too short or the claim exceeds what deflate could produce from it.
+///
+/// Only a hint: a multi-member or padded stream has a different size, and a lying trailer is
+/// caught by decoding. It lets a caller allocate the output once, exactly.
+pub fn decoded_size_hint(input: &[u8]) -> Option<usize> {
+    let tail = input.len().checked_sub(4).and_then(|at| input.get(at..))?;
+    let size = u32::from_le_bytes(<[u8; 4]>::try_from(tail).ok()?) as usize;
+    (size <= input.len().saturating_mul(MAX_RATIO).saturating_add(258)).then_some(size)
+}
+
 /// Decode every member of `input` into `sink`.
 fn decode_members(input: &[u8], sink: &mut impl Sink) -> Result<()> {
     let mut rest = input;
     // The stored ISIZE of the last member is the whole output for a single-member stream:
     // a good first guess for the buffer (never trusted beyond the deflate bound).
-    let mut hint = input
-        .len()
-        .checked_sub(4)
-        .and_then(|at| input.get(at..))
-        .and_then(|tail| <[u8; 4]>::try_from(tail).ok())
-        .map(|isize| u32::from_le_bytes(isize) as usize);
+    let mut hint = decoded_size_hint(input);
     while !rest.is_empty() {
         let body = &rest[header_len(rest)?..];
         let start = sink.len();

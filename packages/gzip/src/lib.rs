@@ -43,6 +43,13 @@ fn encode_into(
     })
 }
 
+/// Whether `err` is `zarr_codec.OutputSizeError` (the output did not fit).
+fn is_output_size_error(py: Python<'_>, err: &PyErr) -> bool {
+    py.import("zarr_codec.errors")
+        .and_then(|errors| errors.getattr("OutputSizeError"))
+        .is_ok_and(|class| err.is_instance(py, &class))
+}
+
 /// Decompress a gzip stream; `limit` caps the decoded size.
 #[pyfunction]
 #[pyo3(signature = (data, limit=None))]
@@ -52,7 +59,24 @@ fn decode<'py>(
     limit: Option<usize>,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let input = BytesInput::new(data)?;
-    let decoded = run(py, || zarr_codec_gzip::decode(input.as_slice(), limit))?;
+    let bytes = input.as_slice();
+    // Fast path: a single-member stream states its size, so decode straight into the `bytes`
+    // object Python gets, with no second copy. Any surprise falls back to the general path.
+    if let Some(size) =
+        zarr_codec_gzip::decoded_size_hint(bytes).filter(|&n| n <= limit.unwrap_or(n))
+    {
+        let mut outcome = Ok(0);
+        let object = PyBytes::new_with(py, size, |target| {
+            outcome = run(py, || zarr_codec_gzip::decode_into(bytes, target));
+            Ok(())
+        })?;
+        match outcome {
+            Ok(written) if written == size => return Ok(object),
+            Err(err) if !is_output_size_error(py, &err) => return Err(err),
+            _ => {}
+        }
+    }
+    let decoded = run(py, || zarr_codec_gzip::decode(bytes, limit))?;
     Ok(PyBytes::new(py, &decoded))
 }
 
