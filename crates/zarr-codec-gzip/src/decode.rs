@@ -73,9 +73,10 @@ impl Sink for Growable {
     }
 }
 
-/// The caller's buffer: never written past its end.
+/// The caller's buffer: never written past its end. Its first `len` bytes are initialised
+/// (libdeflate wrote them); the rest may not be.
 struct Fixed<'a> {
-    out: &'a mut [u8],
+    out: &'a mut [MaybeUninit<u8>],
     len: usize,
 }
 
@@ -85,14 +86,13 @@ impl Sink for Fixed<'_> {
     }
 
     fn written(&self, from: usize) -> &[u8] {
-        &self.out[from..self.len]
+        let written = &self.out[from..self.len];
+        // SAFETY: bytes below `len` were initialised by libdeflate (see the struct docs).
+        unsafe { &*(std::ptr::from_ref(written) as *const [u8]) }
     }
 
     fn inflate_member(&mut self, body: &[u8], _hint: Option<usize>) -> Result<usize> {
         let spare = &mut self.out[self.len..];
-        // SAFETY: viewing initialised bytes as `MaybeUninit` is sound as long as only
-        // initialised values are written through the view, and libdeflate only writes bytes.
-        let spare = unsafe { &mut *(std::ptr::from_mut(spare) as *mut [MaybeUninit<u8>]) };
         match inflate(body, spare)? {
             Inflated::Done { consumed, written } => {
                 self.len += written;
@@ -163,6 +163,16 @@ pub fn decode(input: &[u8], limit: Option<usize>) -> Result<Vec<u8>> {
 /// Decode a whole gzip stream into `out`; returns the decoded length. Output that would not
 /// fit is [`CodecError::OutputLimit`], raised as soon as `out` is full.
 pub fn decode_into(input: &[u8], out: &mut [u8]) -> Result<usize> {
+    // SAFETY: viewing initialised bytes as `MaybeUninit` is sound as long as only initialised
+    // values are written through the view, and libdeflate only writes bytes.
+    let out = unsafe { &mut *(std::ptr::from_mut(out) as *mut [MaybeUninit<u8>]) };
+    decode_into_uninit(input, out)
+}
+
+/// [`decode_into`] for a buffer that need not be initialised (a fresh allocation): on
+/// success its first `n` bytes are, where `n` is the returned length. Memory past what the
+/// stream really decodes to is never touched, so a lying size claim costs nothing.
+pub fn decode_into_uninit(input: &[u8], out: &mut [MaybeUninit<u8>]) -> Result<usize> {
     let mut sink = Fixed { out, len: 0 };
     decode_members(input, &mut sink)?;
     Ok(sink.len())

@@ -31,7 +31,7 @@ use serde::{Deserialize, Serialize};
 use zarr_codec::json::{ZarrFormat, parse_v2_config, parse_v3_config, to_v2_json, to_v3_json};
 use zarr_codec::{BytesToBytesCodec, Codec, CodecError, CodecFromJson, Result};
 
-pub use decode::{decode, decode_into, decoded_size_hint};
+pub use decode::{decode, decode_into, decode_into_uninit, decoded_size_hint};
 
 /// The codec's name in Zarr v3 metadata and its id in Zarr v2 metadata.
 pub const NAME: &str = "gzip";

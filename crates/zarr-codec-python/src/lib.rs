@@ -15,5 +15,5 @@ mod run;
 pub use array::{ArrayInput, NewArray, data_type_of, new_array};
 pub use errors::{IntoPyResult, to_py_err};
 pub use input::BytesInput;
-pub use output::{BytesOutput, bytes_from_vec, numpy_from_vec};
+pub use output::{BytesOutput, bytes_from_vec, new_bytes_with, numpy_from_vec};
 pub use run::run;

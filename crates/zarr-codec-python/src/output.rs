@@ -1,11 +1,15 @@
 //! Caller-provided output buffers, and codec output handed to Python.
 
+use std::mem::MaybeUninit;
+
 use numpy::PyArray1;
 use pyo3::buffer::PyUntypedBuffer;
+use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 use crate::errors::output_error;
+use crate::run::run;
 
 /// A writable, C-contiguous Python buffer (`bytearray`, a numpy array, a writable
 /// `memoryview`) as `&mut [u8]`, for `decode_into` / `encode_into`.
@@ -43,6 +47,42 @@ impl BytesOutput {
         // `len_bytes()` bytes from `buf_ptr()` are ours to write until the export is released
         // in `Drop`; `&mut self` makes this the only Rust reference to them.
         unsafe { std::slice::from_raw_parts_mut(self.buffer.buf_ptr().cast::<u8>(), len) }
+    }
+}
+
+/// A new `bytes` object of exactly `len` bytes, filled by `fill` with the GIL released.
+///
+/// The memory is not zeroed first: `fill` gets it uninitialised and must return `Ok(true)`
+/// only once it has written all `len` bytes. `Ok(false)` gives up (the caller takes another
+/// path) and the object is dropped unseen; so does an error, which is raised. This lets a
+/// codec that knows its output size decode straight into the object Python receives.
+pub fn new_bytes_with<F>(
+    py: Python<'_>,
+    len: usize,
+    fill: F,
+) -> PyResult<Option<Bound<'_, PyBytes>>>
+where
+    F: Send + FnOnce(&mut [MaybeUninit<u8>]) -> zarr_codec::Result<bool>,
+{
+    let size = isize::try_from(len)
+        .map_err(|_| output_error(py, format!("{len} bytes is too large for a bytes object")))?;
+    // SAFETY: a null source asks CPython for an uninitialised `bytes` of `size` bytes; the
+    // new reference it returns (or null with an exception set) is taken over here.
+    let object = unsafe {
+        Bound::from_owned_ptr_or_err(py, ffi::PyBytes_FromStringAndSize(std::ptr::null(), size))?
+    };
+    let object = object.cast_into::<PyBytes>()?;
+    // SAFETY: `object` is a fresh `bytes` of `len` bytes that no other code has seen yet, so
+    // its storage (from `PyBytes_AsString`, valid while `object` lives) is ours to write; we
+    // hand out no other reference to it until `fill` has returned.
+    let storage = unsafe {
+        let data = ffi::PyBytes_AsString(object.as_ptr()).cast::<MaybeUninit<u8>>();
+        std::slice::from_raw_parts_mut(data, len)
+    };
+    if run(py, || fill(storage))? {
+        Ok(Some(object))
+    } else {
+        Ok(None)
     }
 }
 

@@ -224,6 +224,25 @@ fn unsupported_dtypes_are_codec_errors() {
 }
 
 #[test]
+fn new_bytes_are_filled_with_the_gil_released_or_dropped() {
+    with_python(|py| {
+        let filled = zarr_codec_python::new_bytes_with(py, 3, |target| {
+            for (slot, value) in target.iter_mut().zip([7u8, 8, 9]) {
+                slot.write(value);
+            }
+            Ok(PyGILState_Check() == 0)
+        })?;
+        assert_eq!(filled.expect("filled").as_bytes(), [7, 8, 9]);
+        let declined = zarr_codec_python::new_bytes_with(py, 3, |_| Ok(false))?;
+        assert!(declined.is_none());
+        let failed = zarr_codec_python::new_bytes_with(py, 3, |_| Err(CodecError::corrupt("x")));
+        let err = failed.expect_err("an error");
+        assert!(err.is_instance(py, &py.import("zarr_codec")?.getattr("CorruptInputError")?));
+        Ok(())
+    });
+}
+
+#[test]
 fn new_arrays_and_vec_outputs() {
     with_python(|py| {
         let dtype = eval(py, "np.dtype('<u2')")?.cast_into::<numpy::PyArrayDescr>()?;

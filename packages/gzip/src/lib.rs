@@ -5,9 +5,9 @@
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
-use zarr_codec::{CodecError, Result as CodecResult};
+use zarr_codec::{CodecError, ErrorKind, Result as CodecResult};
 use zarr_codec_gzip::Level;
-use zarr_codec_python::{BytesInput, BytesOutput, run};
+use zarr_codec_python::{BytesInput, BytesOutput, new_bytes_with, run};
 
 fn level(py: Python<'_>, level: u32) -> PyResult<Level> {
     Level::new(level).map_err(|err| zarr_codec_python::to_py_err(py, &err))
@@ -43,13 +43,6 @@ fn encode_into(
     })
 }
 
-/// Whether `err` is `zarr_codec.OutputSizeError` (the output did not fit).
-fn is_output_size_error(py: Python<'_>, err: &PyErr) -> bool {
-    py.import("zarr_codec.errors")
-        .and_then(|errors| errors.getattr("OutputSizeError"))
-        .is_ok_and(|class| err.is_instance(py, &class))
-}
-
 /// Decompress a gzip stream; `limit` caps the decoded size.
 #[pyfunction]
 #[pyo3(signature = (data, limit=None))]
@@ -65,15 +58,17 @@ fn decode<'py>(
     if let Some(size) =
         zarr_codec_gzip::decoded_size_hint(bytes).filter(|&n| n <= limit.unwrap_or(n))
     {
-        let mut outcome = Ok(0);
-        let object = PyBytes::new_with(py, size, |target| {
-            outcome = run(py, || zarr_codec_gzip::decode_into(bytes, target));
-            Ok(())
-        })?;
-        match outcome {
-            Ok(written) if written == size => return Ok(object),
-            Err(err) if !is_output_size_error(py, &err) => return Err(err),
-            _ => {}
+        let filled = new_bytes_with(
+            py,
+            size,
+            |target| match zarr_codec_gzip::decode_into_uninit(bytes, target) {
+                Ok(written) => Ok(written == size),
+                Err(err) if err.kind() == ErrorKind::OutputSize => Ok(false),
+                Err(err) => Err(err),
+            },
+        )?;
+        if let Some(object) = filled {
+            return Ok(object);
         }
     }
     let decoded = run(py, || zarr_codec_gzip::decode(bytes, limit))?;
@@ -135,8 +130,15 @@ fn inputs(chunks: &Bound<'_, PyAny>) -> PyResult<Vec<BytesInput>> {
         .collect()
 }
 
-fn default_threads() -> usize {
-    std::thread::available_parallelism().map_or(1, std::num::NonZero::get)
+/// The number of worker threads: as asked (at least 1), or one per available core.
+fn thread_count(py: Python<'_>, threads: Option<i64>) -> PyResult<usize> {
+    match threads {
+        None => Ok(std::thread::available_parallelism().map_or(1, std::num::NonZero::get)),
+        Some(n) => usize::try_from(n).ok().filter(|&n| n >= 1).ok_or_else(|| {
+            let message = format!("gzip: threads must be a positive integer, got {n}");
+            zarr_codec_python::to_py_err(py, &CodecError::configuration(message))
+        }),
+    }
 }
 
 fn to_list<'py>(py: Python<'py>, chunks: &[Vec<u8>]) -> PyResult<Bound<'py, PyList>> {
@@ -150,11 +152,11 @@ fn encode_batch<'py>(
     py: Python<'py>,
     chunks: &Bound<'py, PyAny>,
     level: u32,
-    threads: Option<usize>,
+    threads: Option<i64>,
 ) -> PyResult<Bound<'py, PyList>> {
     let level = self::level(py, level)?;
     let inputs = inputs(chunks)?;
-    let threads = threads.unwrap_or_else(default_threads);
+    let threads = thread_count(py, threads)?;
     let encoded = run(py, || {
         parallel(&inputs, threads, |s| zarr_codec_gzip::encode(s, level))
     })?;
@@ -168,10 +170,10 @@ fn decode_batch<'py>(
     py: Python<'py>,
     chunks: &Bound<'py, PyAny>,
     limit: Option<usize>,
-    threads: Option<usize>,
+    threads: Option<i64>,
 ) -> PyResult<Bound<'py, PyList>> {
     let inputs = inputs(chunks)?;
-    let threads = threads.unwrap_or_else(default_threads);
+    let threads = thread_count(py, threads)?;
     let decoded = run(py, || {
         parallel(&inputs, threads, |s| zarr_codec_gzip::decode(s, limit))
     })?;

@@ -26,19 +26,27 @@ def numcodecs_codec_class(codec_cls: type[Codec], *, module: str, qualname: str)
     """
     from numcodecs.abc import Codec as NumcodecsCodec
 
-    codec_id = codec_cls.codec_id
-    if codec_id is None:
-        raise ConfigurationError(f"codec {codec_cls.name!r} has no Zarr v2 id")
-    if codec_cls.codec_type != "bytes_bytes":
-        raise ConfigurationError(f"codec {codec_cls.name!r} is not a bytes->bytes codec")
+    name: Any = getattr(codec_cls, "name", codec_cls)
+    codec_id: Any = getattr(codec_cls, "codec_id", None)
+    if not isinstance(codec_id, str):
+        raise ConfigurationError(f"codec {name!r} has no Zarr v2 id")
+    if getattr(codec_cls, "codec_type", None) != "bytes_bytes":
+        raise ConfigurationError(f"codec {name!r} is not a bytes->bytes codec")
+    factory: Any = codec_cls
 
     class Adapter(NumcodecsCodec):  # type: ignore[misc]
         codec_class = codec_cls
 
         codec: Any
 
-        def __init__(self, **config: Any) -> None:
-            self.codec = codec_cls.from_json({"id": codec_id, **config}, 2)
+        def __init__(self, *args: Any, **config: Any) -> None:
+            if not args:  # keywords are v2 configuration, with the v2 defaults
+                self.codec = codec_cls.from_json({"id": codec_id, **config}, 2)
+                return
+            try:  # positional arguments, as numcodecs' own classes take them
+                self.codec = factory(*args, **config)
+            except TypeError as err:
+                raise ConfigurationError(f"{name}: {err}") from None
 
         @classmethod
         def wrap(cls, codec: Codec) -> Adapter:

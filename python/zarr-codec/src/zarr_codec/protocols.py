@@ -43,12 +43,21 @@ class Codec(Protocol):
     ``pickle`` round-trip them.
     """
 
-    #: The Zarr v3 name, e.g. ``"gzip"``.
-    name: str
-    #: The Zarr v2 / numcodecs id, or ``None`` when the codec has no v2 form.
-    codec_id: str | None
-    #: ``"array_array"``, ``"array_bytes"`` or ``"bytes_bytes"``.
-    codec_type: CodecType
+    # Read-only members, so a class attribute (``name: ClassVar[str] = "gzip"``) satisfies them.
+    @property
+    def name(self) -> str:
+        """The Zarr v3 name, e.g. ``"gzip"``."""
+        ...
+
+    @property
+    def codec_id(self) -> str | None:
+        """The Zarr v2 / numcodecs id, or ``None`` when the codec has no v2 form."""
+        ...
+
+    @property
+    def codec_type(self) -> CodecType:
+        """``"array_array"``, ``"array_bytes"`` or ``"bytes_bytes"``."""
+        ...
 
     def to_json(self, zarr_format: ZarrFormat = 3) -> dict[str, Any]:
         """The codec's metadata: v3 ``{"name", "configuration"}`` or v2 ``{"id", ...}``."""

@@ -104,7 +104,7 @@ def _unavailable(codec_cls: type[Codec], reason: str) -> type[Any]:
 def _build(codec_cls: type[Codec]) -> type[Any]:
     from zarr.abc import codec as zarr_abc
 
-    kind = codec_cls.codec_type
+    kind: Any = getattr(codec_cls, "codec_type", None)
     base = {
         "bytes_bytes": zarr_abc.BytesBytesCodec,
         "array_array": zarr_abc.ArrayArrayCodec,
@@ -121,9 +121,13 @@ class _Common:
     codec: Any
     is_fixed_size = False
 
-    def __init__(self, **configuration: Any) -> None:
-        name = self.codec_class.name
-        inner = self.codec_class.from_json({"name": name, "configuration": configuration}, 3)
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # The codec's own constructor, defaults included, as zarr's built-ins take them.
+        factory: Any = self.codec_class
+        try:
+            inner = factory(*args, **kwargs)
+        except TypeError as err:  # an unknown or missing argument: a configuration problem
+            raise ConfigurationError(f"{getattr(factory, 'name', factory)}: {err}") from None
         object.__setattr__(self, "codec", inner)
 
     @classmethod
