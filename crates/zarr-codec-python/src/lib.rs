@@ -7,13 +7,15 @@
 //! type compiled into two extension modules would become two unrelated Python classes.
 
 mod array;
+mod batch;
 mod errors;
 mod input;
 mod output;
 mod run;
 
 pub use array::{ArrayInput, NewArray, data_type_of, new_array};
+pub use batch::{default_threads, parallel_map};
 pub use errors::{IntoPyResult, to_py_err};
 pub use input::BytesInput;
-pub use output::{BytesOutput, bytes_from_vec, new_bytes_with, numpy_from_vec};
+pub use output::{BytesOutput, UninitBytes, bytes_from_vec, new_bytes_with, numpy_from_vec};
 pub use run::run;

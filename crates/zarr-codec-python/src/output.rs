@@ -50,12 +50,63 @@ impl BytesOutput {
     }
 }
 
+/// A new `bytes` object whose storage is not yet initialised: a codec that knows its output
+/// size decodes straight into the object Python receives, with no copy and no zeroing.
+///
+/// Python never sees the object before [`UninitBytes::assume_init`]; dropping it unfilled just
+/// frees it. Large allocations are lazily mapped, so an unused or partly used one costs only
+/// the pages written.
+pub struct UninitBytes<'py> {
+    object: Bound<'py, PyBytes>,
+    len: usize,
+}
+
+impl<'py> UninitBytes<'py> {
+    /// Allocate `len` bytes; `OutputSizeError` if that is more than a `bytes` can hold.
+    pub fn new(py: Python<'py>, len: usize) -> PyResult<Self> {
+        let size = isize::try_from(len).map_err(|_| {
+            output_error(py, format!("{len} bytes is too large for a bytes object"))
+        })?;
+        // SAFETY: a null source asks CPython for an uninitialised `bytes` of `size` bytes; the
+        // new reference it returns (or null with an exception set) is taken over here.
+        let object = unsafe {
+            Bound::from_owned_ptr_or_err(
+                py,
+                ffi::PyBytes_FromStringAndSize(std::ptr::null(), size),
+            )?
+        };
+        Ok(Self {
+            object: object.cast_into::<PyBytes>()?,
+            len,
+        })
+    }
+
+    /// The storage to fill (may be sent to another thread; see the type docs).
+    pub fn storage(&mut self) -> &mut [MaybeUninit<u8>] {
+        // SAFETY: the object is a fresh `bytes` of `len` bytes that no other code has seen, so
+        // its storage (from `PyBytes_AsString`, valid while the object lives) is ours to write;
+        // `&mut self` makes this the only reference to it.
+        unsafe {
+            let data = ffi::PyBytes_AsString(self.object.as_ptr()).cast::<MaybeUninit<u8>>();
+            std::slice::from_raw_parts_mut(data, self.len)
+        }
+    }
+
+    /// The finished `bytes` object.
+    ///
+    /// # Safety
+    ///
+    /// Every one of the `len` bytes of [`UninitBytes::storage`] must have been written.
+    pub unsafe fn assume_init(self) -> Bound<'py, PyBytes> {
+        self.object
+    }
+}
+
 /// A new `bytes` object of exactly `len` bytes, filled by `fill` with the GIL released.
 ///
-/// The memory is not zeroed first: `fill` gets it uninitialised and must return `Ok(true)`
-/// only once it has written all `len` bytes. `Ok(false)` gives up (the caller takes another
-/// path) and the object is dropped unseen; so does an error, which is raised. This lets a
-/// codec that knows its output size decode straight into the object Python receives.
+/// `fill` gets the storage uninitialised and returns `Ok(true)` once it has written all `len`
+/// bytes, or `Ok(false)` to give up (the caller takes another path; the object is dropped
+/// unseen); an error is raised as the matching `zarr_codec` exception.
 pub fn new_bytes_with<F>(
     py: Python<'_>,
     len: usize,
@@ -64,23 +115,11 @@ pub fn new_bytes_with<F>(
 where
     F: Send + FnOnce(&mut [MaybeUninit<u8>]) -> zarr_codec::Result<bool>,
 {
-    let size = isize::try_from(len)
-        .map_err(|_| output_error(py, format!("{len} bytes is too large for a bytes object")))?;
-    // SAFETY: a null source asks CPython for an uninitialised `bytes` of `size` bytes; the
-    // new reference it returns (or null with an exception set) is taken over here.
-    let object = unsafe {
-        Bound::from_owned_ptr_or_err(py, ffi::PyBytes_FromStringAndSize(std::ptr::null(), size))?
-    };
-    let object = object.cast_into::<PyBytes>()?;
-    // SAFETY: `object` is a fresh `bytes` of `len` bytes that no other code has seen yet, so
-    // its storage (from `PyBytes_AsString`, valid while `object` lives) is ours to write; we
-    // hand out no other reference to it until `fill` has returned.
-    let storage = unsafe {
-        let data = ffi::PyBytes_AsString(object.as_ptr()).cast::<MaybeUninit<u8>>();
-        std::slice::from_raw_parts_mut(data, len)
-    };
+    let mut bytes = UninitBytes::new(py, len)?;
+    let storage = bytes.storage();
     if run(py, || fill(storage))? {
-        Ok(Some(object))
+        // SAFETY: `fill` returned true, which its contract says means every byte was written.
+        Ok(Some(unsafe { bytes.assume_init() }))
     } else {
         Ok(None)
     }

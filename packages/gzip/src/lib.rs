@@ -3,11 +3,15 @@
 //! Thin by design: argument conversion through `zarr-codec-python`, codec work in
 //! `zarr-codec-gzip` with the GIL released, batches spread over threads.
 
+use std::mem::MaybeUninit;
+
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
 use zarr_codec::{CodecError, ErrorKind, Result as CodecResult};
 use zarr_codec_gzip::Level;
-use zarr_codec_python::{BytesInput, BytesOutput, new_bytes_with, run};
+use zarr_codec_python::{
+    BytesInput, BytesOutput, UninitBytes, default_threads, new_bytes_with, parallel_map, run,
+};
 
 fn level(py: Python<'_>, level: u32) -> PyResult<Level> {
     Level::new(level).map_err(|err| zarr_codec_python::to_py_err(py, &err))
@@ -93,35 +97,6 @@ fn max_encoded_size(py: Python<'_>, size: usize, level: u32) -> PyResult<usize> 
     run(py, || zarr_codec_gzip::max_encoded_size(size, level))
 }
 
-/// Apply `work` to every input on up to `threads` threads; results keep the input order.
-fn parallel<F>(inputs: &[BytesInput], threads: usize, work: F) -> CodecResult<Vec<Vec<u8>>>
-where
-    F: Fn(&[u8]) -> CodecResult<Vec<u8>> + Sync,
-{
-    let threads = threads.clamp(1, inputs.len().max(1));
-    if threads == 1 {
-        return inputs.iter().map(|input| work(input.as_slice())).collect();
-    }
-    let slices: Vec<&[u8]> = inputs.iter().map(BytesInput::as_slice).collect();
-    let chunk = slices.len().div_ceil(threads);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = slices
-            .chunks(chunk)
-            .map(|group| scope.spawn(|| group.iter().map(|s| work(s)).collect::<Vec<_>>()))
-            .collect();
-        let mut results = Vec::with_capacity(slices.len());
-        for handle in handles {
-            let group = handle
-                .join()
-                .map_err(|_| CodecError::corrupt("gzip: a worker thread panicked"))?;
-            for result in group {
-                results.push(result?);
-            }
-        }
-        Ok(results)
-    })
-}
-
 /// Views of every buffer in the iterable `chunks`.
 fn inputs(chunks: &Bound<'_, PyAny>) -> PyResult<Vec<BytesInput>> {
     chunks
@@ -133,16 +108,12 @@ fn inputs(chunks: &Bound<'_, PyAny>) -> PyResult<Vec<BytesInput>> {
 /// The number of worker threads: as asked (at least 1), or one per available core.
 fn thread_count(py: Python<'_>, threads: Option<i64>) -> PyResult<usize> {
     match threads {
-        None => Ok(std::thread::available_parallelism().map_or(1, std::num::NonZero::get)),
+        None => Ok(default_threads(None)),
         Some(n) => usize::try_from(n).ok().filter(|&n| n >= 1).ok_or_else(|| {
             let message = format!("gzip: threads must be a positive integer, got {n}");
             zarr_codec_python::to_py_err(py, &CodecError::configuration(message))
         }),
     }
-}
-
-fn to_list<'py>(py: Python<'py>, chunks: &[Vec<u8>]) -> PyResult<Bound<'py, PyList>> {
-    PyList::new(py, chunks.iter().map(|chunk| PyBytes::new(py, chunk)))
 }
 
 /// Compress many buffers in parallel with the GIL released.
@@ -157,13 +128,46 @@ fn encode_batch<'py>(
     let level = self::level(py, level)?;
     let inputs = inputs(chunks)?;
     let threads = thread_count(py, threads)?;
+    let mut slices: Vec<&[u8]> = inputs.iter().map(BytesInput::as_slice).collect();
     let encoded = run(py, || {
-        parallel(&inputs, threads, |s| zarr_codec_gzip::encode(s, level))
+        parallel_map(&mut slices, threads, |input| {
+            zarr_codec_gzip::encode(input, level)
+        })
+        .into_iter()
+        .collect::<CodecResult<Vec<_>>>()
     })?;
-    to_list(py, &encoded)
+    PyList::new(py, encoded.iter().map(|chunk| PyBytes::new(py, chunk)))
 }
 
-/// Decompress many gzip streams in parallel with the GIL released.
+/// One chunk of a batch decode: where its output goes and what came of it.
+struct DecodeJob<'a> {
+    input: &'a [u8],
+    /// Storage sized by the stream's own size claim, when it makes one.
+    target: Option<&'a mut [MaybeUninit<u8>]>,
+}
+
+enum Decoded {
+    /// The chunk filled its `target` exactly.
+    InPlace,
+    /// The claim was wrong (several members, padding) or absent: decoded into a `Vec`.
+    Copied(Vec<u8>),
+}
+
+fn decode_job(job: &mut DecodeJob<'_>, limit: Option<usize>) -> CodecResult<Decoded> {
+    if let Some(target) = job.target.as_deref_mut() {
+        let size = target.len();
+        match zarr_codec_gzip::decode_into_uninit(job.input, target) {
+            Ok(written) if written == size => return Ok(Decoded::InPlace),
+            Ok(_) => {}
+            Err(err) if err.kind() == ErrorKind::OutputSize => {}
+            Err(err) => return Err(err),
+        }
+    }
+    zarr_codec_gzip::decode(job.input, limit).map(Decoded::Copied)
+}
+
+/// Decompress many gzip streams in parallel with the GIL released, each straight into the
+/// `bytes` object returned for it when its trailer states its size.
 #[pyfunction]
 #[pyo3(signature = (chunks, limit=None, threads=None))]
 fn decode_batch<'py>(
@@ -174,10 +178,44 @@ fn decode_batch<'py>(
 ) -> PyResult<Bound<'py, PyList>> {
     let inputs = inputs(chunks)?;
     let threads = thread_count(py, threads)?;
+    let mut outputs = inputs
+        .iter()
+        .map(|input| {
+            size_claim(input.as_slice(), limit)
+                .map(|n| UninitBytes::new(py, n))
+                .transpose()
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    let mut jobs: Vec<DecodeJob<'_>> = inputs
+        .iter()
+        .zip(outputs.iter_mut())
+        .map(|(input, output)| DecodeJob {
+            input: input.as_slice(),
+            target: output.as_mut().map(UninitBytes::storage),
+        })
+        .collect();
     let decoded = run(py, || {
-        parallel(&inputs, threads, |s| zarr_codec_gzip::decode(s, limit))
+        parallel_map(&mut jobs, threads, |job| decode_job(job, limit))
+            .into_iter()
+            .collect::<CodecResult<Vec<_>>>()
     })?;
-    to_list(py, &decoded)
+    drop(jobs);
+    let objects = decoded
+        .into_iter()
+        .zip(outputs)
+        .map(|(result, output)| match (result, output) {
+            // SAFETY: `InPlace` means decode_into_uninit wrote exactly the target's length.
+            (Decoded::InPlace, Some(output)) => unsafe { output.assume_init() },
+            (Decoded::Copied(data), _) => PyBytes::new(py, &data),
+            // A job without a target always decodes into a `Vec`, so this pairing cannot occur.
+            (Decoded::InPlace, None) => PyBytes::new(py, &[]),
+        });
+    PyList::new(py, objects)
+}
+
+/// The size a single-member stream claims, if it makes a plausible one within `limit`.
+fn size_claim(input: &[u8], limit: Option<usize>) -> Option<usize> {
+    zarr_codec_gzip::decoded_size_hint(input).filter(|&n| n <= limit.unwrap_or(n))
 }
 
 #[pymodule]

@@ -192,3 +192,21 @@ def test_errors_from_8_python_threads() -> None:
 def test_thread_counts_below_one_are_configuration_errors(threads: int) -> None:
     with pytest.raises(ConfigurationError, match="threads"):
         Gzip().decode_batch([Gzip().encode(b"a")], threads=threads)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_batch_handles_streams_whose_trailer_misstates_the_total(threads: int) -> None:
+    """Multi-member and padded streams (trailer != total size) and empty input, mixed."""
+    import gzip
+
+    plain = [b"single" * 100, b"ab" * 50 + b"cd" * 70, b"padded" * 9, b"", b"x"]
+    streams = [
+        Gzip().encode(plain[0]),
+        gzip.compress(b"ab" * 50) + gzip.compress(b"cd" * 70),
+        Gzip().encode(plain[2]) + bytes(5),
+        b"",
+        Gzip(9).encode(b"x"),
+    ]
+    assert Gzip().decode_batch(streams, threads=threads) == plain
+    with pytest.raises(OutputSizeError):
+        Gzip(max_decoded_size=100).decode_batch(streams, threads=threads)
