@@ -13,7 +13,16 @@ import numpy as np
 import numpy.typing as npt
 
 from benchmarks.harness import Case, round_trip_cases
-from benchmarks.peers import GZIP_LEVELS, CaseFactory, Provider, gzip_group
+from benchmarks.peers import (
+    BLOSC_CLEVEL,
+    BLOSC_CNAMES,
+    BLOSC_SHUFFLES,
+    GZIP_LEVELS,
+    CaseFactory,
+    Provider,
+    blosc_group,
+    gzip_group,
+)
 
 BATCH_CHUNKS = 64
 BATCH_LEVEL = 5
@@ -79,9 +88,105 @@ def _batch_cases(codec: Any, dataset: str, data: npt.NDArray[Any]) -> list[Case]
     return [on(1), on(2)]
 
 
+def _blosc() -> CaseFactory:
+    from zarr_codec_blosc import Blosc
+
+    def cases(dataset: str, data: npt.NDArray[Any]) -> list[Case]:
+        out: list[Case] = []
+        for cname in BLOSC_CNAMES:
+            for shuffle in BLOSC_SHUFFLES:
+                codec = Blosc(cname, BLOSC_CLEVEL, shuffle, data.dtype.itemsize)
+                group = blosc_group(cname, shuffle=shuffle)
+                out += round_trip_cases(
+                    "zarr-codec-blosc", group, dataset, data, codec.encode, codec.decode
+                )
+        out += _blosc_batch_cases(dataset, data)
+        return out
+
+    return cases
+
+
+def blosc_batch_group() -> str:
+    """Batch decode of 64 lz4+shuffle chunks: numcodecs' per-chunk loop against our batch."""
+    return f"blosc batch of {BATCH_CHUNKS} lz4 shuffle"
+
+
+def _blosc_batch_cases(dataset: str, data: npt.NDArray[Any]) -> list[Case]:
+    import numcodecs
+    from zarr_codec_blosc import Blosc
+
+    chunks = np.array_split(data.reshape(-1), BATCH_CHUNKS)
+    ours = Blosc("lz4", BLOSC_CLEVEL, "shuffle", data.dtype.itemsize)
+    encoded = ours.encode_batch(chunks)
+    theirs = numcodecs.Blosc("lz4", BLOSC_CLEVEL, numcodecs.Blosc.SHUFFLE)
+    if [bytes(theirs.decode(e)) for e in encoded] != [c.tobytes() for c in chunks]:
+        raise ValueError(f"blosc batch does not round-trip {dataset}")
+    size = sum(len(e) for e in encoded)
+
+    def loop() -> object:
+        return [theirs.decode(e) for e in encoded]
+
+    def batch() -> object:
+        return ours.decode_batch(encoded, threads=2)
+
+    group = blosc_batch_group()
+    return [
+        Case("numcodecs loop", dataset, "decode", loop, data.nbytes, group, size),
+        Case(
+            "zarr-codec-blosc batch, 2 threads", dataset, "decode", batch, data.nbytes, group, size
+        ),
+    ]
+
+
+def _zarr_read() -> CaseFactory:
+    import zarr
+    from zarr.codecs import BloscCodec
+
+    def cases(dataset: str, data: npt.NDArray[Any]) -> list[Case]:
+        store = zarr.storage.MemoryStore()
+        chunk = max(1, data.size // 16)
+        array = zarr.create_array(
+            store,
+            shape=data.shape if data.ndim == 1 else (data.size,),
+            chunks=(chunk,),
+            dtype=data.dtype,
+            compressors=[BloscCodec(cname="lz4", clevel=5)],
+        )
+        array[:] = data.reshape(-1)
+
+        def read(implementation: str) -> object:
+            with zarr.config.set({"codecs.blosc": implementation}):
+                return zarr.open_array(store, mode="r")[:]
+
+        builtin = "zarr.codecs.blosc.BloscCodec"
+        ours = "zarr_codec_blosc.zarr_python.BloscCodec"
+        if not np.array_equal(np.asarray(read(ours)), data.reshape(-1)):
+            raise ValueError(f"zarr read through our blosc differs on {dataset}")
+        group = "zarr read, blosc lz4 shuffle, 16 chunks"
+        return [
+            Case("zarr built-in", dataset, "decode", lambda: read(builtin), data.nbytes, group),
+            Case(
+                "zarr + zarr-codec-blosc", dataset, "decode", lambda: read(ours), data.nbytes, group
+            ),
+        ]
+
+    return cases
+
+
 GZIP = Provider("zarr-codec-gzip", "our gzip (libdeflate), levels 1/5/9, decode_into, batch", _gzip)
 
-OURS: tuple[Provider, ...] = (GZIP,)
+BLOSC = Provider(
+    "zarr-codec-blosc", "our blosc (c-blosc 1.x), lz4/zstd/blosclz x shuffles, batch", _blosc
+)
+ZARR_READ = Provider(
+    "zarr-read-blosc", "zarr-python reading a blosc array: built-in codec against ours", _zarr_read
+)
+
+OURS: tuple[Provider, ...] = (GZIP, BLOSC, ZARR_READ)
 
 #: Groups whose baseline is not numcodecs.
-BASELINES = {batch_group(): "1 thread"}
+BASELINES = {
+    batch_group(): "1 thread",
+    blosc_batch_group(): "numcodecs loop",
+    "zarr read, blosc lz4 shuffle, 16 chunks": "zarr built-in",
+}

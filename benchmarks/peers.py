@@ -25,7 +25,9 @@ CaseFactory = Callable[[str, npt.NDArray[Any]], list[Case]]
 
 GZIP_LEVELS = (1, 5, 9)
 BLOSC_CLEVEL = 5
-BLOSC_CNAMES = ("lz4", "zstd")
+BLOSC_CNAMES = ("lz4", "zstd", "blosclz")
+#: numcodecs' integer shuffle codes by name.
+BLOSC_SHUFFLES = {"shuffle": 1, "bitshuffle": 2}
 
 
 @dataclass(frozen=True)
@@ -140,9 +142,12 @@ def _numcodecs_blosc() -> CaseFactory:
     def cases(dataset: str, data: npt.NDArray[Any]) -> list[Case]:
         out: list[Case] = []
         for cname in BLOSC_CNAMES:
-            codec = Blosc(cname=cname, clevel=BLOSC_CLEVEL, shuffle=Blosc.SHUFFLE)
-            group = blosc_group(cname)
-            out += round_trip_cases("numcodecs", group, dataset, data, codec.encode, codec.decode)
+            for shuffle, code in BLOSC_SHUFFLES.items():
+                codec = Blosc(cname=cname, clevel=BLOSC_CLEVEL, shuffle=code)
+                group = blosc_group(cname, shuffle=shuffle)
+                out += round_trip_cases(
+                    "numcodecs", group, dataset, data, codec.encode, codec.decode
+                )
         return out
 
     return cases
@@ -154,7 +159,45 @@ NUMCODECS_GZIP = Provider("numcodecs-gzip", "numcodecs.GZip, levels 1/5/9", _num
 LIBDEFLATE = Provider("libdeflate", "the deflate package (libdeflate), levels 1/5/9", _libdeflate)
 ISAL = Provider("isal", "ISA-L via isal, gzip container, levels 1/2/3 for 1/5/9", _isal)
 NUMCODECS_BLOSC = Provider(
-    "numcodecs-blosc", "numcodecs.Blosc lz4/zstd, clevel 5, byte shuffle", _numcodecs_blosc
+    "numcodecs-blosc",
+    "numcodecs.Blosc lz4/zstd/blosclz, clevel 5, shuffle and bitshuffle",
+    _numcodecs_blosc,
 )
 
-PEERS: tuple[Provider, ...] = (MEMCPY, ZLIB, NUMCODECS_GZIP, LIBDEFLATE, ISAL, NUMCODECS_BLOSC)
+
+def _blosc2() -> CaseFactory:
+    import blosc2
+
+    codes = {"shuffle": blosc2.Filter.SHUFFLE, "bitshuffle": blosc2.Filter.BITSHUFFLE}
+
+    def cases(dataset: str, data: npt.NDArray[Any]) -> list[Case]:
+        out: list[Case] = []
+        for cname in BLOSC_CNAMES:
+            for shuffle in BLOSC_SHUFFLES:
+                codec = getattr(blosc2.Codec, cname.upper())
+
+                def encode(
+                    array: npt.NDArray[Any], codec: Any = codec, flt: Any = codes[shuffle]
+                ) -> Buffer:
+                    return blosc2.compress(array, clevel=BLOSC_CLEVEL, filter=flt, codec=codec)  # type: ignore[no-any-return]
+
+                group = blosc_group(cname, shuffle=shuffle)
+                out += round_trip_cases(
+                    "python-blosc2", group, dataset, data, encode, blosc2.decompress
+                )
+        return out
+
+    return cases
+
+
+BLOSC2 = Provider("python-blosc2", "python-blosc2 (c-blosc2) lz4/zstd/blosclz", _blosc2)
+
+PEERS: tuple[Provider, ...] = (
+    MEMCPY,
+    ZLIB,
+    NUMCODECS_GZIP,
+    LIBDEFLATE,
+    ISAL,
+    NUMCODECS_BLOSC,
+    BLOSC2,
+)

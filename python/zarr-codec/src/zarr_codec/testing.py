@@ -127,7 +127,9 @@ def check_json(codec: Codec) -> None:
     v2 = codec.to_json(2)
     assert v2["id"] == codec.codec_id, v2
     assert json.loads(json.dumps(v2)) == v2, "v2 JSON is not JSON-serialisable"
-    assert cls.from_json(v2, 2) == codec, f"v2 round trip changed {codec!r}"
+    # v2 may carry less than the codec holds (blosc's typesize comes from the data there), so
+    # the v2 check is on the JSON: reading it back must write the same JSON.
+    assert cls.from_json(v2, 2).to_json(2) == v2, f"v2 round trip changed {codec!r}"
     _expect_error(
         ConfigurationError, lambda: cls.from_json({**v2, "zz_unknown": 1}, 2), "unknown v2 key"
     )

@@ -1,0 +1,113 @@
+//! Calls into c-blosc 1.x: only its context functions, which keep no global state (safe from
+//! many threads at once and after `fork`), each with a per-call internal thread count.
+
+use std::ffi::{CStr, c_int, c_void};
+use std::mem::MaybeUninit;
+
+use blosc_src as sys;
+use zarr_codec::{CodecError, Result};
+
+use crate::header::{FrameInfo, HEADER_LEN, MAX_NBYTES};
+use crate::{Compressor, Shuffle};
+
+/// Compress `input` into `out` (at least `input.len() + 16` bytes); returns the frame size.
+pub(crate) fn compress(
+    input: &[u8],
+    out: &mut [MaybeUninit<u8>],
+    params: &crate::Params,
+) -> Result<usize> {
+    if input.len() > MAX_NBYTES {
+        return Err(CodecError::out_of_range(format!(
+            "blosc: {} bytes is more than c-blosc 1.x can compress at once ({MAX_NBYTES})",
+            input.len()
+        )));
+    }
+    if out.len() < input.len() + HEADER_LEN {
+        return Err(CodecError::OutputLimit { limit: out.len() });
+    }
+    let shuffle = match params.shuffle {
+        Shuffle::NoShuffle => 0,
+        Shuffle::Shuffle => 1,
+        Shuffle::BitShuffle => 2,
+    };
+    let name = params.cname.c_name();
+    // SAFETY: `input` is valid for `input.len()` bytes and `out` for `out.len()` (at least
+    // `input.len() + 16`, c-blosc's worst case); `name` is a NUL-terminated static string;
+    // the context call allocates its own state and keeps none after returning.
+    let written = unsafe {
+        sys::blosc_compress_ctx(
+            c_int::from(params.clevel),
+            shuffle,
+            params.typesize,
+            input.len(),
+            input.as_ptr().cast::<c_void>(),
+            out.as_mut_ptr().cast::<c_void>(),
+            out.len(),
+            name.as_ptr(),
+            params.blocksize,
+            params.threads,
+        )
+    };
+    usize::try_from(written)
+        .ok()
+        .filter(|&n| n >= HEADER_LEN)
+        .ok_or_else(|| {
+            CodecError::corrupt(format!("blosc: c-blosc failed to compress ({written})"))
+        })
+}
+
+/// Decompress a frame already checked by `header::validate` into `out` (exactly `nbytes`).
+pub(crate) fn decompress(
+    input: &[u8],
+    info: &FrameInfo,
+    out: &mut [MaybeUninit<u8>],
+    threads: c_int,
+) -> Result<()> {
+    if !Compressor::format_available(info.compressor) {
+        return Err(CodecError::unsupported(format!(
+            "blosc: the frame uses {}, which this build of c-blosc does not include",
+            info.compressor
+        )));
+    }
+    if out.len() != info.nbytes {
+        return Err(CodecError::OutputSize {
+            expected: info.nbytes,
+            actual: out.len(),
+        });
+    }
+    // SAFETY: `validate` checked that the frame's claimed size is within `input`, that its
+    // block table points inside the frame, and that `out` holds exactly `nbytes`; c-blosc
+    // 1.21 bounds every read by the claimed size and never writes past `destsize`.
+    let written = unsafe {
+        sys::blosc_decompress_ctx(
+            input.as_ptr().cast::<c_void>(),
+            out.as_mut_ptr().cast::<c_void>(),
+            out.len(),
+            threads,
+        )
+    };
+    if usize::try_from(written).ok() == Some(info.nbytes) {
+        Ok(())
+    } else {
+        Err(CodecError::corrupt(format!(
+            "blosc: corrupt compressed data ({} frame, c-blosc returned {written})",
+            info.compressor
+        )))
+    }
+}
+
+/// The c-blosc version string, e.g. "1.21.6".
+pub fn version() -> String {
+    // SAFETY: c-blosc returns a pointer to a static NUL-terminated string.
+    unsafe { CStr::from_ptr(sys::blosc_get_version_string()) }
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// Whether this build of c-blosc includes `cname`.
+pub(crate) fn has_compressor(cname: &CStr) -> bool {
+    // SAFETY: `cname` is NUL-terminated; null out-pointers ask for nothing to be allocated.
+    unsafe {
+        sys::blosc_get_complib_info(cname.as_ptr(), std::ptr::null_mut(), std::ptr::null_mut()) >= 0
+    }
+}

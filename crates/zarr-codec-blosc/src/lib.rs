@@ -1,0 +1,444 @@
+//! The Zarr `blosc` codec on c-blosc 1.x: a bytes-to-bytes codec.
+//!
+//! - Spec (v3): <https://zarr-specs.readthedocs.io/en/latest/v3/codecs/blosc/>; v2 metadata is
+//!   numcodecs' `{"id": "blosc", "cname", "clevel", "shuffle": 0|1|2|-1, "blocksize"}`.
+//! - Writes the c-blosc 1.x frame format, which numcodecs and every Zarr reader decode (frames
+//!   from c-blosc2's own format are refused with an error that says so).
+//! - Every frame is validated ([`frame_info`]) before any allocation or call into C: a lying
+//!   header is a [`zarr_codec::CodecError`], never an over-read or a huge allocation.
+//! - Only c-blosc's context functions are used: no global state, safe from many threads and
+//!   after `fork`; the internal thread count is a per-call setting (default 1).
+//!
+//! ```
+//! use zarr_codec_blosc::{Blosc, Compressor, Shuffle};
+//! use zarr_codec::BytesToBytesCodec;
+//!
+//! let codec = Blosc::new(Compressor::Zstd, 5, Some(Shuffle::Shuffle), Some(4), 0)?;
+//! let data: Vec<u8> = (0..10_000u32).flat_map(|i| (i / 3).to_le_bytes()).collect();
+//! let encoded = codec.encode(&data)?;
+//! assert!(encoded.len() < data.len() / 4);
+//! assert_eq!(codec.decode(&encoded)?, data);
+//! # Ok::<(), zarr_codec::CodecError>(())
+//! ```
+
+mod ffi;
+mod header;
+
+use std::ffi::{CStr, c_int};
+use std::mem::MaybeUninit;
+
+use serde::{Deserialize, Serialize};
+use zarr_codec::json::{ZarrFormat, parse_v2_config, parse_v3_config, to_v2_json, to_v3_json};
+use zarr_codec::{BytesToBytesCodec, Codec, CodecError, CodecFromJson, Result};
+
+pub use ffi::version;
+pub use header::{FrameInfo, HEADER_LEN, validate as frame_info};
+
+/// The codec's name in Zarr v3 metadata and its id in Zarr v2 metadata.
+pub const NAME: &str = "blosc";
+
+/// The compressor c-blosc runs inside each block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Compressor {
+    /// c-blosc's own LZ77 codec.
+    #[serde(rename = "blosclz")]
+    BloscLz,
+    /// LZ4.
+    Lz4,
+    /// LZ4 high-compression (LZ4's format).
+    Lz4Hc,
+    /// Snappy (only if c-blosc was built with it; this build is not).
+    Snappy,
+    /// zlib.
+    Zlib,
+    /// Zstandard.
+    Zstd,
+}
+
+impl Compressor {
+    /// The name used in metadata.
+    pub fn name(self) -> &'static str {
+        self.c_name().to_str().unwrap_or("?")
+    }
+
+    fn c_name(self) -> &'static CStr {
+        match self {
+            Self::BloscLz => c"blosclz",
+            Self::Lz4 => c"lz4",
+            Self::Lz4Hc => c"lz4hc",
+            Self::Snappy => c"snappy",
+            Self::Zlib => c"zlib",
+            Self::Zstd => c"zstd",
+        }
+    }
+
+    /// Whether this build of c-blosc includes the compressor.
+    pub fn is_available(self) -> bool {
+        ffi::has_compressor(self.c_name())
+    }
+
+    fn format_available(format: &str) -> bool {
+        match format {
+            "blosclz" => Self::BloscLz.is_available(),
+            "lz4" => Self::Lz4.is_available(),
+            "snappy" => Self::Snappy.is_available(),
+            "zlib" => Self::Zlib.is_available(),
+            "zstd" => Self::Zstd.is_available(),
+            _ => false,
+        }
+    }
+}
+
+/// The shuffle filter applied before compression.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Shuffle {
+    /// No shuffle.
+    NoShuffle,
+    /// Byte-wise shuffle over `typesize`-byte elements.
+    Shuffle,
+    /// Bit-wise shuffle.
+    BitShuffle,
+}
+
+impl Shuffle {
+    /// numcodecs' "auto" (-1): bit-shuffle single bytes, byte-shuffle wider elements.
+    pub fn auto(typesize: usize) -> Self {
+        if typesize == 1 {
+            Self::BitShuffle
+        } else {
+            Self::Shuffle
+        }
+    }
+
+    fn from_v2(code: i64) -> Result<Option<Self>> {
+        match code {
+            -1 => Ok(None),
+            0 => Ok(Some(Self::NoShuffle)),
+            1 => Ok(Some(Self::Shuffle)),
+            2 => Ok(Some(Self::BitShuffle)),
+            _ => Err(CodecError::configuration(format!(
+                "blosc: shuffle must be -1, 0, 1 or 2 in v2 metadata, got {code}"
+            ))),
+        }
+    }
+
+    fn to_v2(shuffle: Option<Self>) -> i64 {
+        match shuffle {
+            None => -1,
+            Some(Self::NoShuffle) => 0,
+            Some(Self::Shuffle) => 1,
+            Some(Self::BitShuffle) => 2,
+        }
+    }
+}
+
+/// Everything one compression call needs, resolved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Params {
+    /// Block compressor.
+    pub cname: Compressor,
+    /// Compression level 0-9.
+    pub clevel: u8,
+    /// Shuffle filter.
+    pub shuffle: Shuffle,
+    /// Element size for the shuffle, 1-255.
+    pub typesize: usize,
+    /// Block size in bytes, 0 for c-blosc's choice.
+    pub blocksize: usize,
+    /// c-blosc's internal threads for this call.
+    pub threads: c_int,
+}
+
+/// The blosc codec. `shuffle` and `typesize` may be left unset and resolved later from the
+/// array's element size ([`Blosc::evolve`]), as zarr-python does; v3 metadata needs both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Blosc {
+    cname: Compressor,
+    clevel: u8,
+    shuffle: Option<Shuffle>,
+    typesize: Option<usize>,
+    blocksize: usize,
+}
+
+impl Blosc {
+    /// A codec; configuration errors for a level above 9, a typesize outside 1-255 or a
+    /// compressor this build lacks.
+    pub fn new(
+        cname: Compressor,
+        clevel: u8,
+        shuffle: Option<Shuffle>,
+        typesize: Option<usize>,
+        blocksize: usize,
+    ) -> Result<Self> {
+        if clevel > 9 {
+            return Err(CodecError::configuration(format!(
+                "blosc: clevel must be 0 to 9, got {clevel}"
+            )));
+        }
+        if let Some(size) = typesize.filter(|&t| !(1..=255).contains(&t)) {
+            return Err(CodecError::configuration(format!(
+                "blosc: typesize must be 1 to 255, got {size}"
+            )));
+        }
+        if !cname.is_available() {
+            return Err(CodecError::configuration(format!(
+                "blosc: compressor {} is not included in this build of c-blosc (built with \
+                 blosclz, lz4, lz4hc, zlib and zstd)",
+                cname.name()
+            )));
+        }
+        if i32::try_from(blocksize).is_err() {
+            return Err(CodecError::configuration(format!(
+                "blosc: blocksize {blocksize} is too large"
+            )));
+        }
+        Ok(Self {
+            cname,
+            clevel,
+            shuffle,
+            typesize,
+            blocksize,
+        })
+    }
+
+    /// The block compressor.
+    pub fn cname(&self) -> Compressor {
+        self.cname
+    }
+
+    /// The compression level.
+    pub fn clevel(&self) -> u8 {
+        self.clevel
+    }
+
+    /// The shuffle, if set.
+    pub fn shuffle(&self) -> Option<Shuffle> {
+        self.shuffle
+    }
+
+    /// The typesize, if set.
+    pub fn typesize(&self) -> Option<usize> {
+        self.typesize
+    }
+
+    /// The block size (0: automatic).
+    pub fn blocksize(&self) -> usize {
+        self.blocksize
+    }
+
+    /// This codec with unset `typesize` and `shuffle` resolved for elements of `item_size`
+    /// bytes (zarr-python's `evolve_from_array_spec`).
+    #[must_use]
+    pub fn evolve(&self, item_size: usize) -> Self {
+        let typesize = self.typesize.unwrap_or(item_size.clamp(1, 255));
+        Self {
+            typesize: Some(typesize),
+            shuffle: Some(self.shuffle.unwrap_or(Shuffle::auto(typesize))),
+            ..*self
+        }
+    }
+
+    /// The parameters for compressing data whose elements are `item_size` bytes (used for
+    /// whatever is unset), with `threads` internal c-blosc threads.
+    pub fn params(&self, item_size: usize, threads: c_int) -> Params {
+        let resolved = self.evolve(item_size);
+        Params {
+            cname: self.cname,
+            clevel: self.clevel,
+            shuffle: resolved.shuffle.unwrap_or(Shuffle::NoShuffle),
+            typesize: resolved.typesize.unwrap_or(1),
+            blocksize: self.blocksize,
+            threads: threads.max(1),
+        }
+    }
+}
+
+/// Compress `input` into one c-blosc 1.x frame.
+pub fn encode(input: &[u8], params: &Params) -> Result<Vec<u8>> {
+    let bound = max_encoded_size(input.len());
+    let mut out = Vec::with_capacity(bound);
+    let written = ffi::compress(input, &mut out.spare_capacity_mut()[..bound], params)?;
+    // SAFETY: c-blosc wrote the first `written` bytes of the spare capacity.
+    unsafe { out.set_len(written) };
+    Ok(out)
+}
+
+/// Compress into `out`; [`CodecError::OutputLimit`] unless it holds [`max_encoded_size`].
+pub fn encode_into(input: &[u8], params: &Params, out: &mut [u8]) -> Result<usize> {
+    // SAFETY: viewing initialised bytes as `MaybeUninit` is sound as long as only initialised
+    // values are written through the view, and c-blosc only writes bytes.
+    let view = unsafe { &mut *(std::ptr::from_mut(out) as *mut [MaybeUninit<u8>]) };
+    ffi::compress(input, view, params)
+}
+
+/// The largest frame `len` input bytes can become.
+pub fn max_encoded_size(len: usize) -> usize {
+    len + HEADER_LEN
+}
+
+/// Decode a frame, refusing to allocate more than `limit` bytes.
+pub fn decode(input: &[u8], limit: Option<usize>) -> Result<Vec<u8>> {
+    let info = frame_info(input)?;
+    if let Some(limit) = limit.filter(|&l| info.nbytes > l) {
+        return Err(CodecError::OutputLimit { limit });
+    }
+    let mut out = Vec::with_capacity(info.nbytes);
+    ffi::decompress(
+        input,
+        &info,
+        &mut out.spare_capacity_mut()[..info.nbytes],
+        1,
+    )?;
+    // SAFETY: c-blosc reported writing exactly `nbytes` bytes.
+    unsafe { out.set_len(info.nbytes) };
+    Ok(out)
+}
+
+/// Decode into the first `nbytes` of `out`; returns `nbytes`.
+pub fn decode_into(input: &[u8], out: &mut [u8]) -> Result<usize> {
+    // SAFETY: as in `encode_into`: only initialised bytes are written through the view.
+    let view = unsafe { &mut *(std::ptr::from_mut(out) as *mut [MaybeUninit<u8>]) };
+    decode_into_uninit(input, view, 1)
+}
+
+/// [`decode_into`] for storage that need not be initialised, with `threads` c-blosc threads.
+pub fn decode_into_uninit(
+    input: &[u8],
+    out: &mut [MaybeUninit<u8>],
+    threads: c_int,
+) -> Result<usize> {
+    let info = frame_info(input)?;
+    let available = out.len();
+    let target = out
+        .get_mut(..info.nbytes)
+        .ok_or(CodecError::OutputLimit { limit: available })?;
+    ffi::decompress(input, &info, target, threads.max(1))?;
+    Ok(info.nbytes)
+}
+
+/// The v3 configuration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BloscConfigV3 {
+    cname: Compressor,
+    clevel: u8,
+    shuffle: Shuffle,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    typesize: Option<usize>,
+    blocksize: usize,
+}
+
+/// The v2 configuration (numcodecs `Blosc`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BloscConfigV2 {
+    #[serde(default = "default_cname")]
+    cname: Compressor,
+    #[serde(default = "default_clevel")]
+    clevel: u8,
+    #[serde(default = "default_shuffle")]
+    shuffle: i64,
+    #[serde(default)]
+    blocksize: usize,
+}
+
+// numcodecs' Blosc defaults: lz4, level 5, byte shuffle, automatic block size.
+fn default_cname() -> Compressor {
+    Compressor::Lz4
+}
+fn default_clevel() -> u8 {
+    5
+}
+fn default_shuffle() -> i64 {
+    1
+}
+
+impl Codec for Blosc {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn to_json(&self, format: ZarrFormat) -> Result<serde_json::Value> {
+        match format {
+            ZarrFormat::V3 => {
+                let shuffle = self.shuffle.ok_or_else(|| {
+                    CodecError::configuration(
+                        "blosc: shuffle is unresolved; evolve the codec for the array first",
+                    )
+                })?;
+                if self.typesize.is_none() && shuffle != Shuffle::NoShuffle {
+                    return Err(CodecError::configuration(
+                        "blosc: typesize is unresolved; evolve the codec for the array first",
+                    ));
+                }
+                let config = BloscConfigV3 {
+                    cname: self.cname,
+                    clevel: self.clevel,
+                    shuffle,
+                    typesize: self.typesize,
+                    blocksize: self.blocksize,
+                };
+                to_v3_json(NAME, &config)
+            }
+            ZarrFormat::V2 => {
+                let config = BloscConfigV2 {
+                    cname: self.cname,
+                    clevel: self.clevel,
+                    shuffle: Shuffle::to_v2(self.shuffle),
+                    blocksize: self.blocksize,
+                };
+                to_v2_json(NAME, &config)
+            }
+        }
+    }
+}
+
+impl CodecFromJson for Blosc {
+    fn from_json(json: &serde_json::Value, format: ZarrFormat) -> Result<Self> {
+        match format {
+            ZarrFormat::V3 => {
+                let c: BloscConfigV3 = parse_v3_config(json, NAME)?;
+                if c.typesize.is_none() && c.shuffle != Shuffle::NoShuffle {
+                    return Err(CodecError::configuration(
+                        "blosc: typesize is required unless shuffle is \"noshuffle\"",
+                    ));
+                }
+                Self::new(c.cname, c.clevel, Some(c.shuffle), c.typesize, c.blocksize)
+            }
+            ZarrFormat::V2 => {
+                let c: BloscConfigV2 = parse_v2_config(json, NAME)?;
+                Self::new(
+                    c.cname,
+                    c.clevel,
+                    Shuffle::from_v2(c.shuffle)?,
+                    None,
+                    c.blocksize,
+                )
+            }
+        }
+    }
+}
+
+impl BytesToBytesCodec for Blosc {
+    fn encode(&self, input: &[u8]) -> Result<Vec<u8>> {
+        encode(input, &self.params(1, 1))
+    }
+
+    fn decode(&self, input: &[u8]) -> Result<Vec<u8>> {
+        decode(input, None)
+    }
+
+    fn encode_into(&self, input: &[u8], out: &mut [u8]) -> Result<usize> {
+        encode_into(input, &self.params(1, 1), out)
+    }
+
+    fn decode_into(&self, input: &[u8], out: &mut [u8]) -> Result<usize> {
+        decode_into(input, out)
+    }
+
+    fn max_encoded_size(&self, decoded_len: usize) -> Option<usize> {
+        Some(max_encoded_size(decoded_len))
+    }
+}

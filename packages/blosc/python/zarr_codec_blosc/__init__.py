@@ -1,0 +1,219 @@
+"""The Zarr ``blosc`` codec on c-blosc 1.x, with every frame validated before C sees it.
+
+``Blosc`` is a plain Python class holding its configuration (so it pickles, copies and
+compares as a value); the work happens in the compiled ``_blosc`` module with the GIL
+released. ``shuffle`` and ``typesize`` may be left unset: ``evolve`` resolves them from the
+array's element size (zarr-python's behaviour), and ``encode`` uses the input's item size.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Buffer, Sequence
+from typing import Any, ClassVar
+
+from zarr_codec import BytesBytesCodecBase, ChunkSpec, ConfigurationError, check_keys
+
+from zarr_codec_blosc import _blosc
+
+__all__ = ["CBLOSC_VERSION", "COMPRESSORS", "Blosc"]
+__version__ = "0.1.0"
+
+#: The c-blosc library version doing the work.
+CBLOSC_VERSION: str = _blosc.CBLOSC_VERSION
+#: The compressors this build includes.
+COMPRESSORS: tuple[str, ...] = tuple(_blosc.COMPRESSORS)
+
+_SHUFFLES = ("noshuffle", "shuffle", "bitshuffle")
+_V2_SHUFFLE = {-1: None, 0: "noshuffle", 1: "shuffle", 2: "bitshuffle"}
+
+
+def _int(name: str, value: object, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ConfigurationError(f"blosc: {name} must be an integer {low} to {high}, got {value!r}")
+    return value
+
+
+class Blosc(BytesBytesCodecBase):
+    """Blosc compression: ``cname`` inside ``blocksize``-byte blocks after a shuffle filter."""
+
+    name: ClassVar[str] = "blosc"
+    codec_id: ClassVar[str | None] = "blosc"
+
+    def __init__(
+        self,
+        cname: str = "zstd",
+        clevel: int = 5,
+        shuffle: str | None = None,
+        typesize: int | None = None,
+        blocksize: int = 0,
+        *,
+        max_decoded_size: int | None = None,
+    ) -> None:
+        if cname not in COMPRESSORS:
+            raise ConfigurationError(
+                f"blosc: cname {cname!r} is not available; this build has {list(COMPRESSORS)}"
+            )
+        if shuffle is not None and shuffle not in _SHUFFLES:
+            raise ConfigurationError(f"blosc: shuffle must be one of {_SHUFFLES}, got {shuffle!r}")
+        self.cname = cname
+        self.clevel = _int("clevel", clevel, 0, 9)
+        self.shuffle = shuffle
+        self.typesize = None if typesize is None else _int("typesize", typesize, 1, 255)
+        self.blocksize = _int("blocksize", blocksize, 0, 2**31 - 1)
+        self.max_decoded_size = max_decoded_size
+
+    # -- configuration ---------------------------------------------------------------------
+
+    def configuration(self) -> dict[str, Any]:
+        if self.shuffle is None or (self.typesize is None and self.shuffle != "noshuffle"):
+            raise ConfigurationError(
+                "blosc: shuffle and typesize must be resolved (evolve) before writing v3 metadata"
+            )
+        config: dict[str, Any] = {
+            "cname": self.cname,
+            "clevel": self.clevel,
+            "shuffle": self.shuffle,
+        }
+        if self.typesize is not None:
+            config["typesize"] = self.typesize
+        config["blocksize"] = self.blocksize
+        return config
+
+    def v2_configuration(self) -> dict[str, Any]:
+        shuffle = {v: k for k, v in _V2_SHUFFLE.items()}[self.shuffle]
+        return {
+            "cname": self.cname,
+            "clevel": self.clevel,
+            "shuffle": shuffle,
+            "blocksize": self.blocksize,
+        }
+
+    def _identity(self) -> tuple[Any, ...]:
+        return (
+            type(self),
+            self.cname,
+            self.clevel,
+            self.shuffle,
+            self.typesize,
+            self.blocksize,
+            self.max_decoded_size,
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"Blosc(cname={self.cname!r}, clevel={self.clevel}, shuffle={self.shuffle!r}, "
+            f"typesize={self.typesize!r}, blocksize={self.blocksize})"
+        )
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (
+            _rebuild,
+            (
+                self.cname,
+                self.clevel,
+                self.shuffle,
+                self.typesize,
+                self.blocksize,
+                self.max_decoded_size,
+            ),
+        )
+
+    def __copy__(self) -> Blosc:
+        return _rebuild(
+            self.cname,
+            self.clevel,
+            self.shuffle,
+            self.typesize,
+            self.blocksize,
+            self.max_decoded_size,
+        )
+
+    @classmethod
+    def from_configuration(cls, config: dict[str, Any]) -> Blosc:
+        check_keys(
+            "blosc",
+            config,
+            required=("cname", "clevel", "shuffle", "blocksize"),
+            optional=("typesize",),
+        )
+        if config["shuffle"] not in _SHUFFLES:
+            raise ConfigurationError(f"blosc: shuffle must be one of {_SHUFFLES}")
+        if "typesize" not in config and config["shuffle"] != "noshuffle":
+            raise ConfigurationError('blosc: typesize is required unless shuffle is "noshuffle"')
+        return cls(
+            config["cname"],
+            config["clevel"],
+            config["shuffle"],
+            config.get("typesize"),
+            config["blocksize"],
+        )
+
+    @classmethod
+    def from_v2_configuration(cls, config: dict[str, Any]) -> Blosc:
+        check_keys("blosc", config, optional=("cname", "clevel", "shuffle", "blocksize"))
+        shuffle = config.get("shuffle", 1)
+        if isinstance(shuffle, bool) or shuffle not in _V2_SHUFFLE:
+            raise ConfigurationError(f"blosc: v2 shuffle must be -1, 0, 1 or 2, got {shuffle!r}")
+        # numcodecs' defaults: lz4, level 5, byte shuffle, automatic blocks.
+        return cls(
+            config.get("cname", "lz4"),
+            config.get("clevel", 5),
+            _V2_SHUFFLE[shuffle],
+            None,
+            config.get("blocksize", 0),
+        )
+
+    def evolve(self, spec: ChunkSpec) -> Blosc:
+        """Resolve unset ``typesize``/``shuffle`` for the array's element size."""
+        typesize = self.typesize or min(spec.data_type.itemsize, 255)
+        shuffle = self.shuffle or ("bitshuffle" if typesize == 1 else "shuffle")
+        return _rebuild(
+            self.cname, self.clevel, shuffle, typesize, self.blocksize, self.max_decoded_size
+        )
+
+    def _resolved(self, data: Buffer) -> tuple[str, int]:
+        typesize = self.typesize or min(memoryview(data).itemsize, 255)
+        shuffle = self.shuffle or ("bitshuffle" if typesize == 1 else "shuffle")
+        return shuffle, typesize
+
+    # -- codec -----------------------------------------------------------------------------
+
+    def encode(self, data: Buffer) -> bytes:
+        """Compress ``data``; unset typesize/shuffle follow its item size."""
+        shuffle, typesize = self._resolved(data)
+        return _blosc.encode(data, self.cname, self.clevel, shuffle, typesize, self.blocksize)
+
+    def decode(self, data: Buffer) -> bytes:
+        """Decompress one frame (validated first)."""
+        return _blosc.decode(data, self.max_decoded_size)
+
+    def decode_into(self, data: Buffer, out: Buffer) -> int:
+        """Decompress into ``out``; ``OutputSizeError`` if it is too small."""
+        return _blosc.decode_into(data, out)
+
+    def max_encoded_size(self, decoded_size: int) -> int:
+        """A frame is at most 16 bytes larger than its data."""
+        return decoded_size + 16
+
+    def encode_batch(self, chunks: Sequence[Buffer], threads: int | None = None) -> list[bytes]:
+        """Compress every chunk in parallel (typesize from the first chunk when unset)."""
+        chunks = list(chunks)
+        shuffle, typesize = self._resolved(chunks[0]) if chunks else ("noshuffle", 1)
+        return _blosc.encode_batch(
+            chunks, self.cname, self.clevel, shuffle, typesize, self.blocksize, threads
+        )
+
+    def decode_batch(self, chunks: Sequence[Buffer], threads: int | None = None) -> list[bytes]:
+        """Decompress every chunk in parallel with the GIL released."""
+        return _blosc.decode_batch(list(chunks), self.max_decoded_size, threads)
+
+
+def _rebuild(
+    cname: str,
+    clevel: int,
+    shuffle: str | None,
+    typesize: int | None,
+    blocksize: int,
+    max_decoded_size: int | None,
+) -> Blosc:
+    return Blosc(cname, clevel, shuffle, typesize, blocksize, max_decoded_size=max_decoded_size)

@@ -1,0 +1,33 @@
+"""Compiled core of zarr-codec-blosc (c-blosc 1.x). Every frame is validated before c-blosc
+reads it; all functions release the GIL while working and raise ``zarr_codec.CodecError``
+subclasses for bad input."""
+
+from collections.abc import Buffer
+
+COMPRESSORS: list[str]
+CBLOSC_VERSION: str
+
+def encode(
+    data: Buffer,
+    cname: str,
+    clevel: int,
+    shuffle: str,
+    typesize: int,
+    blocksize: int = 0,
+    threads: int = 1,
+) -> bytes: ...
+def decode(data: Buffer, limit: int | None = None, threads: int = 1) -> bytes: ...
+def decode_into(data: Buffer, out: Buffer) -> int: ...
+def frame_info(data: Buffer) -> dict[str, int | str | bool]: ...
+def encode_batch(
+    chunks: list[Buffer],
+    cname: str,
+    clevel: int,
+    shuffle: str,
+    typesize: int,
+    blocksize: int = 0,
+    threads: int | None = None,
+) -> list[bytes]: ...
+def decode_batch(
+    chunks: list[Buffer], limit: int | None = None, threads: int | None = None
+) -> list[bytes]: ...
