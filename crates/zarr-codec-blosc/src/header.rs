@@ -112,6 +112,12 @@ pub fn validate(input: &[u8]) -> Result<FrameInfo> {
         bitshuffle: flags & FLAG_BITSHUFFLE != 0,
     };
     if nbytes == 0 {
+        // An empty frame is just the header: anything more is a header that lies.
+        if cbytes != HEADER_LEN {
+            return Err(corrupt(format!(
+                "an empty frame must be 16 bytes, not {cbytes}"
+            )));
+        }
         return Ok(info);
     }
     if typesize == 0 {

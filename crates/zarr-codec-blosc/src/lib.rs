@@ -177,10 +177,12 @@ impl Blosc {
                 "blosc: clevel must be 0 to 9, got {clevel}"
             )));
         }
-        if let Some(size) = typesize.filter(|&t| !(1..=255).contains(&t)) {
-            return Err(CodecError::configuration(format!(
-                "blosc: typesize must be 1 to 255, got {size}"
-            )));
+        // Any positive typesize is valid metadata (zarr-python records the item size, e.g.
+        // 300 for S300); c-blosc shuffles with typesize 1 above 255, as its frames then say.
+        if typesize == Some(0) {
+            return Err(CodecError::configuration(
+                "blosc: typesize must be positive",
+            ));
         }
         if !cname.is_available() {
             return Err(CodecError::configuration(format!(
@@ -229,26 +231,28 @@ impl Blosc {
     }
 
     /// This codec with unset `typesize` and `shuffle` resolved for elements of `item_size`
-    /// bytes (zarr-python's `evolve_from_array_spec`).
+    /// bytes, as zarr-python's `evolve_from_array_spec` does: both follow the element size.
     #[must_use]
     pub fn evolve(&self, item_size: usize) -> Self {
-        let typesize = self.typesize.unwrap_or(item_size.clamp(1, 255));
+        let item_size = item_size.max(1);
         Self {
-            typesize: Some(typesize),
-            shuffle: Some(self.shuffle.unwrap_or(Shuffle::auto(typesize))),
+            typesize: Some(self.typesize.unwrap_or(item_size)),
+            shuffle: Some(self.shuffle.unwrap_or(Shuffle::auto(item_size))),
             ..*self
         }
     }
 
     /// The parameters for compressing data whose elements are `item_size` bytes (used for
     /// whatever is unset), with `threads` internal c-blosc threads.
+    /// Unset values follow numcodecs' rule: typesize from the item size, and the automatic
+    /// shuffle chosen by that typesize.
     pub fn params(&self, item_size: usize, threads: c_int) -> Params {
-        let resolved = self.evolve(item_size);
+        let typesize = self.typesize.unwrap_or(item_size.max(1));
         Params {
             cname: self.cname,
             clevel: self.clevel,
-            shuffle: resolved.shuffle.unwrap_or(Shuffle::NoShuffle),
-            typesize: resolved.typesize.unwrap_or(1),
+            shuffle: self.shuffle.unwrap_or(Shuffle::auto(typesize)),
+            typesize,
             blocksize: self.blocksize,
             threads: threads.max(1),
         }

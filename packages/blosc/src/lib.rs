@@ -59,8 +59,33 @@ fn encode<'py>(
 ) -> PyResult<Bound<'py, PyBytes>> {
     let params = params(py, cname, clevel, shuffle, typesize, blocksize, threads)?;
     let input = BytesInput::new(data)?;
-    let encoded = run(py, || zarr_codec_blosc::encode(input.as_slice(), &params))?;
-    Ok(PyBytes::new(py, &encoded))
+    let source = input.as_slice();
+    // The frame is only known to fit in `len + 16` bytes, and a `bytes` cannot shrink, so
+    // compress into this thread's reusable scratch buffer (no fresh pages per call) and copy
+    // out only the frame.
+    SCRATCH.with(|cell| {
+        let mut scratch = cell.borrow_mut();
+        let bound = zarr_codec_blosc::max_encoded_size(source.len());
+        if scratch.len() < bound {
+            scratch.resize(bound, 0);
+        }
+        let target = &mut scratch[..bound];
+        let written = run(py, || {
+            zarr_codec_blosc::encode_into(source, &params, target)
+        })?;
+        let frame = PyBytes::new(py, &scratch[..written]);
+        if scratch.len() > MAX_SCRATCH {
+            *scratch = Vec::new(); // do not keep an unusually large buffer alive
+        }
+        Ok(frame)
+    })
+}
+
+/// Scratch buffers larger than this are released after use rather than kept per thread.
+const MAX_SCRATCH: usize = 64 << 20;
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// Decode a frame; `limit` caps the decoded size.

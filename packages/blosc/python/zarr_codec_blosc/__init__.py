@@ -58,8 +58,11 @@ class Blosc(BytesBytesCodecBase):
         self.cname = cname
         self.clevel = _int("clevel", clevel, 0, 9)
         self.shuffle = shuffle
-        self.typesize = None if typesize is None else _int("typesize", typesize, 1, 255)
+        # Any positive typesize is valid metadata; c-blosc shuffles with 1 above 255.
+        self.typesize = None if typesize is None else _int("typesize", typesize, 1, 2**31 - 1)
         self.blocksize = _int("blocksize", blocksize, 0, 2**31 - 1)
+        if max_decoded_size is not None:  # any larger limit means none
+            max_decoded_size = min(_int("max_decoded_size", max_decoded_size, 0, 2**200), 2**62)
         self.max_decoded_size = max_decoded_size
 
     # -- configuration ---------------------------------------------------------------------
@@ -138,7 +141,7 @@ class Blosc(BytesBytesCodecBase):
         )
         if config["shuffle"] not in _SHUFFLES:
             raise ConfigurationError(f"blosc: shuffle must be one of {_SHUFFLES}")
-        if "typesize" not in config and config["shuffle"] != "noshuffle":
+        if config.get("typesize") is None and config["shuffle"] != "noshuffle":
             raise ConfigurationError('blosc: typesize is required unless shuffle is "noshuffle"')
         return cls(
             config["cname"],
@@ -152,7 +155,7 @@ class Blosc(BytesBytesCodecBase):
     def from_v2_configuration(cls, config: dict[str, Any]) -> Blosc:
         check_keys("blosc", config, optional=("cname", "clevel", "shuffle", "blocksize"))
         shuffle = config.get("shuffle", 1)
-        if isinstance(shuffle, bool) or shuffle not in _V2_SHUFFLE:
+        if isinstance(shuffle, bool) or not isinstance(shuffle, int) or shuffle not in _V2_SHUFFLE:
             raise ConfigurationError(f"blosc: v2 shuffle must be -1, 0, 1 or 2, got {shuffle!r}")
         # numcodecs' defaults: lz4, level 5, byte shuffle, automatic blocks.
         return cls(
@@ -164,15 +167,17 @@ class Blosc(BytesBytesCodecBase):
         )
 
     def evolve(self, spec: ChunkSpec) -> Blosc:
-        """Resolve unset ``typesize``/``shuffle`` for the array's element size."""
-        typesize = self.typesize or min(spec.data_type.itemsize, 255)
-        shuffle = self.shuffle or ("bitshuffle" if typesize == 1 else "shuffle")
+        """Resolve unset ``typesize``/``shuffle`` from the element size, as zarr-python does."""
+        item_size = spec.data_type.itemsize
+        typesize = self.typesize or item_size
+        shuffle = self.shuffle or ("bitshuffle" if item_size == 1 else "shuffle")
         return _rebuild(
             self.cname, self.clevel, shuffle, typesize, self.blocksize, self.max_decoded_size
         )
 
     def _resolved(self, data: Buffer) -> tuple[str, int]:
-        typesize = self.typesize or min(memoryview(data).itemsize, 255)
+        # numcodecs' rule: typesize from the item size, the automatic shuffle by typesize.
+        typesize = self.typesize or memoryview(data).itemsize
         shuffle = self.shuffle or ("bitshuffle" if typesize == 1 else "shuffle")
         return shuffle, typesize
 

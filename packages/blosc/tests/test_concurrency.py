@@ -1,0 +1,329 @@
+"""Blosc from many threads, in batches, and after ``fork``.
+
+Only c-blosc's context functions are used (no global state), batches run on scoped Rust threads
+with the GIL released, and nothing is left running between calls: so threads must give the
+single-threaded results, and a forked child must be able to keep working.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+import warnings
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import numpy as np
+import pytest
+from zarr_codec import CodecError, ConfigurationError, CorruptInputError, OutputSizeError
+from zarr_codec_blosc import Blosc
+
+THREADS = [None, 1, 2, 4]
+CODECS = [
+    Blosc("lz4", 5, "shuffle", 4),
+    Blosc("zstd", 3, "bitshuffle", 8),
+    Blosc("blosclz", 9, "shuffle", 2, blocksize=4096),
+    Blosc("zlib", 1, "noshuffle", 1),
+    Blosc("lz4hc", 0, "shuffle", 4),
+]
+
+
+def _chunks(count: int = 64) -> list[bytes]:
+    """Chunks of different sizes and kinds (empty, random, smooth floats, repeats)."""
+    rng = np.random.default_rng(3)
+    chunks: list[bytes] = []
+    for i in range(count):
+        size = int(rng.integers(0, 40_000)) if i % 8 else 0
+        kind = i % 4
+        if kind == 0:
+            chunks.append(rng.integers(0, 256, size, dtype=np.uint8).tobytes())
+        elif kind == 1:
+            chunks.append(np.sin(np.arange(size // 4) / (i + 1)).astype("<f4").tobytes())
+        elif kind == 2:
+            chunks.append(bytes([i]) * size)
+        else:
+            chunks.append((b"chunk %d " % i) * (size // 10))
+    return chunks
+
+
+CHUNKS = _chunks()
+
+
+def _run_in_threads(work: Callable[[], object], count: int = 8, repeat: int = 10) -> list[object]:
+    barrier = threading.Barrier(count)
+
+    def task() -> list[object]:
+        barrier.wait()
+        return [work() for _ in range(repeat)]
+
+    with ThreadPoolExecutor(count) as pool:
+        futures = [pool.submit(task) for _ in range(count)]
+        return [r for f in futures for r in f.result()]
+
+
+# -- batches ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("threads", THREADS)
+@pytest.mark.parametrize("codec", CODECS, ids=repr)
+def test_batch_equals_per_chunk(codec: Blosc, threads: int | None) -> None:
+    expected = [codec.encode(c) for c in CHUNKS]
+    encoded = codec.encode_batch(CHUNKS, threads=threads)
+    assert encoded == expected
+    assert all(type(e) is bytes for e in encoded)
+    decoded = codec.decode_batch(encoded, threads=threads)
+    assert decoded == [codec.decode(e) for e in encoded] == CHUNKS
+
+
+@pytest.mark.parametrize("threads", THREADS)
+def test_batch_accepts_any_buffers(threads: int | None) -> None:
+    codec = Blosc("zstd", 5, "shuffle", 4)
+    inputs: list[Any] = [
+        b"bytes",
+        bytearray(b"bytearray" * 50),
+        memoryview(b"memoryview" * 50),
+        np.arange(500, dtype=np.int32),
+        np.arange(1000, dtype=np.float64).reshape(100, 10)[::2, ::3],  # strided
+        np.asfortranarray(np.arange(120, dtype=np.int16).reshape(12, 10)),
+        np.float32(1.5),
+    ]
+    expected = [codec.encode(d) for d in inputs]
+    assert codec.encode_batch(inputs, threads=threads) == expected
+    assert codec.encode_batch(tuple(inputs), threads=threads) == expected
+    as_buffers = [np.frombuffer(e, np.uint8) for e in expected]
+    decoded = codec.decode_batch(as_buffers, threads=threads)
+    assert decoded == [np.ascontiguousarray(np.asarray(d)).tobytes() for d in inputs]
+
+
+def test_unresolved_batch_takes_the_typesize_of_the_first_chunk() -> None:
+    """As documented: with typesize unset the whole batch uses the first chunk's item size
+    (per-chunk ``encode`` would look at each chunk), so a batch should be of one data type."""
+    codec = Blosc("lz4", 5)
+    same = [np.arange(1000, dtype="<f8"), np.arange(50, dtype="<f8")]
+    assert codec.encode_batch(same) == [codec.encode(a) for a in same]
+    mixed = [np.arange(1000, dtype="<f8"), np.arange(1000, dtype="u1")]
+    batch = codec.encode_batch(mixed)
+    assert batch[1] == Blosc("lz4", 5, "shuffle", 8).encode(mixed[1])
+    assert codec.decode_batch(batch) == [a.tobytes() for a in mixed]
+
+
+@pytest.mark.parametrize("threads", THREADS)
+def test_empty_batch(threads: int | None) -> None:
+    assert Blosc().encode_batch([], threads=threads) == []
+    assert Blosc().decode_batch([], threads=threads) == []
+
+
+def test_more_threads_than_chunks() -> None:
+    codec = Blosc("lz4", 1, "shuffle", 1)
+    assert codec.encode_batch([b"a", b"b"], threads=64) == [codec.encode(b"a"), codec.encode(b"b")]
+    assert codec.decode_batch([codec.encode(b"a")], threads=64) == [b"a"]
+
+
+@pytest.mark.parametrize("threads", THREADS)
+@pytest.mark.parametrize("position", [0, 31, 63])
+def test_a_corrupt_chunk_fails_the_batch(threads: int | None, position: int) -> None:
+    codec = Blosc("lz4", 5, "shuffle", 4)
+    encoded = codec.encode_batch(CHUNKS)
+    assert len(encoded[position]) >= 16
+    for bad_chunk in (
+        encoded[position][:-1],  # truncated
+        b"\x02\x01\x29" + encoded[position][3:],  # reserved flag
+        encoded[position][:4] + (1 << 31).to_bytes(4, "little") + encoded[position][8:],
+        b"not blosc",
+        b"",
+    ):
+        bad = list(encoded)
+        bad[position] = bad_chunk
+        with pytest.raises(CorruptInputError):
+            codec.decode_batch(bad, threads=threads)
+    # a chunk whose blocks are garbage: only c-blosc finds out, on a worker thread
+    frame = encoded[1]
+    assert len(frame) > 200
+    garbage = frame[:-100] + bytes(100)
+    bad = list(encoded)
+    bad[position] = garbage
+    try:
+        codec.decode(garbage)
+    except CodecError:
+        with pytest.raises(CodecError):
+            codec.decode_batch(bad, threads=threads)
+    # The codec is still fine afterwards (no poisoned state).
+    assert codec.decode_batch(encoded, threads=threads) == CHUNKS
+
+
+@pytest.mark.parametrize("threads", THREADS)
+def test_batch_decode_limit(threads: int | None) -> None:
+    largest = max(len(c) for c in CHUNKS)
+    encoded = Blosc("zstd", 5, "shuffle", 4).encode_batch(CHUNKS)
+    assert Blosc(max_decoded_size=largest).decode_batch(encoded, threads=threads) == CHUNKS
+    with pytest.raises(OutputSizeError):
+        Blosc(max_decoded_size=largest - 1).decode_batch(encoded, threads=threads)
+
+
+@pytest.mark.parametrize("threads", [0, -1])
+def test_thread_counts_below_one_are_configuration_errors(threads: int) -> None:
+    with pytest.raises(ConfigurationError, match="threads"):
+        Blosc().decode_batch([Blosc("lz4", 5, "shuffle", 1).encode(b"a")], threads=threads)
+    with pytest.raises(ConfigurationError, match="threads"):
+        Blosc("lz4", 5, "shuffle", 1).encode_batch([b"a"], threads=threads)
+
+
+def test_batch_rejects_non_buffers_before_working() -> None:
+    with pytest.raises(TypeError):
+        Blosc().encode_batch([b"a", "not bytes"])  # type: ignore[list-item]
+    with pytest.raises(TypeError):
+        Blosc().decode_batch([Blosc("lz4", 5, "shuffle", 1).encode(b"a"), None])  # type: ignore[list-item]
+
+
+# -- Python threads --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("codec", CODECS, ids=repr)
+def test_encode_and_decode_from_8_python_threads(codec: Blosc) -> None:
+    data = b"".join(CHUNKS[:16])
+    expected = codec.encode(data)
+
+    def work() -> tuple[bytes, bytes]:
+        encoded = codec.encode(data)
+        return encoded, codec.decode(encoded)
+
+    results = _run_in_threads(work)
+    assert len(results) == 80 and all(r == (expected, data) for r in results)
+
+
+def test_different_codecs_from_8_python_threads_at_once() -> None:
+    """Threads using different parameters at the same time do not see each other's settings
+    (c-blosc's global compressor/shuffle state is never used)."""
+    data = b"".join(CHUNKS[:12])
+    expected = {codec: codec.encode(data) for codec in CODECS}
+    counter = iter(range(1 << 30))
+    lock = threading.Lock()
+
+    def work() -> bool:
+        with lock:
+            codec = CODECS[next(counter) % len(CODECS)]
+        encoded = codec.encode(data)
+        return encoded == expected[codec] and Blosc().decode(encoded) == data
+
+    assert all(_run_in_threads(work, count=8, repeat=20))
+
+
+def test_decode_into_from_8_python_threads() -> None:
+    codec = Blosc("zstd", 5, "shuffle", 4)
+    data = b"".join(CHUNKS[:8])
+    encoded = codec.encode(data)
+
+    def work() -> bytes:
+        out = np.empty(len(data), np.uint8)
+        assert codec.decode_into(encoded, out) == len(data)
+        return out.tobytes()
+
+    assert all(r == data for r in _run_in_threads(work))
+
+
+def test_batches_from_8_python_threads() -> None:
+    codec = Blosc("lz4", 5, "shuffle", 4)
+    expected = codec.encode_batch(CHUNKS, threads=1)
+
+    def work() -> bool:
+        encoded = codec.encode_batch(CHUNKS, threads=4)
+        return encoded == expected and codec.decode_batch(encoded, threads=4) == CHUNKS
+
+    assert all(_run_in_threads(work, repeat=2))
+
+
+def test_errors_from_8_python_threads() -> None:
+    """Errors raised concurrently are each the right class (no shared error state)."""
+    codec = Blosc("lz4", 5, "shuffle", 4)
+    good = codec.encode(CHUNKS[1])
+    bad = good[:-1]
+
+    def work() -> tuple[bool, bool]:
+        try:
+            codec.decode(bad)
+        except CorruptInputError:
+            failed = True
+        else:
+            failed = False
+        return failed, codec.decode(good) == CHUNKS[1]
+
+    assert all(r == (True, True) for r in _run_in_threads(work))
+
+
+# -- fork ------------------------------------------------------------------------------------
+
+
+def _os_threads() -> int:
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("Threads:"))
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="counts threads in /proc")
+def test_batches_leave_no_threads_behind() -> None:
+    """Batch threads are scoped to the call, so fork after a batch copies no worker."""
+    codec = Blosc("zstd", 3, "shuffle", 4)
+    codec.decode_batch(codec.encode_batch(CHUNKS[:4], threads=2), threads=2)
+    before = _os_threads()
+    for _ in range(3):
+        assert codec.decode_batch(codec.encode_batch(CHUNKS, threads=8), threads=8) == CHUNKS
+    assert _os_threads() == before
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+@pytest.mark.skipif(sys.platform == "darwin", reason="fork without exec is unsafe on macOS")
+def test_works_in_a_forked_child() -> None:
+    """Use the codec (and its batch threads), fork, and use it again in the child."""
+    codecs = [Blosc("lz4", 5, "shuffle", 4), Blosc("zstd", 3, "bitshuffle", 2)]
+    data = b"".join(CHUNKS[:16])
+    expected = [c.encode(data) for c in codecs]
+    batches = [c.encode_batch(CHUNKS, threads=4) for c in codecs]
+    for c, batch in zip(codecs, batches, strict=True):
+        assert c.decode_batch(batch, threads=4) == CHUNKS
+
+    with warnings.catch_warnings():
+        # Python warns when the process has other OS threads: numpy's BLAS and blosc2 (when
+        # imported by other test modules) keep pools; this codec leaves none behind
+        # (test_batches_leave_no_threads_behind).
+        warnings.simplefilter("ignore", DeprecationWarning)
+        pid = os.fork()
+    if pid == 0:  # the child: never return into pytest
+        status = 1
+        try:
+            ok = all(c.encode(data) == e for c, e in zip(codecs, expected, strict=True))
+            ok = ok and all(c.decode(e) == data for c, e in zip(codecs, expected, strict=True))
+            ok = ok and all(
+                c.encode_batch(CHUNKS, threads=4) == b for c, b in zip(codecs, batches, strict=True)
+            )
+            ok = ok and all(
+                c.decode_batch(b, threads=4) == CHUNKS for c, b in zip(codecs, batches, strict=True)
+            )
+            try:
+                codecs[0].decode(expected[0][:-1])
+                ok = False
+            except CorruptInputError:
+                pass
+            status = 0 if ok else 3
+        except BaseException:
+            status = 2
+        finally:
+            os._exit(status)
+
+    deadline = time.monotonic() + 60
+    while True:
+        done, wait_status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        if time.monotonic() > deadline:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+            pytest.fail("the forked child hung (a lock held across fork?)")
+        time.sleep(0.01)
+    assert os.WIFEXITED(wait_status), f"child died: {wait_status!r}"
+    assert os.WEXITSTATUS(wait_status) == 0, {2: "raised", 3: "wrong results"}.get(
+        os.WEXITSTATUS(wait_status), "failed"
+    )
+    # The parent is unaffected.
+    assert codecs[0].decode_batch(batches[0], threads=4) == CHUNKS
