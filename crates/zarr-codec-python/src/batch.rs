@@ -2,6 +2,11 @@
 
 use std::sync::Mutex;
 
+use pyo3::prelude::*;
+use zarr_codec::CodecError;
+
+use crate::errors::to_py_err;
+
 /// Apply `work` to every item on up to `threads` threads and return the results in item order.
 ///
 /// Items are handed out one at a time from a shared queue, so chunks of uneven cost keep every
@@ -48,10 +53,17 @@ where
     indexed.into_iter().map(|(_, result)| result).collect()
 }
 
-/// Worker threads for a batch: `requested` if given, else one per available core.
-pub fn default_threads(requested: Option<usize>) -> usize {
-    requested
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, std::num::NonZero::get))
+/// Worker threads for a batch: `requested` (which must be at least 1), or one per core.
+///
+/// A count below 1 is a `ConfigurationError` naming `codec`.
+pub fn thread_count(py: Python<'_>, requested: Option<i64>, codec: &str) -> PyResult<usize> {
+    match requested {
+        None => Ok(std::thread::available_parallelism().map_or(1, std::num::NonZero::get)),
+        Some(n) => usize::try_from(n).ok().filter(|&n| n >= 1).ok_or_else(|| {
+            let message = format!("{codec}: threads must be a positive integer, got {n}");
+            to_py_err(py, &CodecError::configuration(message))
+        }),
+    }
 }
 
 #[cfg(test)]

@@ -68,6 +68,11 @@ impl BytesInput {
         }
     }
 
+    /// Views of every buffer in the iterable `chunks` (a batch).
+    pub fn all(chunks: &Bound<'_, PyAny>) -> PyResult<Vec<Self>> {
+        chunks.try_iter()?.map(|chunk| Self::new(&chunk?)).collect()
+    }
+
     /// Number of bytes.
     pub fn len(&self) -> usize {
         self.as_slice().len()

@@ -14,7 +14,7 @@ mod output;
 mod run;
 
 pub use array::{ArrayInput, NewArray, data_type_of, new_array};
-pub use batch::{default_threads, parallel_map};
+pub use batch::{parallel_map, thread_count};
 pub use errors::{IntoPyResult, to_py_err};
 pub use input::BytesInput;
 pub use output::{BytesOutput, UninitBytes, bytes_from_vec, new_bytes_with, numpy_from_vec};

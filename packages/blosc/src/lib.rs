@@ -10,7 +10,7 @@ use pyo3::types::{PyBytes, PyDict, PyList};
 use zarr_codec::{CodecError, Result as CodecResult};
 use zarr_codec_blosc::{Blosc, Compressor, Params, Shuffle};
 use zarr_codec_python::{
-    BytesInput, BytesOutput, UninitBytes, default_threads, parallel_map, run, to_py_err,
+    BytesInput, BytesOutput, UninitBytes, parallel_map, run, thread_count, to_py_err,
 };
 
 fn configuration_error(py: Python<'_>, message: String) -> PyErr {
@@ -141,25 +141,6 @@ fn frame_info<'py>(py: Python<'py>, data: &Bound<'py, PyAny>) -> PyResult<Bound<
     Ok(dict)
 }
 
-fn inputs(chunks: &Bound<'_, PyAny>) -> PyResult<Vec<BytesInput>> {
-    chunks
-        .try_iter()?
-        .map(|chunk| BytesInput::new(&chunk?))
-        .collect()
-}
-
-fn thread_count(py: Python<'_>, threads: Option<i64>) -> PyResult<usize> {
-    match threads {
-        None => Ok(default_threads(None)),
-        Some(n) => usize::try_from(n).ok().filter(|&n| n >= 1).ok_or_else(|| {
-            configuration_error(
-                py,
-                format!("blosc: threads must be a positive integer, got {n}"),
-            )
-        }),
-    }
-}
-
 /// Compress many buffers in parallel with the GIL released.
 #[pyfunction]
 #[pyo3(signature = (chunks, cname, clevel, shuffle, typesize, blocksize=0, threads=None))]
@@ -175,8 +156,8 @@ fn encode_batch<'py>(
     threads: Option<i64>,
 ) -> PyResult<Bound<'py, PyList>> {
     let params = params(py, cname, clevel, shuffle, typesize, blocksize, 1)?;
-    let inputs = inputs(chunks)?;
-    let threads = thread_count(py, threads)?;
+    let inputs = BytesInput::all(chunks)?;
+    let threads = thread_count(py, threads, "blosc")?;
     let mut slices: Vec<&[u8]> = inputs.iter().map(BytesInput::as_slice).collect();
     let encoded = run(py, || {
         parallel_map(&mut slices, threads, |input| {
@@ -197,8 +178,8 @@ fn decode_batch<'py>(
     limit: Option<usize>,
     threads: Option<i64>,
 ) -> PyResult<Bound<'py, PyList>> {
-    let inputs = inputs(chunks)?;
-    let threads = thread_count(py, threads)?;
+    let inputs = BytesInput::all(chunks)?;
+    let threads = thread_count(py, threads, "blosc")?;
     // Every header is validated (and its size checked against `limit`) before allocating.
     let mut outputs = Vec::with_capacity(inputs.len());
     for input in &inputs {

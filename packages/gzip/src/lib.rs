@@ -7,10 +7,10 @@ use std::mem::MaybeUninit;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
-use zarr_codec::{CodecError, ErrorKind, Result as CodecResult};
+use zarr_codec::{ErrorKind, Result as CodecResult};
 use zarr_codec_gzip::Level;
 use zarr_codec_python::{
-    BytesInput, BytesOutput, UninitBytes, default_threads, new_bytes_with, parallel_map, run,
+    BytesInput, BytesOutput, UninitBytes, new_bytes_with, parallel_map, run, thread_count,
 };
 
 fn level(py: Python<'_>, level: u32) -> PyResult<Level> {
@@ -97,25 +97,6 @@ fn max_encoded_size(py: Python<'_>, size: usize, level: u32) -> PyResult<usize> 
     run(py, || zarr_codec_gzip::max_encoded_size(size, level))
 }
 
-/// Views of every buffer in the iterable `chunks`.
-fn inputs(chunks: &Bound<'_, PyAny>) -> PyResult<Vec<BytesInput>> {
-    chunks
-        .try_iter()?
-        .map(|chunk| BytesInput::new(&chunk?))
-        .collect()
-}
-
-/// The number of worker threads: as asked (at least 1), or one per available core.
-fn thread_count(py: Python<'_>, threads: Option<i64>) -> PyResult<usize> {
-    match threads {
-        None => Ok(default_threads(None)),
-        Some(n) => usize::try_from(n).ok().filter(|&n| n >= 1).ok_or_else(|| {
-            let message = format!("gzip: threads must be a positive integer, got {n}");
-            zarr_codec_python::to_py_err(py, &CodecError::configuration(message))
-        }),
-    }
-}
-
 /// Compress many buffers in parallel with the GIL released.
 #[pyfunction]
 #[pyo3(signature = (chunks, level, threads=None))]
@@ -126,8 +107,8 @@ fn encode_batch<'py>(
     threads: Option<i64>,
 ) -> PyResult<Bound<'py, PyList>> {
     let level = self::level(py, level)?;
-    let inputs = inputs(chunks)?;
-    let threads = thread_count(py, threads)?;
+    let inputs = BytesInput::all(chunks)?;
+    let threads = thread_count(py, threads, "gzip")?;
     let mut slices: Vec<&[u8]> = inputs.iter().map(BytesInput::as_slice).collect();
     let encoded = run(py, || {
         parallel_map(&mut slices, threads, |input| {
@@ -176,8 +157,8 @@ fn decode_batch<'py>(
     limit: Option<usize>,
     threads: Option<i64>,
 ) -> PyResult<Bound<'py, PyList>> {
-    let inputs = inputs(chunks)?;
-    let threads = thread_count(py, threads)?;
+    let inputs = BytesInput::all(chunks)?;
+    let threads = thread_count(py, threads, "gzip")?;
     let mut outputs = inputs
         .iter()
         .map(|input| {
