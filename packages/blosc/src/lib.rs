@@ -34,13 +34,9 @@ fn params(
         .map_err(|_| configuration_error(py, format!("blosc: unknown shuffle {shuffle:?}")))?;
     let codec = Blosc::new(cname, clevel, Some(shuffle), Some(typesize), blocksize)
         .map_err(|err| to_py_err(py, &err))?;
-    let threads = i32::try_from(threads)
-        .ok()
-        .filter(|&t| t >= 1)
-        .ok_or_else(|| {
-            configuration_error(py, format!("blosc: threads must be >= 1, got {threads}"))
-        })?;
-    Ok(codec.params(typesize, threads))
+    // The shared check (positive), then c-blosc's int; more threads than that is no use.
+    let threads = thread_count(py, Some(threads), "blosc")?;
+    Ok(codec.params(typesize, i32::try_from(threads).unwrap_or(i32::MAX)))
 }
 
 /// Compress `data` (any buffer) into a c-blosc 1.x frame.
