@@ -26,6 +26,19 @@ const FLAG_RESERVED: u8 = 0x08;
 /// The internal compressors, by the code c-blosc stores in the top 3 flag bits.
 const COMPRESSOR_FORMATS: [&str; 5] = ["blosclz", "lz4", "snappy", "zlib", "zstd"];
 
+/// The most a compressed frame of `compressor` blocks can expand, as a ratio to its size,
+/// with room to spare over each format's real limit: LZ formats (blosclz, lz4, snappy) add at
+/// most 255 bytes of match per length byte (c-blosc reaches 250:1 on zeros); deflate's limit is
+/// 1032:1; zstd's run-length blocks reach 32768:1 (4 bytes per 128 KiB). A claim beyond it is
+/// a lie, refused before the output is allocated.
+fn max_expansion(compressor: &str) -> usize {
+    match compressor {
+        "zstd" => 1 << 16,
+        "zlib" => 1 << 11,
+        _ => 1 << 9,
+    }
+}
+
 /// What a validated header says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FrameInfo {
@@ -134,6 +147,13 @@ pub fn validate(input: &[u8]) -> Result<FrameInfo> {
             )));
         }
         return Ok(info);
+    }
+    let expansion = max_expansion(compressor);
+    if nbytes / expansion > cbytes {
+        return Err(corrupt(format!(
+            "a {cbytes}-byte frame cannot decode to {nbytes} bytes: {compressor} expands at \
+             most {expansion}:1"
+        )));
     }
     validate_block_table(input, &info)?;
     Ok(info)

@@ -274,7 +274,17 @@ pub fn encode_into(input: &[u8], params: &Params, out: &mut [u8]) -> Result<usiz
     // SAFETY: viewing initialised bytes as `MaybeUninit` is sound as long as only initialised
     // values are written through the view, and c-blosc only writes bytes.
     let view = unsafe { &mut *(std::ptr::from_mut(out) as *mut [MaybeUninit<u8>]) };
-    ffi::compress(input, view, params)
+    encode_into_uninit(input, params, view)
+}
+
+/// [`encode_into`] for storage that need not be initialised (at least
+/// [`max_encoded_size`] bytes); the first returned-count bytes are the frame.
+pub fn encode_into_uninit(
+    input: &[u8],
+    params: &Params,
+    out: &mut [MaybeUninit<u8>],
+) -> Result<usize> {
+    ffi::compress(input, out, params)
 }
 
 /// The largest frame `len` input bytes can become.
@@ -302,9 +312,14 @@ pub fn decode(input: &[u8], limit: Option<usize>) -> Result<Vec<u8>> {
 
 /// Decode into the first `nbytes` of `out`; returns `nbytes`.
 pub fn decode_into(input: &[u8], out: &mut [u8]) -> Result<usize> {
+    decode_into_threads(input, out, 1)
+}
+
+/// [`decode_into`] with `threads` c-blosc threads working on the frame's blocks.
+pub fn decode_into_threads(input: &[u8], out: &mut [u8], threads: c_int) -> Result<usize> {
     // SAFETY: as in `encode_into`: only initialised bytes are written through the view.
     let view = unsafe { &mut *(std::ptr::from_mut(out) as *mut [MaybeUninit<u8>]) };
-    decode_into_uninit(input, view, 1)
+    decode_into_uninit(input, view, threads)
 }
 
 /// [`decode_into`] for storage that need not be initialised, with `threads` c-blosc threads.

@@ -120,6 +120,24 @@ fn a_sixteen_byte_header_claiming_two_gib_allocates_nothing() {
 }
 
 #[test]
+fn claims_beyond_the_compressor_expansion_are_rejected() {
+    // A consistent one-block table padded to 1000 bytes: lz4 may claim up to 512:1.
+    let frame = |nbytes: u32| {
+        let mut frame = vec![2u8, 1, 0x21, 4];
+        for field in [nbytes, nbytes, 1000, 20] {
+            frame.extend_from_slice(&field.to_le_bytes());
+        }
+        frame.resize(1000, 0);
+        frame
+    };
+    let info = frame_info(&frame(512 * 1000 + 511)).expect("within the bound");
+    assert_eq!(info.nbytes, 512 * 1000 + 511);
+    let err = frame_info(&frame(512 * 1001)).expect_err("beyond the bound");
+    assert_eq!(err.kind(), ErrorKind::Corrupt);
+    assert!(err.to_string().contains("expands at most 512:1"), "{err}");
+}
+
+#[test]
 fn blosc2_frames_are_named() {
     let mut frame = valid_frame();
     frame[0] = 5;

@@ -100,6 +100,25 @@ impl<'py> UninitBytes<'py> {
     pub unsafe fn assume_init(self) -> Bound<'py, PyBytes> {
         self.object
     }
+
+    /// The first `written` bytes as a `bytes` object: this object itself when it is full, else
+    /// a copy of the prefix (a `bytes` cannot shrink under the stable ABI). Encoders that only
+    /// know a worst-case size use this, so incompressible input costs no copy at all.
+    ///
+    /// # Safety
+    ///
+    /// The first `written` bytes of [`UninitBytes::storage`] must have been written, and
+    /// `written` must be at most the allocated length.
+    pub unsafe fn assume_init_prefix(mut self, written: usize) -> Bound<'py, PyBytes> {
+        if written == self.len {
+            return self.object;
+        }
+        let py = self.object.py();
+        let prefix = &self.storage()[..written];
+        // SAFETY: the caller promises these `written` bytes are initialised.
+        let prefix = unsafe { &*(std::ptr::from_ref(prefix) as *const [u8]) };
+        PyBytes::new(py, prefix)
+    }
 }
 
 /// A new `bytes` object of exactly `len` bytes, filled by `fill` with the GIL released.

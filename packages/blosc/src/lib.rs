@@ -34,9 +34,7 @@ fn params(
         .map_err(|_| configuration_error(py, format!("blosc: unknown shuffle {shuffle:?}")))?;
     let codec = Blosc::new(cname, clevel, Some(shuffle), Some(typesize), blocksize)
         .map_err(|err| to_py_err(py, &err))?;
-    // The shared check (positive), then c-blosc's int; more threads than that is no use.
-    let threads = thread_count(py, Some(threads), "blosc")?;
-    Ok(codec.params(typesize, i32::try_from(threads).unwrap_or(i32::MAX)))
+    Ok(codec.params(typesize, internal_threads(py, threads)?))
 }
 
 /// Compress `data` (any buffer) into a c-blosc 1.x frame.
@@ -56,32 +54,19 @@ fn encode<'py>(
     let params = params(py, cname, clevel, shuffle, typesize, blocksize, threads)?;
     let input = BytesInput::new(data)?;
     let source = input.as_slice();
-    // The frame is only known to fit in `len + 16` bytes, and a `bytes` cannot shrink, so
-    // compress into this thread's reusable scratch buffer (no fresh pages per call) and copy
-    // out only the frame.
-    SCRATCH.with(|cell| {
-        let mut scratch = cell.borrow_mut();
-        let bound = zarr_codec_blosc::max_encoded_size(source.len());
-        if scratch.len() < bound {
-            scratch.resize(bound, 0);
-        }
-        let target = &mut scratch[..bound];
-        let written = run(py, || {
-            zarr_codec_blosc::encode_into(source, &params, target)
-        })?;
-        let frame = PyBytes::new(py, &scratch[..written]);
-        if scratch.len() > MAX_SCRATCH {
-            *scratch = Vec::new(); // do not keep an unusually large buffer alive
-        }
-        Ok(frame)
-    })
+    let mut output = UninitBytes::new(py, zarr_codec_blosc::max_encoded_size(source.len()))?;
+    let target = output.storage();
+    let written = run(py, || {
+        zarr_codec_blosc::encode_into_uninit(source, &params, target)
+    })?;
+    // SAFETY: c-blosc wrote the `written`-byte frame at the start of the storage.
+    Ok(unsafe { output.assume_init_prefix(written) })
 }
 
-/// Scratch buffers larger than this are released after use rather than kept per thread.
-const MAX_SCRATCH: usize = 64 << 20;
-
-thread_local! {
-    static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+/// c-blosc's int thread count from a Python argument, through the shared positive check.
+fn internal_threads(py: Python<'_>, threads: i64) -> PyResult<i32> {
+    let threads = thread_count(py, Some(threads), "blosc")?;
+    Ok(i32::try_from(threads).unwrap_or(i32::MAX))
 }
 
 /// Decode a frame; `limit` caps the decoded size.
@@ -91,8 +76,9 @@ fn decode<'py>(
     py: Python<'py>,
     data: &Bound<'py, PyAny>,
     limit: Option<usize>,
-    threads: i32,
+    threads: i64,
 ) -> PyResult<Bound<'py, PyBytes>> {
+    let threads = internal_threads(py, threads)?;
     let input = BytesInput::new(data)?;
     let bytes = input.as_slice();
     let info = zarr_codec_blosc::frame_info(bytes).map_err(|err| to_py_err(py, &err))?;
@@ -111,12 +97,19 @@ fn decode<'py>(
 
 /// Decode into the writable buffer `out`; returns the bytes written.
 #[pyfunction]
-fn decode_into(py: Python<'_>, data: &Bound<'_, PyAny>, out: &Bound<'_, PyAny>) -> PyResult<usize> {
+#[pyo3(signature = (data, out, threads=1))]
+fn decode_into(
+    py: Python<'_>,
+    data: &Bound<'_, PyAny>,
+    out: &Bound<'_, PyAny>,
+    threads: i64,
+) -> PyResult<usize> {
+    let threads = internal_threads(py, threads)?;
     let input = BytesInput::new(data)?;
     let mut output = BytesOutput::new(out)?;
     let target = output.as_mut_slice();
     run(py, || {
-        zarr_codec_blosc::decode_into(input.as_slice(), target)
+        zarr_codec_blosc::decode_into_threads(input.as_slice(), target, threads)
     })
 }
 
@@ -154,15 +147,32 @@ fn encode_batch<'py>(
     let params = params(py, cname, clevel, shuffle, typesize, blocksize, 1)?;
     let inputs = BytesInput::all(chunks)?;
     let threads = thread_count(py, threads, "blosc")?;
-    let mut slices: Vec<&[u8]> = inputs.iter().map(BytesInput::as_slice).collect();
-    let encoded = run(py, || {
-        parallel_map(&mut slices, threads, |input| {
-            zarr_codec_blosc::encode(input, &params)
+    // Each chunk compresses straight into a `bytes` of its worst-case size, as in `encode`.
+    let mut outputs = inputs
+        .iter()
+        .map(|input| UninitBytes::new(py, zarr_codec_blosc::max_encoded_size(input.len())))
+        .collect::<PyResult<Vec<_>>>()?;
+    let mut jobs: Vec<(&[u8], &mut [MaybeUninit<u8>])> = inputs
+        .iter()
+        .map(BytesInput::as_slice)
+        .zip(outputs.iter_mut().map(UninitBytes::storage))
+        .collect();
+    let written = run(py, || {
+        parallel_map(&mut jobs, threads, |(input, target)| {
+            zarr_codec_blosc::encode_into_uninit(input, &params, target)
         })
         .into_iter()
         .collect::<CodecResult<Vec<_>>>()
     })?;
-    PyList::new(py, encoded.iter().map(|chunk| PyBytes::new(py, chunk)))
+    drop(jobs);
+    // SAFETY: each compression succeeded and wrote its frame's `written` bytes at the start.
+    PyList::new(
+        py,
+        outputs
+            .into_iter()
+            .zip(written)
+            .map(|(output, written)| unsafe { output.assume_init_prefix(written) }),
+    )
 }
 
 /// Decode many frames in parallel with the GIL released, each straight into its result.

@@ -171,6 +171,33 @@ def test_thread_counts_below_one_are_configuration_errors(threads: int) -> None:
         Blosc("lz4", 5, "shuffle", 1).encode_batch([b"a"], threads=threads)
 
 
+@pytest.mark.parametrize("codec", CODECS, ids=repr)
+@pytest.mark.parametrize("internal", [2, 3, 8])
+def test_internal_threads_give_the_single_thread_frames(codec: Blosc, internal: int) -> None:
+    """c-blosc's own threads split one chunk's blocks. Decoding gives the same data through
+    decode and decode_into; an encoded frame has the same size and content but c-blosc stores
+    its blocks in the order the threads finish them, so only one thread is reproducible."""
+    data = b"".join(CHUNKS) * 4  # many blocks, so the threads really share the work
+    threaded = Blosc(
+        codec.cname, codec.clevel, codec.shuffle, codec.typesize, codec.blocksize, threads=internal
+    )
+    expected = codec.encode(data)
+    frame = threaded.encode(data)
+    assert len(frame) == len(expected)
+    assert codec.decode(frame) == data
+    assert threaded.decode(expected) == data
+    out = bytearray(len(data))
+    assert threaded.decode_into(expected, out) == len(data)
+    assert out == data
+    assert threaded != codec and threaded.threads == internal and codec.threads == 1
+
+
+@pytest.mark.parametrize("threads", [0, -1, 1.5, True])
+def test_internal_thread_count_must_be_positive(threads: Any) -> None:
+    with pytest.raises(ConfigurationError, match="threads"):
+        Blosc(threads=threads)
+
+
 def test_batch_rejects_non_buffers_before_working() -> None:
     with pytest.raises(TypeError):
         Blosc().encode_batch([b"a", "not bytes"])  # type: ignore[list-item]

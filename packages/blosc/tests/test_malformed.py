@@ -632,12 +632,44 @@ def test_huge_headers_are_refused(name: str) -> None:
 
 @pytest.mark.parametrize("compressor", [0, 1, 3, 4])
 def test_tiny_frame_claiming_2_gib_is_refused(compressor: int) -> None:
-    """Its header and table are consistent, so only c-blosc finds the first block corrupt."""
+    """Its header and table are consistent; the expansion bound refuses it before c-blosc."""
     frame = _huge_table_frame(compressor)
-    assert _blosc.frame_info(frame)["nbytes"] == HUGE
-    assert_rejected(frame, CodecError, room=16)  # decode_into: OutputSizeError
+    with pytest.raises(CorruptInputError, match="expands at most"):
+        _blosc.frame_info(frame)
+    assert_rejected(frame, CodecError, room=16)
     with pytest.raises(CorruptInputError):
         Blosc().decode(frame)
+
+
+#: The expansion bound of each compressor code (blosclz, lz4, snappy, zlib, zstd).
+EXPANSION = {0: 512, 1: 512, 2: 512, 3: 2048, 4: 65536}
+
+
+def _padded_one_block_frame(nbytes: int, cbytes: int, compressor: int) -> bytes:
+    """A frame with a consistent one-block table, padded to ``cbytes``."""
+    body = struct.pack("<I", HEADER_LEN + 4) + bytes(cbytes - HEADER_LEN - 4)
+    flags = FLAG_SHUFFLE | compressor << 5
+    return header(nbytes, cbytes, blocksize=min(nbytes, 1 << 28), flags=flags) + body
+
+
+@pytest.mark.parametrize("compressor", list(EXPANSION))
+def test_expansion_bound_is_exact(compressor: int) -> None:
+    """A claim up to the bound passes validation; one block more than it is refused."""
+    cbytes, ratio = 1000, EXPANSION[compressor]
+    largest = cbytes * ratio + ratio - 1  # nbytes // ratio == cbytes
+    info = _blosc.frame_info(_padded_one_block_frame(largest, cbytes, compressor))
+    assert info["nbytes"] == largest
+    with pytest.raises(CorruptInputError, match="expands at most"):
+        _blosc.frame_info(_padded_one_block_frame(largest + 1, cbytes, compressor))
+
+
+@pytest.mark.parametrize("cname", COMPRESSORS)
+@pytest.mark.parametrize("blocksize", [0, 1 << 16, 1 << 24])
+def test_expansion_bound_admits_the_most_compressible_data(cname: str, blocksize: int) -> None:
+    """Zeros at the highest level are as compressible as data gets; they still decode."""
+    data = bytes(32 << 20)
+    frame = Blosc(cname, 9, "shuffle", 8, blocksize).encode(data)
+    assert Blosc().decode(frame) == data
 
 
 PEAK_RSS_PRELUDE = """
@@ -711,17 +743,9 @@ def test_peak_rss_measurement_sees_a_real_allocation() -> None:
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="uses RLIMIT_AS")
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "bug: a 152-byte frame whose block table is consistent with nbytes = 2 GiB - 17 makes "
-        "decode reserve 2 GiB before c-blosc fails on the first block (RSS stays low because "
-        "the pages are never touched, but under an address-space limit it is a MemoryError, "
-        "not a CodecError); nbytes could be bounded by cbytes times the compressor's largest "
-        "ratio, or decode into a growing buffer"
-    ),
-)
 def test_tiny_frame_claiming_2_gib_under_an_address_space_limit() -> None:
+    """A tiny frame with a consistent block table claiming 2 GiB is refused by the expansion
+    bound before anything is reserved, so even a 1 GiB address-space limit sees a CodecError."""
     script = textwrap.dedent(f"""
         import resource, struct
         from zarr_codec import CodecError

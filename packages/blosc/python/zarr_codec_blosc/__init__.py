@@ -34,7 +34,12 @@ def _int(name: str, value: object, low: int, high: int) -> int:
 
 
 class Blosc(BytesBytesCodecBase):
-    """Blosc compression: ``cname`` inside ``blocksize``-byte blocks after a shuffle filter."""
+    """Blosc compression: ``cname`` inside ``blocksize``-byte blocks after a shuffle filter.
+
+    ``max_decoded_size`` caps what one frame may claim to decode to. ``threads`` is the
+    number of c-blosc threads working inside one chunk (default 1); with more than one,
+    encoded frames decode the same but their block order, and so their bytes, can vary.
+    """
 
     name: ClassVar[str] = "blosc"
     codec_id: ClassVar[str | None] = "blosc"
@@ -48,6 +53,7 @@ class Blosc(BytesBytesCodecBase):
         blocksize: int = 0,
         *,
         max_decoded_size: int | None = None,
+        threads: int = 1,
     ) -> None:
         if cname not in COMPRESSORS:
             raise ConfigurationError(
@@ -64,6 +70,10 @@ class Blosc(BytesBytesCodecBase):
         if max_decoded_size is not None:  # any larger limit means none
             max_decoded_size = min(_int("max_decoded_size", max_decoded_size, 0, 2**200), 2**62)
         self.max_decoded_size = max_decoded_size
+        # c-blosc's own threads inside one chunk (not metadata). One by default: c-blosc
+        # stores blocks in the order its threads finish them, so only one thread gives
+        # reproducible frames, and chunk-level parallelism (batches, zarr) is usually better.
+        self.threads = _int("threads", threads, 1, 1024)
 
     # -- configuration ---------------------------------------------------------------------
 
@@ -100,6 +110,7 @@ class Blosc(BytesBytesCodecBase):
             self.typesize,
             self.blocksize,
             self.max_decoded_size,
+            self.threads,
         )
 
     def __repr__(self) -> str:
@@ -118,6 +129,7 @@ class Blosc(BytesBytesCodecBase):
                 self.typesize,
                 self.blocksize,
                 self.max_decoded_size,
+                self.threads,
             ),
         )
 
@@ -129,6 +141,7 @@ class Blosc(BytesBytesCodecBase):
             self.typesize,
             self.blocksize,
             self.max_decoded_size,
+            self.threads,
         )
 
     @classmethod
@@ -172,7 +185,13 @@ class Blosc(BytesBytesCodecBase):
         typesize = self.typesize or item_size
         shuffle = self.shuffle or ("bitshuffle" if item_size == 1 else "shuffle")
         return _rebuild(
-            self.cname, self.clevel, shuffle, typesize, self.blocksize, self.max_decoded_size
+            self.cname,
+            self.clevel,
+            shuffle,
+            typesize,
+            self.blocksize,
+            self.max_decoded_size,
+            self.threads,
         )
 
     def _resolved(self, data: Buffer) -> tuple[str, int]:
@@ -186,15 +205,17 @@ class Blosc(BytesBytesCodecBase):
     def encode(self, data: Buffer) -> bytes:
         """Compress ``data``; unset typesize/shuffle follow its item size."""
         shuffle, typesize = self._resolved(data)
-        return _blosc.encode(data, self.cname, self.clevel, shuffle, typesize, self.blocksize)
+        return _blosc.encode(
+            data, self.cname, self.clevel, shuffle, typesize, self.blocksize, self.threads
+        )
 
     def decode(self, data: Buffer) -> bytes:
         """Decompress one frame (validated first)."""
-        return _blosc.decode(data, self.max_decoded_size)
+        return _blosc.decode(data, self.max_decoded_size, self.threads)
 
     def decode_into(self, data: Buffer, out: Buffer) -> int:
         """Decompress into ``out``; ``OutputSizeError`` if it is too small."""
-        return _blosc.decode_into(data, out)
+        return _blosc.decode_into(data, out, self.threads)
 
     def max_encoded_size(self, decoded_size: int) -> int:
         """A frame is at most 16 bytes larger than its data."""
@@ -220,5 +241,14 @@ def _rebuild(
     typesize: int | None,
     blocksize: int,
     max_decoded_size: int | None,
+    threads: int = 1,
 ) -> Blosc:
-    return Blosc(cname, clevel, shuffle, typesize, blocksize, max_decoded_size=max_decoded_size)
+    return Blosc(
+        cname,
+        clevel,
+        shuffle,
+        typesize,
+        blocksize,
+        max_decoded_size=max_decoded_size,
+        threads=threads,
+    )
