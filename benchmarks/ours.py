@@ -22,6 +22,7 @@ from benchmarks.peers import (
     Provider,
     blosc_group,
     gzip_group,
+    single_threaded_numcodecs,
 )
 
 BATCH_CHUNKS = 64
@@ -95,11 +96,13 @@ def _blosc() -> CaseFactory:
         out: list[Case] = []
         for cname in BLOSC_CNAMES:
             for shuffle in BLOSC_SHUFFLES:
-                codec = Blosc(cname, BLOSC_CLEVEL, shuffle, data.dtype.itemsize)
                 group = blosc_group(cname, shuffle=shuffle)
-                out += round_trip_cases(
-                    "zarr-codec-blosc", group, dataset, data, codec.encode, codec.decode
-                )
+                for threads in (1, 2):
+                    codec = Blosc(
+                        cname, BLOSC_CLEVEL, shuffle, data.dtype.itemsize, threads=threads
+                    )
+                    label = "zarr-codec-blosc" + ("" if threads == 1 else f" {threads} threads")
+                    out += round_trip_cases(label, group, dataset, data, codec.encode, codec.decode)
         out += _blosc_batch_cases(dataset, data)
         return out
 
@@ -126,12 +129,18 @@ def _blosc_batch_cases(dataset: str, data: npt.NDArray[Any]) -> list[Case]:
     def loop() -> object:
         return [theirs.decode(e) for e in encoded]
 
+    single = single_threaded_numcodecs(theirs.decode)
+
+    def loop_single() -> object:
+        return [single(e) for e in encoded]
+
     def batch() -> object:
         return ours.decode_batch(encoded, threads=2)
 
     group = blosc_batch_group()
     return [
         Case("numcodecs loop", dataset, "decode", loop, data.nbytes, group, size),
+        Case("numcodecs loop, 1 thread", dataset, "decode", loop_single, data.nbytes, group, size),
         Case(
             "zarr-codec-blosc batch, 2 threads", dataset, "decode", batch, data.nbytes, group, size
         ),

@@ -136,6 +136,21 @@ def _isal() -> CaseFactory:
     return cases
 
 
+def single_threaded_numcodecs(call: Callable[[Buffer], Any]) -> Callable[[Buffer], Any]:
+    """``call`` with numcodecs' blosc threads off, as zarr-python runs it (from worker threads,
+    where numcodecs never starts blosc threads; zarr also sets ``use_threads = False``)."""
+    from numcodecs import blosc
+
+    def single(data: Buffer) -> Any:
+        blosc.use_threads = False
+        try:
+            return call(data)
+        finally:
+            blosc.use_threads = None
+
+    return single
+
+
 def _numcodecs_blosc() -> CaseFactory:
     from numcodecs import Blosc
 
@@ -145,8 +160,17 @@ def _numcodecs_blosc() -> CaseFactory:
             for shuffle, code in BLOSC_SHUFFLES.items():
                 codec = Blosc(cname=cname, clevel=BLOSC_CLEVEL, shuffle=code)
                 group = blosc_group(cname, shuffle=shuffle)
+                # Its default: blosc threads (one per core, up to 8) from the main thread.
                 out += round_trip_cases(
                     "numcodecs", group, dataset, data, codec.encode, codec.decode
+                )
+                out += round_trip_cases(
+                    "numcodecs 1 thread",
+                    group,
+                    dataset,
+                    data,
+                    single_threaded_numcodecs(codec.encode),
+                    single_threaded_numcodecs(codec.decode),
                 )
         return out
 
