@@ -1,0 +1,168 @@
+//! A cast bound to its source and target data types: the thing that runs over arrays.
+
+use zarr_codec::{CodecError, DataType, Result};
+
+use crate::numeric::{Numeric, Rules, Scalar, decode};
+use crate::scalar_map::ScalarMap;
+use crate::{OutOfRange, Rounding, kernels};
+
+/// One direction of a `cast_value` codec for one pair of data types, ready to run.
+///
+/// Elements are native-endian, one per [`DataType::size`] bytes (the sub-byte types take a
+/// byte each, signed ones sign-extended).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CastPlan {
+    from: DataType,
+    to: DataType,
+    source: Numeric,
+    rules: Rules,
+    map: ScalarMap,
+}
+
+impl CastPlan {
+    /// A plan casting `from` to `to` with these rules. `Unsupported` for types that are not
+    /// integers or floats; `Configuration` for `wrap` into a float type.
+    pub fn new(
+        from: DataType,
+        to: DataType,
+        rounding: Rounding,
+        out_of_range: Option<OutOfRange>,
+        map: ScalarMap,
+    ) -> Result<Self> {
+        let source = Numeric::of(from)?;
+        let target = Numeric::of(to)?;
+        if out_of_range == Some(OutOfRange::Wrap) && !matches!(target, Numeric::Int { .. }) {
+            return Err(CodecError::configuration(format!(
+                "cast_value: out_of_range \"wrap\" needs an integer target, not {to}"
+            )));
+        }
+        Ok(Self {
+            from,
+            to,
+            source,
+            rules: Rules {
+                target,
+                rounding,
+                out_of_range,
+            },
+            map,
+        })
+    }
+
+    /// The source data type.
+    pub fn from(&self) -> DataType {
+        self.from
+    }
+
+    /// The target data type.
+    pub fn to(&self) -> DataType {
+        self.to
+    }
+
+    /// The conversion rules (target, rounding, out of range).
+    pub fn rules(&self) -> &Rules {
+        &self.rules
+    }
+
+    /// The scalar map applied first.
+    pub fn map(&self) -> &ScalarMap {
+        &self.map
+    }
+
+    /// Casts one element given as its bits (low bits of the native value).
+    pub fn cast_bits(&self, bits: u64) -> Result<u64> {
+        let value = decode(bits, self.source);
+        self.cast_scalar(value)
+    }
+
+    /// Casts one exact value: the map first, then the rules.
+    pub fn cast_scalar(&self, value: Scalar) -> Result<u64> {
+        if let Some(mapped) = self.map.get(value) {
+            return Ok(mapped);
+        }
+        self.rules.convert(value)
+    }
+
+    /// Casts every element of `input` into `output`, which must hold exactly as many elements
+    /// of the target type (`OutputSize` otherwise; nothing is written then). On an element
+    /// the rules refuse, the error names it and `output` is partly written.
+    pub fn apply(&self, input: &[u8], output: &mut [u8]) -> Result<()> {
+        let (in_size, out_size) = (self.from.size(), self.to.size());
+        if !input.len().is_multiple_of(in_size) {
+            return Err(CodecError::corrupt(format!(
+                "cast_value: {} bytes is not a whole number of {} elements",
+                input.len(),
+                self.from
+            )));
+        }
+        let count = input.len() / in_size;
+        let expected = count.checked_mul(out_size).ok_or_else(|| {
+            CodecError::out_of_range("cast_value: the output would not fit in memory")
+        })?;
+        if output.len() != expected {
+            return Err(CodecError::OutputSize {
+                expected,
+                actual: output.len(),
+            });
+        }
+        if kernels::apply(self, input, output)? {
+            return Ok(());
+        }
+        self.apply_slow(input, output)
+    }
+
+    /// Casts into a new buffer.
+    pub fn apply_to_vec(&self, input: &[u8]) -> Result<Vec<u8>> {
+        let count = input.len() / self.from.size();
+        let mut output = vec![0; count * self.to.size()];
+        self.apply(input, &mut output)?;
+        Ok(output)
+    }
+
+    /// The exact path, element by element (also what the fast kernels fall back to).
+    pub(crate) fn apply_slow(&self, input: &[u8], output: &mut [u8]) -> Result<()> {
+        let (in_size, out_size) = (self.from.size(), self.to.size());
+        for (source, target) in input
+            .chunks_exact(in_size)
+            .zip(output.chunks_exact_mut(out_size))
+        {
+            let bits = self.cast_bits(read_bits(source))?;
+            write_bits(bits, target);
+        }
+        Ok(())
+    }
+}
+
+/// The native-endian element in `bytes` (1 to 8 of them) as the low bits of a `u64`.
+pub(crate) fn read_bits(bytes: &[u8]) -> u64 {
+    let mut buffer = [0u8; 8];
+    if cfg!(target_endian = "little") {
+        buffer[..bytes.len()].copy_from_slice(bytes);
+        u64::from_le_bytes(buffer)
+    } else {
+        buffer[8 - bytes.len()..].copy_from_slice(bytes);
+        u64::from_be_bytes(buffer)
+    }
+}
+
+/// Writes the low `target.len()` bytes of `bits` in native order.
+pub(crate) fn write_bits(bits: u64, target: &mut [u8]) {
+    let len = target.len();
+    if cfg!(target_endian = "little") {
+        target.copy_from_slice(&bits.to_le_bytes()[..len]);
+    } else {
+        target.copy_from_slice(&bits.to_be_bytes()[8 - len..]);
+    }
+}
+
+impl CastPlan {
+    /// The exact value of a source element given as bits.
+    pub fn cast_source_scalar(&self, bits: u64) -> Scalar {
+        decode(bits, self.source)
+    }
+
+    /// The exact value of a target element given as bits.
+    pub fn target_scalar(&self, bits: u64) -> Scalar {
+        decode(bits, self.rules.target)
+    }
+}
