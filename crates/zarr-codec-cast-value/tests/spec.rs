@@ -1,4 +1,5 @@
 //! The specification's examples and rules, one test each, plus the JSON form.
+#![allow(clippy::float_cmp, clippy::unwrap_used, clippy::similar_names)] // exact casts: exact comparisons
 
 use serde_json::{Value, json};
 use zarr_codec::json::ZarrFormat;
@@ -359,25 +360,25 @@ fn scalar_map_entries_must_fit_their_types() {
         ((json!(1), json!(1e10)), DataType::Int32, DataType::Float16),
         ((json!("nan"), json!(1)), DataType::Float32, DataType::Int8),
     ] {
-        let err = ScalarMap::parse(&[pair.clone()], from, to).expect_err("invalid");
+        let err = ScalarMap::parse(std::slice::from_ref(&pair), from, to).expect_err("invalid");
         assert_eq!(err.kind(), ErrorKind::Configuration, "{pair:?}");
     }
 }
 
-fn config(configuration: Value) -> Value {
+fn config(configuration: &Value) -> Value {
     json!({"name": "cast_value", "configuration": configuration})
 }
 
 #[test]
 fn json_round_trips_and_omits_defaults() {
-    let minimal = config(json!({"data_type": "uint8"}));
+    let minimal = config(&json!({"data_type": "uint8"}));
     let codec = CastValue::from_json(&minimal, ZarrFormat::V3).expect("minimal");
     assert_eq!(codec.to_json(ZarrFormat::V3).expect("json"), minimal);
     // An explicit default rounding is written the way zarr-python writes it: omitted.
-    let explicit = config(json!({"data_type": "uint8", "rounding": "nearest-even"}));
+    let explicit = config(&json!({"data_type": "uint8", "rounding": "nearest-even"}));
     let codec = CastValue::from_json(&explicit, ZarrFormat::V3).expect("explicit");
     assert_eq!(codec.to_json(ZarrFormat::V3).expect("json"), minimal);
-    let full = config(json!({
+    let full = config(&json!({
         "data_type": "int16",
         "rounding": "towards-negative",
         "out_of_range": "clamp",
@@ -392,26 +393,26 @@ fn json_round_trips_and_omits_defaults() {
 #[test]
 fn invalid_json_is_a_configuration_error() {
     for bad in [
-        config(json!({})),
-        config(json!({"data_type": "uint8", "extra": 1})),
-        config(json!({"data_type": "uint8", "rounding": "nearest"})),
-        config(json!({"data_type": "uint8", "out_of_range": "saturate"})),
-        config(json!({"data_type": "float32", "out_of_range": "wrap"})),
-        config(json!({"data_type": "bool"})),
-        config(json!({"data_type": "complex64"})),
-        config(json!({"data_type": "nonsense"})),
-        config(json!({"data_type": "uint8", "scalar_map": {"both": []}})),
-        config(json!({"data_type": "uint8", "scalar_map": {"encode": [[1]]}})),
-        config(json!({"data_type": "uint8", "scalar_map": {"encode": [[1, 2, 3]]}})),
-        config(json!({"data_type": "uint8", "scalar_map": {"encode": {"1": 2}}})),
-        config(json!({"data_type": "uint8", "scalar_map": {"decode": [[300, 1]]}})),
+        config(&json!({})),
+        config(&json!({"data_type": "uint8", "extra": 1})),
+        config(&json!({"data_type": "uint8", "rounding": "nearest"})),
+        config(&json!({"data_type": "uint8", "out_of_range": "saturate"})),
+        config(&json!({"data_type": "float32", "out_of_range": "wrap"})),
+        config(&json!({"data_type": "bool"})),
+        config(&json!({"data_type": "complex64"})),
+        config(&json!({"data_type": "nonsense"})),
+        config(&json!({"data_type": "uint8", "scalar_map": {"both": []}})),
+        config(&json!({"data_type": "uint8", "scalar_map": {"encode": [[1]]}})),
+        config(&json!({"data_type": "uint8", "scalar_map": {"encode": [[1, 2, 3]]}})),
+        config(&json!({"data_type": "uint8", "scalar_map": {"encode": {"1": 2}}})),
+        config(&json!({"data_type": "uint8", "scalar_map": {"decode": [[300, 1]]}})),
         json!({"name": "cast_value"}),
         json!({"name": "other", "configuration": {"data_type": "uint8"}}),
     ] {
         let err = CastValue::from_json(&bad, ZarrFormat::V3).expect_err("invalid");
         assert_eq!(err.kind(), ErrorKind::Configuration, "{bad}");
     }
-    let err = CastValue::from_json(&config(json!({"data_type": "uint8"})), ZarrFormat::V2)
+    let err = CastValue::from_json(&config(&json!({"data_type": "uint8"})), ZarrFormat::V2)
         .expect_err("v2");
     assert_eq!(err.kind(), ErrorKind::Unsupported);
 }
