@@ -1,0 +1,190 @@
+"""The Zarr ``cast_value`` codec: casts each element's value to another integer or float
+data type, exactly as the specification orders it, with a Rust core.
+
+``CastValue`` is a plain Python class holding its configuration (so it pickles, copies and
+compares as a value); the casting runs in the compiled ``_cast_value`` module with the GIL
+released. Every element is converted from its exact value, rounded once: no double rounding
+through an intermediate type. Element errors (a value out of range with no ``out_of_range``,
+NaN into an integer type) raise ``zarr_codec.OutOfRangeError``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, ClassVar, Literal
+
+import numpy as np
+from zarr_codec import (
+    ArrayArrayCodecBase,
+    ChunkSpec,
+    ConfigurationError,
+    DataType,
+    UnsupportedError,
+)
+from zarr_codec.fill_value import fill_value_from_json
+
+from zarr_codec_cast_value import _cast_value
+
+__all__ = ["ROUNDING_MODES", "CastValue"]
+__version__ = "0.1.0"
+
+#: The ``rounding`` values, the first being the default.
+ROUNDING_MODES = (
+    "nearest-even",
+    "towards-zero",
+    "towards-positive",
+    "towards-negative",
+    "nearest-away",
+)
+
+Direction = Literal["encode", "decode"]
+ScalarPairs = Iterable[Sequence[Any]] | Mapping[Any, Any]
+
+
+def _pairs(direction: str, entries: ScalarPairs) -> list[list[Any]]:
+    items = entries.items() if isinstance(entries, Mapping) else entries
+    pairs = []
+    for entry in items:
+        if isinstance(entry, str | bytes) or len(entry) != 2:
+            raise ConfigurationError(
+                f"cast_value: scalar_map {direction} entries must be [input, output] pairs, "
+                f"got {entry!r}"
+            )
+        pairs.append([entry[0], entry[1]])
+    return pairs
+
+
+class CastValue(ArrayArrayCodecBase):
+    """Cast elements to ``data_type`` when encoding, and back to the array's type when decoding.
+
+    ``rounding`` is one of :data:`ROUNDING_MODES`; ``out_of_range`` is ``None`` (an error),
+    ``"clamp"`` or ``"wrap"`` (integer targets only); ``scalar_map`` maps ``"encode"`` and
+    ``"decode"`` to ``[input, output]`` pairs in fill-value JSON (``"NaN"``, ``"Infinity"``,
+    hex floats), applied before any other rule.
+    """
+
+    name: ClassVar[str] = "cast_value"
+    codec_id: ClassVar[str | None] = None
+
+    def __init__(
+        self,
+        data_type: str | DataType,
+        rounding: str = "nearest-even",
+        out_of_range: str | None = None,
+        scalar_map: Mapping[str, ScalarPairs] | None = None,
+    ) -> None:
+        name = data_type.name if isinstance(data_type, DataType) else data_type
+        config: dict[str, Any] = {"data_type": name}
+        if rounding != "nearest-even":
+            config["rounding"] = rounding
+        if out_of_range is not None:
+            config["out_of_range"] = out_of_range
+        if scalar_map is not None:
+            if not isinstance(scalar_map, Mapping):
+                raise ConfigurationError("cast_value: scalar_map must be a mapping")
+            config["scalar_map"] = {
+                direction: _pairs(direction, entries) for direction, entries in scalar_map.items()
+            }
+        self._json = json.dumps({"name": "cast_value", "configuration": config})
+        try:
+            _cast_value.check_configuration(self._json)
+        except (TypeError, ValueError) as err:  # e.g. a scalar JSON cannot encode
+            if isinstance(err, ConfigurationError):
+                raise
+            raise ConfigurationError(f"cast_value: {err}") from None
+        self._config = config
+        self.data_type = DataType.from_name(name)
+        self.rounding = rounding
+        self.out_of_range = out_of_range
+        self._plans: dict[tuple[str, str], _cast_value.Plan] = {}
+
+    # -- configuration ---------------------------------------------------------------------
+
+    @property
+    def scalar_map(self) -> dict[str, list[list[Any]]] | None:
+        """The scalar map as configured (lists of ``[input, output]`` pairs)."""
+        scalar_map: dict[str, list[list[Any]]] | None = self._config.get("scalar_map")
+        return None if scalar_map is None else json.loads(json.dumps(scalar_map))
+
+    def configuration(self) -> dict[str, Any]:
+        config: dict[str, Any] = json.loads(json.dumps(self._config))
+        return config
+
+    @classmethod
+    def from_configuration(cls, config: dict[str, Any]) -> CastValue:
+        _cast_value.check_configuration(json.dumps({"name": cls.name, "configuration": config}))
+        return cls(**config)
+
+    @classmethod
+    def from_v2_configuration(cls, config: dict[str, Any]) -> CastValue:
+        raise UnsupportedError("cast_value has no Zarr v2 form (numcodecs has no such codec)")
+
+    def v2_configuration(self) -> dict[str, Any]:
+        raise UnsupportedError("cast_value has no Zarr v2 form (numcodecs has no such codec)")
+
+    def _identity(self) -> tuple[Any, ...]:
+        return (type(self), self._json)
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{key}={value!r}" for key, value in self._config.items())
+        return f"CastValue({args})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuild, (self._config,))
+
+    def __copy__(self) -> CastValue:
+        return _rebuild(self._config)
+
+    # -- codec -----------------------------------------------------------------------------
+
+    def plan(self, data_type: DataType, direction: Direction) -> _cast_value.Plan:
+        """The compiled plan for arrays of ``data_type`` in one direction (cached)."""
+        key = (data_type.name, direction)
+        plan = self._plans.get(key)
+        if plan is None:
+            ours, theirs = self.data_type.numpy_dtype, data_type.numpy_dtype
+            source, target = (theirs, ours) if direction == "encode" else (ours, theirs)
+            plan = _cast_value.Plan(self._json, source, target, direction)
+            self._plans[key] = plan
+        return plan
+
+    def resolve(self, spec: ChunkSpec) -> ChunkSpec:
+        """The encoded spec: ``data_type``, and the fill value cast (it must round-trip)."""
+        fill = _cast_value.encoded_fill_value(
+            self._json, spec.data_type.name, json.dumps(spec.fill_value_json())
+        )
+        return ChunkSpec(
+            spec.shape, self.data_type, fill_value_from_json(json.loads(fill), self.data_type)
+        )
+
+    def encode(self, array: Any, spec: ChunkSpec) -> np.ndarray[Any, Any]:
+        """Cast ``array`` (of ``spec``'s data type) to ``data_type``."""
+        return self.plan(spec.data_type, "encode").apply(array)
+
+    def decode(self, array: Any, spec: ChunkSpec) -> np.ndarray[Any, Any]:
+        """Cast ``array`` (of ``data_type``) back to ``spec``'s data type."""
+        return self.plan(spec.data_type, "decode").apply(array)
+
+    def decode_into(self, array: Any, spec: ChunkSpec, out: Any) -> None:
+        """Decode straight into ``out`` (C-contiguous), or through a copy for other layouts."""
+        if isinstance(out, np.ndarray) and out.flags.c_contiguous and out.flags.writeable:
+            self.plan(spec.data_type, "decode").apply_into(array, out)
+        else:
+            out[...] = self.decode(array, spec)
+
+    def encode_batch(
+        self, chunks: Sequence[Any], spec: ChunkSpec, threads: int | None = None
+    ) -> list[np.ndarray[Any, Any]]:
+        """Encode many chunks of ``spec``'s data type in parallel (GIL released)."""
+        return self.plan(spec.data_type, "encode").apply_batch(chunks, threads)
+
+    def decode_batch(
+        self, chunks: Sequence[Any], spec: ChunkSpec, threads: int | None = None
+    ) -> list[np.ndarray[Any, Any]]:
+        """Decode many chunks back to ``spec``'s data type in parallel (GIL released)."""
+        return self.plan(spec.data_type, "decode").apply_batch(chunks, threads)
+
+
+def _rebuild(config: dict[str, Any]) -> CastValue:
+    return CastValue(**config)

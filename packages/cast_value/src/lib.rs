@@ -1,0 +1,202 @@
+//! `zarr_codec_cast_value._cast_value`: the compiled half of the `zarr-codec-cast-value` wheel.
+//!
+//! A [`Plan`] is one direction of a configured codec bound to the array's data type, built
+//! once and reused for every chunk; its methods release the GIL while casting.
+
+use numpy::{PyArrayDescr, PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
+use pyo3::prelude::*;
+use pyo3::types::PyList;
+use zarr_codec::json::ZarrFormat;
+use zarr_codec::{CodecError, CodecFromJson, DataType, FillValue, Result as CodecResult};
+use zarr_codec_cast_value::{CastPlan, CastValue, Direction};
+use zarr_codec_python::{
+    ArrayInput, BytesOutput, IntoPyResult, NewArray, data_type_of, new_array, parallel_map, run,
+    thread_count, to_py_err,
+};
+
+fn codec_from(configuration: &str) -> CodecResult<CastValue> {
+    let json: serde_json::Value = serde_json::from_str(configuration)
+        .map_err(|err| CodecError::configuration(format!("cast_value: invalid JSON: {err}")))?;
+    CastValue::from_json(&json, ZarrFormat::V3)
+}
+
+/// One direction of a `cast_value` codec for one array data type.
+#[pyclass(frozen, module = "zarr_codec_cast_value._cast_value")]
+struct Plan {
+    inner: CastPlan,
+    target: Py<PyArrayDescr>,
+}
+
+#[pymethods]
+impl Plan {
+    /// `configuration`: the codec's v3 JSON (a string); `source`/`target`: the numpy dtypes
+    /// cast from and to; `direction`: `"encode"` (source is the array's type) or `"decode"`.
+    #[new]
+    fn new(
+        py: Python<'_>,
+        configuration: &str,
+        source: &Bound<'_, PyArrayDescr>,
+        target: &Bound<'_, PyArrayDescr>,
+        direction: &str,
+    ) -> PyResult<Self> {
+        let codec = codec_from(configuration).into_py_result(py)?;
+        let (from, to) = (data_type_of(source)?, data_type_of(target)?);
+        let (direction, array_type, codec_type) = match direction {
+            "encode" => (Direction::Encode, from, to),
+            "decode" => (Direction::Decode, to, from),
+            other => {
+                let message =
+                    format!("cast_value: direction must be encode or decode, not {other:?}");
+                return Err(to_py_err(py, &CodecError::configuration(message)));
+            }
+        };
+        if codec_type != codec.data_type() {
+            let message = format!(
+                "cast_value: the codec's data_type is {}, not {codec_type}",
+                codec.data_type()
+            );
+            return Err(to_py_err(py, &CodecError::configuration(message)));
+        }
+        let inner = codec.plan(array_type, direction).into_py_result(py)?;
+        Ok(Self {
+            inner,
+            target: target.clone().unbind(),
+        })
+    }
+
+    /// Cast `array` (any numpy array of the source type, any layout or byte order) into a new
+    /// C-ordered array of the target type and the same shape.
+    fn apply<'py>(
+        &self,
+        py: Python<'py>,
+        array: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyUntypedArray>> {
+        let input = self.input(array)?;
+        let mut output = new_array(self.target.bind(py), input.shape())?;
+        let (source, target) = (input.as_bytes(), output.as_mut_bytes());
+        run(py, || self.inner.apply(source, target))?;
+        Ok(output.into_array())
+    }
+
+    /// Cast `array` into `out`: a writable, C-contiguous numpy array of the target type with
+    /// as many elements.
+    fn apply_into(
+        &self,
+        py: Python<'_>,
+        array: &Bound<'_, PyAny>,
+        out: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        let input = self.input(array)?;
+        let out_array = out.cast::<PyUntypedArray>().map_err(|_| {
+            to_py_err(
+                py,
+                &CodecError::configuration("cast_value: out must be a numpy array"),
+            )
+        })?;
+        let out_type = data_type_of(&out_array.dtype())?;
+        if out_type != self.inner.to() || out_array.dtype().is_native_byteorder() == Some(false) {
+            let message = format!(
+                "cast_value: out must be a native-order {} array, not {out_type}",
+                self.inner.to()
+            );
+            return Err(to_py_err(py, &CodecError::configuration(message)));
+        }
+        let mut output = BytesOutput::new(out)?;
+        let (source, target) = (input.as_bytes(), output.as_mut_slice());
+        run(py, || self.inner.apply(source, target))
+    }
+
+    /// Cast every array of `arrays` in parallel (GIL released); the results in order.
+    #[pyo3(signature = (arrays, threads=None))]
+    fn apply_batch<'py>(
+        &self,
+        py: Python<'py>,
+        arrays: &Bound<'py, PyAny>,
+        threads: Option<i64>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let threads = thread_count(py, threads, "cast_value")?;
+        let inputs = arrays
+            .try_iter()?
+            .map(|array| self.input(&array?))
+            .collect::<PyResult<Vec<_>>>()?;
+        let mut outputs = inputs
+            .iter()
+            .map(|input| new_array(self.target.bind(py), input.shape()))
+            .collect::<PyResult<Vec<_>>>()?;
+        let mut jobs: Vec<(&[u8], &mut [u8])> = inputs
+            .iter()
+            .map(ArrayInput::as_bytes)
+            .zip(outputs.iter_mut().map(NewArray::as_mut_bytes))
+            .collect();
+        run(py, || {
+            parallel_map(&mut jobs, threads, |(source, target)| {
+                self.inner.apply(source, target)
+            })
+            .into_iter()
+            .collect::<CodecResult<Vec<()>>>()
+        })?;
+        drop(jobs);
+        PyList::new(py, outputs.into_iter().map(NewArray::into_array))
+    }
+
+    /// The source data type's name.
+    #[getter]
+    fn source(&self) -> &'static str {
+        self.inner.from().name()
+    }
+
+    /// The target data type's name.
+    #[getter]
+    fn target(&self) -> &'static str {
+        self.inner.to().name()
+    }
+}
+
+impl Plan {
+    fn input<'py>(&self, array: &Bound<'py, PyAny>) -> PyResult<ArrayInput<'py>> {
+        let input = ArrayInput::new(array)?;
+        if input.data_type() != self.inner.from() {
+            let message = format!(
+                "cast_value: expected a {} array, got {}",
+                self.inner.from(),
+                input.data_type()
+            );
+            return Err(to_py_err(array.py(), &CodecError::configuration(message)));
+        }
+        Ok(input)
+    }
+}
+
+/// Check a codec's v3 JSON (a string); raises `ConfigurationError` when invalid.
+#[pyfunction]
+fn check_configuration(py: Python<'_>, configuration: &str) -> PyResult<()> {
+    codec_from(configuration).into_py_result(py).map(|_| ())
+}
+
+/// The encoded array's fill value (v3 JSON, as a string) for an array of `data_type` whose
+/// fill value is `fill` (JSON string); `ConfigurationError` when it cannot round-trip.
+#[pyfunction]
+fn encoded_fill_value(
+    py: Python<'_>,
+    configuration: &str,
+    data_type: &str,
+    fill: &str,
+) -> PyResult<String> {
+    let result = (|| {
+        let codec = codec_from(configuration)?;
+        let data_type = DataType::from_name(data_type)?;
+        let fill: serde_json::Value = serde_json::from_str(fill)
+            .map_err(|err| CodecError::configuration(format!("invalid fill value JSON: {err}")))?;
+        let fill = FillValue::from_json(&fill, data_type)?;
+        Ok(codec.encoded_fill_value(&fill)?.to_json().to_string())
+    })();
+    result.into_py_result(py)
+}
+
+#[pymodule]
+fn _cast_value(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    module.add_class::<Plan>()?;
+    module.add_function(wrap_pyfunction!(check_configuration, module)?)?;
+    module.add_function(wrap_pyfunction!(encoded_fill_value, module)?)?;
+    Ok(())
+}
