@@ -16,6 +16,10 @@
 //! On x86-64 the kernels are compiled twice, for the baseline and for AVX2 (chosen at run time),
 //! because float rounding instructions (`roundps`) and wide vectors need it.
 
+// Everything a kernel calls must inline into the AVX2 copy of `dispatch` to be compiled for
+// AVX2, hence `#[inline(always)]` throughout.
+#![allow(clippy::inline_always)]
+
 use zarr_codec::{DataType, Result};
 
 use crate::numeric::Scalar;
@@ -44,26 +48,46 @@ unsafe fn apply_avx2(plan: &CastPlan, input: &[u8], output: &mut [u8]) -> Result
     dispatch(plan, input, output)
 }
 
-/// An element type the kernels read or write.
+/// An element type the kernels read or write, as native-endian byte arrays (no alignment
+/// needed; loops over fixed-size arrays vectorise).
 trait Elem: Copy {
-    const SIZE: usize;
-    fn load(bytes: &[u8]) -> Self;
-    fn store(self, bytes: &mut [u8]);
+    type Bytes: Copy;
+    fn from_bytes(bytes: Self::Bytes) -> Self;
+    fn to_bytes(self) -> Self::Bytes;
+    /// `bytes` as elements (a trailing partial element is left out).
+    fn split(bytes: &[u8]) -> &[Self::Bytes];
+    fn split_mut(bytes: &mut [u8]) -> &mut [Self::Bytes];
+    fn join(elements: &[Self::Bytes]) -> &[u8];
+    fn join_mut(elements: &mut [Self::Bytes]) -> &mut [u8];
 }
 
 macro_rules! elem {
     ($($t:ty),*) => {$(
         impl Elem for $t {
-            const SIZE: usize = std::mem::size_of::<$t>();
+            type Bytes = [u8; std::mem::size_of::<$t>()];
             #[inline(always)]
-            fn load(bytes: &[u8]) -> Self {
-                let mut buffer = [0u8; std::mem::size_of::<$t>()];
-                buffer.copy_from_slice(bytes);
-                <$t>::from_ne_bytes(buffer)
+            fn from_bytes(bytes: Self::Bytes) -> Self {
+                <$t>::from_ne_bytes(bytes)
             }
             #[inline(always)]
-            fn store(self, bytes: &mut [u8]) {
-                bytes.copy_from_slice(&self.to_ne_bytes());
+            fn to_bytes(self) -> Self::Bytes {
+                self.to_ne_bytes()
+            }
+            #[inline(always)]
+            fn split(bytes: &[u8]) -> &[Self::Bytes] {
+                bytes.as_chunks().0
+            }
+            #[inline(always)]
+            fn split_mut(bytes: &mut [u8]) -> &mut [Self::Bytes] {
+                bytes.as_chunks_mut().0
+            }
+            #[inline(always)]
+            fn join(elements: &[Self::Bytes]) -> &[u8] {
+                elements.as_flattened()
+            }
+            #[inline(always)]
+            fn join_mut(elements: &mut [Self::Bytes]) -> &mut [u8] {
+                elements.as_flattened_mut()
             }
         }
     )*};
@@ -71,30 +95,31 @@ macro_rules! elem {
 elem!(i8, i16, i32, i64, u8, u16, u32, u64, f32, f64);
 
 /// Converts every block of `input` with `convert` (returning the value and whether it was an
-/// easy case); blocks with a hard case are redone by the exact path.
+/// easy case); blocks with a hard case, or holding a `scalar_map` key (`exact` gives the
+/// element's exact value for that test), are redone by the exact path.
 #[inline(always)]
-#[allow(clippy::inline_always)] // must inline into the AVX2 copy of `dispatch`
 fn run<S: Elem, T: Elem>(
     plan: &CastPlan,
+    keys: &Keys,
     input: &[u8],
     output: &mut [u8],
+    exact: impl Fn(S) -> f64,
     convert: impl Fn(S) -> (T, bool),
 ) -> Result<bool> {
-    for (source, target) in input
-        .chunks(BLOCK * S::SIZE)
-        .zip(output.chunks_mut(BLOCK * T::SIZE))
-    {
-        let mut easy = true;
-        for (s, t) in source
-            .chunks_exact(S::SIZE)
-            .zip(target.chunks_exact_mut(T::SIZE))
-        {
-            let (value, ok) = convert(S::load(s));
-            value.store(t);
-            easy &= ok;
+    let sources = S::split(input);
+    let targets = T::split_mut(output);
+    for (source, target) in sources.chunks(BLOCK).zip(targets.chunks_mut(BLOCK)) {
+        let mut easy =
+            keys.is_empty() || !source.iter().any(|&s| keys.hit(exact(S::from_bytes(s))));
+        if easy {
+            for (s, t) in source.iter().zip(target.iter_mut()) {
+                let (value, ok) = convert(S::from_bytes(*s));
+                *t = value.to_bytes();
+                easy &= ok;
+            }
         }
         if !easy {
-            plan.apply_slow(source, target)?;
+            plan.apply_slow(S::join(source), T::join_mut(target))?;
         }
     }
     Ok(true)
@@ -139,9 +164,13 @@ impl Keys {
         Some(keys)
     }
 
+    fn is_empty(&self) -> bool {
+        self.values.is_empty() && !self.nan
+    }
+
     /// Whether `value` (exact) may be a key: then it goes to the exact path.
     #[inline(always)]
-    #[allow(clippy::inline_always, clippy::float_cmp)] // numerical equality is the rule
+    #[allow(clippy::float_cmp)] // numerical equality is the rule
     fn hit(&self, value: f64) -> bool {
         let mut hit = self.nan && value.is_nan();
         for &key in &self.values {
@@ -152,12 +181,17 @@ impl Keys {
 }
 
 /// Integer targets: the exclusive bounds of the range as floats (powers of two, exact in
-/// `f32` and `f64`) and a saturating conversion used only inside the range.
+/// `f32` and `f64`) and unchecked conversions, which compile to plain vector conversions
+/// (Rust's saturating `as` does not vectorise well).
 trait IntTarget: Elem {
     const LOW: f64;
     const HIGH: f64;
-    fn from_f64(value: f64) -> Self;
-    fn from_f32(value: f32) -> Self;
+    /// # Safety
+    /// `value` must be an integer in `[LOW, HIGH)`.
+    unsafe fn from_f64_unchecked(value: f64) -> Self;
+    /// # Safety
+    /// `value` must be an integer in `[LOW, HIGH)`.
+    unsafe fn from_f32_unchecked(value: f32) -> Self;
     fn from_i128(value: i128) -> Option<Self>;
 }
 
@@ -167,11 +201,15 @@ macro_rules! int_target {
             const LOW: f64 = $low;
             const HIGH: f64 = $high;
             #[inline(always)]
-            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)] // in range
-            fn from_f64(value: f64) -> Self { value as $t }
+            unsafe fn from_f64_unchecked(value: f64) -> Self {
+                // SAFETY: the caller guarantees `value` is an integer that fits the type.
+                unsafe { value.to_int_unchecked::<$t>() }
+            }
             #[inline(always)]
-            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)] // in range
-            fn from_f32(value: f32) -> Self { value as $t }
+            unsafe fn from_f32_unchecked(value: f32) -> Self {
+                // SAFETY: the caller guarantees `value` is an integer that fits the type.
+                unsafe { value.to_int_unchecked::<$t>() }
+            }
             #[inline(always)]
             fn from_i128(value: i128) -> Option<Self> { <$t>::try_from(value).ok() }
         }
@@ -189,35 +227,50 @@ int_target! {
     u64 => 0.0, 18_446_744_073_709_551_616.0;
 }
 
-/// Rounds to an integer in the given mode (exact: the result is representable).
-#[inline(always)]
-#[allow(clippy::inline_always)]
-fn round_f64(value: f64, rounding: Rounding) -> f64 {
-    match rounding {
-        Rounding::NearestEven => value.round_ties_even(),
-        Rounding::TowardsZero => value.trunc(),
-        Rounding::TowardsPositive => value.ceil(),
-        Rounding::TowardsNegative => value.floor(),
-        Rounding::NearestAway => value.round(),
-    }
+/// A rounding mode as a type, so each kernel is compiled for one mode.
+trait Mode {
+    const ROUNDING: Rounding;
+    fn f64(value: f64) -> f64;
+    fn f32(value: f32) -> f32;
 }
 
-#[inline(always)]
-#[allow(clippy::inline_always)]
-fn round_f32(value: f32, rounding: Rounding) -> f32 {
-    match rounding {
-        Rounding::NearestEven => value.round_ties_even(),
-        Rounding::TowardsZero => value.trunc(),
-        Rounding::TowardsPositive => value.ceil(),
-        Rounding::TowardsNegative => value.floor(),
-        Rounding::NearestAway => value.round(),
-    }
+macro_rules! mode {
+    ($($name:ident => $rounding:ident, $method:ident);* $(;)?) => {$(
+        struct $name;
+        impl Mode for $name {
+            const ROUNDING: Rounding = Rounding::$rounding;
+            #[inline(always)]
+            fn f64(value: f64) -> f64 { value.$method() }
+            #[inline(always)]
+            fn f32(value: f32) -> f32 { value.$method() }
+        }
+    )*};
+}
+// Rounding to an integer is exact in the same float type: the result is representable.
+mode! {
+    NearestEven => NearestEven, round_ties_even;
+    TowardsZero => TowardsZero, trunc;
+    TowardsPositive => TowardsPositive, ceil;
+    TowardsNegative => TowardsNegative, floor;
+    NearestAway => NearestAway, round;
+}
+
+/// `$kernel::<$types..., M>($args...)` with `M` the mode type of `$rounding`.
+macro_rules! by_mode {
+    ($rounding:expr, $kernel:ident::<$($t:ty),*>($($arg:expr),* $(,)?)) => {
+        match $rounding {
+            Rounding::NearestEven => $kernel::<$($t,)* NearestEven>($($arg),*),
+            Rounding::TowardsZero => $kernel::<$($t,)* TowardsZero>($($arg),*),
+            Rounding::TowardsPositive => $kernel::<$($t,)* TowardsPositive>($($arg),*),
+            Rounding::TowardsNegative => $kernel::<$($t,)* TowardsNegative>($($arg),*),
+            Rounding::NearestAway => $kernel::<$($t,)* NearestAway>($($arg),*),
+        }
+    };
 }
 
 /// `float32` bits to `float16` bits, to nearest, ties to even. NaN stays NaN (quiet, sign
 /// kept), infinities stay; `false` for a finite value that overflows (the exact path decides).
 #[inline(always)]
-#[allow(clippy::inline_always)]
 fn f32_to_f16(value: f32) -> (u16, bool) {
     let bits = value.to_bits();
     let sign = (bits >> 16) & 0x8000;
@@ -246,7 +299,6 @@ fn f32_to_f16(value: f32) -> (u16, bool) {
 
 /// `float16` bits to `float32`, exactly.
 #[inline(always)]
-#[allow(clippy::inline_always)]
 fn f16_to_f32(half: u16) -> f32 {
     let half = u32::from(half);
     let sign = (half & 0x8000) << 16;
@@ -267,7 +319,6 @@ fn f16_to_f32(half: u16) -> f32 {
 
 /// `float64` to `float16` bits directly (not through `float32`, which would round twice).
 #[inline(always)]
-#[allow(clippy::inline_always)]
 fn f64_to_f16(value: f64) -> (u16, bool) {
     let bits = value.to_bits();
     let sign = (bits >> 48) & 0x8000;
@@ -297,7 +348,6 @@ fn f64_to_f16(value: f64) -> (u16, bool) {
 
 /// `float32` to `bfloat16` bits, to nearest, ties to even; `false` on finite overflow.
 #[inline(always)]
-#[allow(clippy::inline_always)]
 fn f32_to_bf16(value: f32) -> (u16, bool) {
     let bits = value.to_bits();
     let nan = value.is_nan();
@@ -316,7 +366,6 @@ fn f32_to_bf16(value: f32) -> (u16, bool) {
 /// NaNs leave as the target's canonical quiet NaN with their sign, as the exact path makes
 /// them (the specification does not ask for payloads to survive).
 #[inline(always)]
-#[allow(clippy::inline_always)]
 fn canonical_f32(value: f32) -> f32 {
     if value.is_nan() {
         f32::from_bits(0x7fc0_0000 | (value.to_bits() & 0x8000_0000))
@@ -326,7 +375,6 @@ fn canonical_f32(value: f32) -> f32 {
 }
 
 #[inline(always)]
-#[allow(clippy::inline_always)]
 fn canonical_f64(value: f64) -> f64 {
     if value.is_nan() {
         f64::from_bits(0x7ff8_0000_0000_0000 | (value.to_bits() & 0x8000_0000_0000_0000))
@@ -337,140 +385,97 @@ fn canonical_f64(value: f64) -> f64 {
 
 /// Picks the kernel for the plan's types and rules.
 #[inline(always)]
-#[allow(clippy::inline_always, clippy::too_many_lines)]
+#[allow(clippy::too_many_lines)]
 fn dispatch(plan: &CastPlan, input: &[u8], output: &mut [u8]) -> Result<bool> {
     let Some(keys) = Keys::of(plan) else {
         return Ok(false);
     };
-    let rules = plan.rules();
-    let rounding = rules.rounding;
+    let keys = &keys;
+    let rounding = plan.rules().rounding;
     let (from, to) = (plan.from(), plan.to());
+    let io = (input, output);
 
     // Integer to integer: no rounding; anything out of range goes to the exact path.
     macro_rules! int_to_int {
         ($s:ty) => {
             match to {
-                DataType::Int8 => int_to_int::<$s, i8>(plan, input, output, &keys),
-                DataType::Int16 => int_to_int::<$s, i16>(plan, input, output, &keys),
-                DataType::Int32 => int_to_int::<$s, i32>(plan, input, output, &keys),
-                DataType::Int64 => int_to_int::<$s, i64>(plan, input, output, &keys),
-                DataType::UInt8 => int_to_int::<$s, u8>(plan, input, output, &keys),
-                DataType::UInt16 => int_to_int::<$s, u16>(plan, input, output, &keys),
-                DataType::UInt32 => int_to_int::<$s, u32>(plan, input, output, &keys),
-                DataType::UInt64 => int_to_int::<$s, u64>(plan, input, output, &keys),
+                DataType::Int8 => int_to_int::<$s, i8>(plan, keys, io),
+                DataType::Int16 => int_to_int::<$s, i16>(plan, keys, io),
+                DataType::Int32 => int_to_int::<$s, i32>(plan, keys, io),
+                DataType::Int64 => int_to_int::<$s, i64>(plan, keys, io),
+                DataType::UInt8 => int_to_int::<$s, u8>(plan, keys, io),
+                DataType::UInt16 => int_to_int::<$s, u16>(plan, keys, io),
+                DataType::UInt32 => int_to_int::<$s, u32>(plan, keys, io),
+                DataType::UInt64 => int_to_int::<$s, u64>(plan, keys, io),
                 _ => Ok(false),
             }
         };
     }
-    // From an exact f32 or f64 intermediate to every target the kernels know.
+    // From a source whose values are all exact `f32`s (`Exact32`) to every kernel target.
     macro_rules! from_f32 {
-        ($s:ty, $widen:expr) => {{
-            let widen = $widen;
+        ($s:ty) => {
             match to {
-                DataType::Int8 => f32_to_int::<$s, i8>(plan, input, output, &keys, widen, rounding),
-                DataType::Int16 => {
-                    f32_to_int::<$s, i16>(plan, input, output, &keys, widen, rounding)
+                DataType::Int8 => by_mode!(rounding, f32_to_int::<$s, i8>(plan, keys, io)),
+                DataType::Int16 => by_mode!(rounding, f32_to_int::<$s, i16>(plan, keys, io)),
+                DataType::Int32 => by_mode!(rounding, f32_to_int::<$s, i32>(plan, keys, io)),
+                DataType::Int64 => by_mode!(rounding, f32_to_int::<$s, i64>(plan, keys, io)),
+                DataType::UInt8 => by_mode!(rounding, f32_to_int::<$s, u8>(plan, keys, io)),
+                DataType::UInt16 => by_mode!(rounding, f32_to_int::<$s, u16>(plan, keys, io)),
+                DataType::UInt32 => by_mode!(rounding, f32_to_int::<$s, u32>(plan, keys, io)),
+                DataType::UInt64 => by_mode!(rounding, f32_to_int::<$s, u64>(plan, keys, io)),
+                DataType::Float32 => {
+                    exact_to::<$s, f32>(plan, keys, io, |v| canonical_f32(v.f32()))
                 }
-                DataType::Int32 => {
-                    f32_to_int::<$s, i32>(plan, input, output, &keys, widen, rounding)
+                DataType::Float64 => {
+                    exact_to::<$s, f64>(plan, keys, io, |v| canonical_f64(f64::from(v.f32())))
                 }
-                DataType::Int64 => {
-                    f32_to_int::<$s, i64>(plan, input, output, &keys, widen, rounding)
-                }
-                DataType::UInt8 => {
-                    f32_to_int::<$s, u8>(plan, input, output, &keys, widen, rounding)
-                }
-                DataType::UInt16 => {
-                    f32_to_int::<$s, u16>(plan, input, output, &keys, widen, rounding)
-                }
-                DataType::UInt32 => {
-                    f32_to_int::<$s, u32>(plan, input, output, &keys, widen, rounding)
-                }
-                DataType::UInt64 => {
-                    f32_to_int::<$s, u64>(plan, input, output, &keys, widen, rounding)
-                }
-                DataType::Float32 => run(plan, input, output, |v: $s| {
-                    let x: f32 = widen(v);
-                    (canonical_f32(x), !keys.hit(f64::from(x)))
-                }),
-                DataType::Float64 => run(plan, input, output, |v: $s| {
-                    let x = f64::from(widen(v));
-                    (canonical_f64(x), !keys.hit(x))
-                }),
                 DataType::Float16 if rounding == Rounding::NearestEven => {
-                    run(plan, input, output, |v: $s| {
-                        let x: f32 = widen(v);
-                        let (half, ok) = f32_to_f16(x);
-                        (half, ok && !keys.hit(f64::from(x)))
-                    })
+                    narrow::<$s>(plan, keys, io, |v| f32_to_f16(v.f32()))
                 }
                 DataType::BFloat16 if rounding == Rounding::NearestEven => {
-                    run(plan, input, output, |v: $s| {
-                        let x: f32 = widen(v);
-                        let (half, ok) = f32_to_bf16(x);
-                        (half, ok && !keys.hit(f64::from(x)))
-                    })
+                    narrow::<$s>(plan, keys, io, |v| f32_to_bf16(v.f32()))
                 }
                 _ => Ok(false),
             }
-        }};
+        };
     }
+    // From a source whose values are all exact `f64`s (`Exact64`).
     macro_rules! from_f64 {
-        ($s:ty, $widen:expr) => {{
-            let widen = $widen;
+        ($s:ty) => {
             match to {
-                DataType::Int8 => f64_to_int::<$s, i8>(plan, input, output, &keys, widen, rounding),
-                DataType::Int16 => {
-                    f64_to_int::<$s, i16>(plan, input, output, &keys, widen, rounding)
+                DataType::Int8 => by_mode!(rounding, f64_to_int::<$s, i8>(plan, keys, io)),
+                DataType::Int16 => by_mode!(rounding, f64_to_int::<$s, i16>(plan, keys, io)),
+                DataType::Int32 => by_mode!(rounding, f64_to_int::<$s, i32>(plan, keys, io)),
+                DataType::Int64 => by_mode!(rounding, f64_to_int::<$s, i64>(plan, keys, io)),
+                DataType::UInt8 => by_mode!(rounding, f64_to_int::<$s, u8>(plan, keys, io)),
+                DataType::UInt16 => by_mode!(rounding, f64_to_int::<$s, u16>(plan, keys, io)),
+                DataType::UInt32 => by_mode!(rounding, f64_to_int::<$s, u32>(plan, keys, io)),
+                DataType::UInt64 => by_mode!(rounding, f64_to_int::<$s, u64>(plan, keys, io)),
+                DataType::Float64 => {
+                    exact_to::<$s, f64>(plan, keys, io, |v| canonical_f64(v.f64()))
                 }
-                DataType::Int32 => {
-                    f64_to_int::<$s, i32>(plan, input, output, &keys, widen, rounding)
-                }
-                DataType::Int64 => {
-                    f64_to_int::<$s, i64>(plan, input, output, &keys, widen, rounding)
-                }
-                DataType::UInt8 => {
-                    f64_to_int::<$s, u8>(plan, input, output, &keys, widen, rounding)
-                }
-                DataType::UInt16 => {
-                    f64_to_int::<$s, u16>(plan, input, output, &keys, widen, rounding)
-                }
-                DataType::UInt32 => {
-                    f64_to_int::<$s, u32>(plan, input, output, &keys, widen, rounding)
-                }
-                DataType::UInt64 => {
-                    f64_to_int::<$s, u64>(plan, input, output, &keys, widen, rounding)
-                }
-                DataType::Float64 => run(plan, input, output, |v: $s| {
-                    let x: f64 = widen(v);
-                    (canonical_f64(x), !keys.hit(x))
-                }),
-                DataType::Float32 => f64_to_f32::<$s>(plan, input, output, &keys, widen, rounding),
+                DataType::Float32 => by_mode!(rounding, f64_to_f32::<$s>(plan, keys, io)),
                 DataType::Float16 if rounding == Rounding::NearestEven => {
-                    run(plan, input, output, |v: $s| {
-                        let x: f64 = widen(v);
-                        let (half, ok) = f64_to_f16(x);
-                        (half, ok && !keys.hit(x))
-                    })
+                    narrow::<$s>(plan, keys, io, |v| f64_to_f16(v.f64()))
                 }
                 _ => Ok(false),
             }
-        }};
+        };
     }
 
     match from {
-        DataType::Float32 => from_f32!(f32, |v: f32| v),
-        DataType::Float16 => from_f32!(u16, f16_to_f32),
-        DataType::BFloat16 => from_f32!(u16, |v: u16| f32::from_bits(u32::from(v) << 16)),
-        DataType::Float64 => from_f64!(f64, |v: f64| v),
-        DataType::Int8 if to.is_float() => from_f32!(i8, f32::from),
-        DataType::UInt8 if to.is_float() => from_f32!(u8, f32::from),
-        DataType::Int16 if to.is_float() => from_f32!(i16, f32::from),
-        DataType::UInt16 if to.is_float() => from_f32!(u16, f32::from),
-        DataType::Int32 if to.is_float() => from_f64!(i32, f64::from),
-        DataType::UInt32 if to.is_float() => from_f64!(u32, f64::from),
+        DataType::Float32 => from_f32!(f32),
+        DataType::Float16 => from_f32!(F16),
+        DataType::BFloat16 => from_f32!(BF16),
+        DataType::Float64 => from_f64!(f64),
+        DataType::Int8 if to.is_float() => from_f32!(i8),
+        DataType::UInt8 if to.is_float() => from_f32!(u8),
+        DataType::Int16 if to.is_float() => from_f32!(i16),
+        DataType::UInt16 if to.is_float() => from_f32!(u16),
+        DataType::Int32 if to.is_float() => from_f64!(i32),
+        DataType::UInt32 if to.is_float() => from_f64!(u32),
         DataType::Int64 | DataType::UInt64 if to.is_float() => {
-            wide_int_to_float(plan, input, output, &keys, rounding)
+            wide_int_to_float(plan, keys, io, rounding)
         }
         DataType::Int8 => int_to_int!(i8),
         DataType::Int16 => int_to_int!(i16),
@@ -484,103 +489,220 @@ fn dispatch(plan: &CastPlan, input: &[u8], output: &mut [u8]) -> Result<bool> {
     }
 }
 
+/// The input and output bytes of one kernel call.
+type Io<'a, 'b> = (&'a [u8], &'b mut [u8]);
+
+/// `float16` and `bfloat16` elements (their bits; Rust has no such float types yet).
+#[derive(Clone, Copy)]
+struct F16(u16);
+#[derive(Clone, Copy)]
+struct BF16(u16);
+
+macro_rules! half_elem {
+    ($($t:ident),*) => {$(
+        impl Elem for $t {
+            type Bytes = [u8; 2];
+            #[inline(always)]
+            fn from_bytes(bytes: Self::Bytes) -> Self { $t(u16::from_ne_bytes(bytes)) }
+            #[inline(always)]
+            fn to_bytes(self) -> Self::Bytes { self.0.to_ne_bytes() }
+            #[inline(always)]
+            fn split(bytes: &[u8]) -> &[Self::Bytes] { bytes.as_chunks().0 }
+            #[inline(always)]
+            fn split_mut(bytes: &mut [u8]) -> &mut [Self::Bytes] { bytes.as_chunks_mut().0 }
+            #[inline(always)]
+            fn join(elements: &[Self::Bytes]) -> &[u8] { elements.as_flattened() }
+            #[inline(always)]
+            fn join_mut(elements: &mut [Self::Bytes]) -> &mut [u8] { elements.as_flattened_mut() }
+        }
+    )*};
+}
+half_elem!(F16, BF16);
+
+/// Sources whose every value is exactly an `f32` (and so an `f64`).
+trait Exact32: Elem {
+    fn f32(self) -> f32;
+}
+/// Sources whose every value is exactly an `f64`.
+trait Exact64: Elem {
+    fn f64(self) -> f64;
+}
+
+impl Exact32 for f32 {
+    #[inline(always)]
+    fn f32(self) -> f32 {
+        self
+    }
+}
+impl Exact32 for F16 {
+    #[inline(always)]
+    fn f32(self) -> f32 {
+        f16_to_f32(self.0)
+    }
+}
+impl Exact32 for BF16 {
+    #[inline(always)]
+    fn f32(self) -> f32 {
+        f32::from_bits(u32::from(self.0) << 16)
+    }
+}
+macro_rules! exact_int {
+    (32: $($t:ty),*; 64: $($u:ty),*) => {
+        $(impl Exact32 for $t {
+            #[inline(always)]
+            fn f32(self) -> f32 { f32::from(self) }
+        })*
+        $(impl Exact64 for $u {
+            #[inline(always)]
+            fn f64(self) -> f64 { f64::from(self) }
+        })*
+    };
+}
+exact_int!(32: i8, u8, i16, u16; 64: i32, u32);
+impl Exact64 for f64 {
+    #[inline(always)]
+    fn f64(self) -> f64 {
+        self
+    }
+}
+
 #[inline(always)]
-#[allow(clippy::inline_always)]
-fn int_to_int<S, T>(plan: &CastPlan, input: &[u8], output: &mut [u8], keys: &Keys) -> Result<bool>
+fn int_to_int<S, T>(plan: &CastPlan, keys: &Keys, (input, output): Io<'_, '_>) -> Result<bool>
 where
     S: Elem + Into<i128>,
     T: IntTarget + Default,
 {
-    let no_keys = keys.values.is_empty();
-    run(plan, input, output, |v: S| {
-        let wide: i128 = v.into();
-        match T::from_i128(wide) {
-            #[allow(clippy::cast_precision_loss)] // keys are exact in f64; so is a match
-            Some(t) => (t, no_keys || !keys.hit(wide as f64)),
+    #[allow(clippy::cast_precision_loss)] // keys are exact in f64; so is a match
+    let exact = |v: S| v.into() as f64;
+    run(
+        plan,
+        keys,
+        input,
+        output,
+        exact,
+        |v: S| match T::from_i128(v.into()) {
+            Some(t) => (t, true),
             None => (T::default(), false),
-        }
-    })
+        },
+    )
 }
 
 #[inline(always)]
-#[allow(clippy::inline_always)]
-fn f64_to_int<S: Elem, T: IntTarget>(
+fn f64_to_int<S: Exact64, T: IntTarget, M: Mode>(
     plan: &CastPlan,
-    input: &[u8],
-    output: &mut [u8],
     keys: &Keys,
-    widen: impl Fn(S) -> f64,
-    rounding: Rounding,
+    (input, output): Io<'_, '_>,
 ) -> Result<bool> {
-    run(plan, input, output, |v: S| {
-        let x = widen(v);
-        let r = round_f64(x, rounding);
-        // NaN fails both comparisons.
-        let ok = r >= T::LOW && r < T::HIGH && !keys.hit(x);
-        (T::from_f64(r), ok)
+    run(plan, keys, input, output, S::f64, |v: S| {
+        let r = M::f64(v.f64());
+        // NaN fails both comparisons; anything that fails is converted as 0 and redone.
+        let ok = r >= T::LOW && r < T::HIGH;
+        let safe = if ok { r } else { 0.0 };
+        // SAFETY: `safe` is a rounded (integer) value in [LOW, HIGH), or 0.
+        (unsafe { T::from_f64_unchecked(safe) }, ok)
     })
 }
 
 #[inline(always)]
-#[allow(clippy::inline_always)]
-fn f32_to_int<S: Elem, T: IntTarget>(
+fn f32_to_int<S: Exact32, T: IntTarget, M: Mode>(
     plan: &CastPlan,
-    input: &[u8],
-    output: &mut [u8],
     keys: &Keys,
-    widen: impl Fn(S) -> f32,
-    rounding: Rounding,
+    (input, output): Io<'_, '_>,
 ) -> Result<bool> {
     // The bounds are powers of two (or zero): exact in f32 as well.
     #[allow(clippy::cast_possible_truncation)]
     let (low, high) = (T::LOW as f32, T::HIGH as f32);
-    run(plan, input, output, |v: S| {
-        let x = widen(v);
-        let r = round_f32(x, rounding);
-        let ok = r >= low && r < high && !keys.hit(f64::from(x));
-        (T::from_f32(r), ok)
+    run(
+        plan,
+        keys,
+        input,
+        output,
+        |v: S| f64::from(v.f32()),
+        |v: S| {
+            let r = M::f32(v.f32());
+            let ok = r >= low && r < high;
+            let safe = if ok { r } else { 0.0 };
+            // SAFETY: `safe` is a rounded (integer) value in [LOW, HIGH), or 0.
+            (unsafe { T::from_f32_unchecked(safe) }, ok)
+        },
+    )
+}
+
+/// An exact conversion (widening, or to the same type): every element is easy.
+#[inline(always)]
+fn exact_to<S: Elem + Exact, T: Elem>(
+    plan: &CastPlan,
+    keys: &Keys,
+    (input, output): Io<'_, '_>,
+    convert: impl Fn(S) -> T,
+) -> Result<bool> {
+    run(plan, keys, input, output, S::exact, |v: S| {
+        (convert(v), true)
     })
 }
+
+/// A narrowing to 16 bits whose routine says when the value overflowed.
+#[inline(always)]
+fn narrow<S: Elem + Exact>(
+    plan: &CastPlan,
+    keys: &Keys,
+    (input, output): Io<'_, '_>,
+    convert: impl Fn(S) -> (u16, bool),
+) -> Result<bool> {
+    run(plan, keys, input, output, S::exact, convert)
+}
+
+/// The exact `f64` value of a kernel source, for the `scalar_map` key test.
+trait Exact: Elem {
+    fn exact(self) -> f64;
+}
+macro_rules! exact_via {
+    (f32: $($t:ty),*; f64: $($u:ty),*) => {
+        $(impl Exact for $t {
+            #[inline(always)]
+            fn exact(self) -> f64 { f64::from(Exact32::f32(self)) }
+        })*
+        $(impl Exact for $u {
+            #[inline(always)]
+            fn exact(self) -> f64 { Exact64::f64(self) }
+        })*
+    };
+}
+exact_via!(f32: f32, F16, BF16, i8, u8, i16, u16; f64: f64, i32, u32);
 
 /// `float64` to `float32`: the IEEE conversion rounds to nearest even; the directed modes
 /// step one ulp from it where it went the wrong way. Ties away from zero, and overflow, are
 /// left to the exact path.
 #[inline(always)]
-#[allow(clippy::inline_always)]
-fn f64_to_f32<S: Elem>(
+fn f64_to_f32<S: Exact64, M: Mode>(
     plan: &CastPlan,
-    input: &[u8],
-    output: &mut [u8],
     keys: &Keys,
-    widen: impl Fn(S) -> f64,
-    rounding: Rounding,
+    (input, output): Io<'_, '_>,
 ) -> Result<bool> {
-    run(plan, input, output, |v: S| {
-        let x = widen(v);
+    run(plan, keys, input, output, S::f64, |v: S| {
+        let x = v.f64();
         #[allow(clippy::cast_possible_truncation)] // rounding is the point
         let nearest = x as f32;
         let back = f64::from(nearest);
-        let overflow = nearest.is_infinite() && x.is_finite();
-        let ok = !overflow && !keys.hit(x);
         #[allow(clippy::float_cmp)] // exactness is the question
-        let result = match rounding {
-            Rounding::TowardsPositive if back < x => nearest.next_up(),
-            Rounding::TowardsNegative if back > x => nearest.next_down(),
-            Rounding::TowardsZero if back.abs() > x.abs() => {
+        let (result, ok) = match M::ROUNDING {
+            Rounding::TowardsPositive if back < x => (nearest.next_up(), true),
+            Rounding::TowardsNegative if back > x => (nearest.next_down(), true),
+            Rounding::TowardsZero if back.abs() > x.abs() => (
                 if x > 0.0 {
                     nearest.next_down()
                 } else {
                     nearest.next_up()
-                }
-            }
-            Rounding::NearestAway if back != x => return (nearest, false),
-            _ => nearest,
+                },
+                true,
+            ),
+            Rounding::NearestAway => (nearest, back == x || x.is_nan()),
+            _ => (nearest, true),
         };
-        // A directed step can land on ±max from infinity, or leave the range: exact path.
-        (
-            canonical_f32(result),
-            ok && result.is_finite() == x.is_finite(),
-        )
+        // Overflow (an infinity from a finite value, or a directed step off the end): the exact
+        // path applies the range rule.
+        let ok = ok && result.is_finite() == x.is_finite() && nearest.is_finite() == x.is_finite();
+        (canonical_f32(result), ok)
     })
 }
 
@@ -588,24 +710,47 @@ fn f64_to_f32<S: Elem>(
 /// modes and the 16-bit formats take the exact path.
 fn wide_int_to_float(
     plan: &CastPlan,
-    input: &[u8],
-    output: &mut [u8],
     keys: &Keys,
+    (input, output): Io<'_, '_>,
     rounding: Rounding,
 ) -> Result<bool> {
-    if rounding != Rounding::NearestEven || !keys.values.is_empty() {
+    if rounding != Rounding::NearestEven || !keys.is_empty() {
         return Ok(false);
     }
     #[allow(clippy::cast_precision_loss)] // correctly rounded, which is what is asked
     match (plan.from(), plan.to()) {
-        (DataType::Int64, DataType::Float64) => run(plan, input, output, |v: i64| (v as f64, true)),
-        (DataType::Int64, DataType::Float32) => run(plan, input, output, |v: i64| (v as f32, true)),
-        (DataType::UInt64, DataType::Float64) => {
-            run(plan, input, output, |v: u64| (v as f64, true))
-        }
-        (DataType::UInt64, DataType::Float32) => {
-            run(plan, input, output, |v: u64| (v as f32, true))
-        }
+        (DataType::Int64, DataType::Float64) => run(
+            plan,
+            keys,
+            input,
+            output,
+            |_: i64| 0.0,
+            |v: i64| (v as f64, true),
+        ),
+        (DataType::Int64, DataType::Float32) => run(
+            plan,
+            keys,
+            input,
+            output,
+            |_: i64| 0.0,
+            |v: i64| (v as f32, true),
+        ),
+        (DataType::UInt64, DataType::Float64) => run(
+            plan,
+            keys,
+            input,
+            output,
+            |_: u64| 0.0,
+            |v: u64| (v as f64, true),
+        ),
+        (DataType::UInt64, DataType::Float32) => run(
+            plan,
+            keys,
+            input,
+            output,
+            |_: u64| 0.0,
+            |v: u64| (v as f32, true),
+        ),
         _ => Ok(false),
     }
 }
