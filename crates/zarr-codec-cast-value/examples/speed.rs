@@ -9,7 +9,7 @@ use zarr_codec_cast_value::{CastPlan, Rounding, ScalarMap};
 fn main() {
     let count = 4 << 20;
     let source: Vec<f64> = (0..count)
-        .map(|i| f64::from(u32::try_from(i % 20_000).unwrap_or(0)) * 0.37 - 3000.0)
+        .map(|i| f64::from(u32::try_from(i % 270).unwrap_or(0)) * 0.37)
         .collect();
     let f64_bytes: Vec<u8> = source.iter().flat_map(|v| v.to_ne_bytes()).collect();
     #[allow(clippy::cast_possible_truncation)]
@@ -22,8 +22,11 @@ fn main() {
         (DataType::Float32, &f32_bytes),
     ] {
         for to in [
+            DataType::Int8,
             DataType::Int16,
             DataType::Int32,
+            DataType::Int64,
+            DataType::UInt64,
             DataType::Float32,
             DataType::Float16,
         ] {

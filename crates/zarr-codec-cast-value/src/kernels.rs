@@ -36,6 +36,11 @@ pub(crate) fn apply(plan: &CastPlan, input: &[u8], output: &mut [u8]) -> Result<
         && std::arch::is_x86_feature_detected!("fma")
         && std::arch::is_x86_feature_detected!("sse4.1")
     {
+        if std::arch::is_x86_feature_detected!("f16c")
+            && let Some(done) = f16c::apply(plan, input, output)
+        {
+            return done;
+        }
         // SAFETY: `apply_avx2` only needs the CPU features checked just above.
         return unsafe { apply_avx2(plan, input, output) };
     }
@@ -196,35 +201,46 @@ trait IntTarget: Elem {
 }
 
 macro_rules! int_target {
-    ($($t:ty => $low:expr, $high:expr);* $(;)?) => {$(
+    ($($t:ty => $low:expr, $high:expr, $via:ty);* $(;)?) => {$(
         impl IntTarget for $t {
             const LOW: f64 = $low;
             const HIGH: f64 = $high;
             #[inline(always)]
             unsafe fn from_f64_unchecked(value: f64) -> Self {
-                // SAFETY: the caller guarantees `value` is an integer that fits the type.
-                unsafe { value.to_int_unchecked::<$t>() }
+                // SAFETY: the caller guarantees `value` is an integer that fits the type, so
+                // it fits the (at least as wide) type converted through too.
+                let wide = unsafe { value.to_int_unchecked::<$via>() };
+                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)] // in range
+                let narrow = wide as $t;
+                narrow
             }
             #[inline(always)]
             unsafe fn from_f32_unchecked(value: f32) -> Self {
-                // SAFETY: the caller guarantees `value` is an integer that fits the type.
-                unsafe { value.to_int_unchecked::<$t>() }
+                // SAFETY: as above.
+                let wide = unsafe { value.to_int_unchecked::<$via>() };
+                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)] // in range
+                let narrow = wide as $t;
+                narrow
             }
             #[inline(always)]
             fn from_i128(value: i128) -> Option<Self> { <$t>::try_from(value).ok() }
         }
     )*};
 }
-// Bounds: [LOW, HIGH), powers of two (or zero), exact in f32 and f64.
+// Bounds of the fast path: [LOW, HIGH), powers of two (or zero), exact in f32 and f64, within
+// the type's range (anything outside is redone by the exact path). The narrow types convert
+// through i32, which has packed conversions (vcvttps2dq) that the 8- and 16-bit forms lack.
 int_target! {
-    i8 => -128.0, 128.0;
-    i16 => -32768.0, 32768.0;
-    i32 => -2_147_483_648.0, 2_147_483_648.0;
-    i64 => -9_223_372_036_854_775_808.0, 9_223_372_036_854_775_808.0;
-    u8 => 0.0, 256.0;
-    u16 => 0.0, 65536.0;
-    u32 => 0.0, 4_294_967_296.0;
-    u64 => 0.0, 18_446_744_073_709_551_616.0;
+    i8 => -128.0, 128.0, i32;
+    i16 => -32768.0, 32768.0, i32;
+    i32 => -2_147_483_648.0, 2_147_483_648.0, i32;
+    i64 => -9_223_372_036_854_775_808.0, 9_223_372_036_854_775_808.0, i64;
+    u8 => 0.0, 256.0, i32;
+    u16 => 0.0, 65536.0, i32;
+    u32 => 0.0, 4_294_967_296.0, u32;
+    // uint64 values from 2^63 up take the exact path: unsigned 64-bit conversion has no
+    // vector instruction before AVX-512.
+    u64 => 0.0, 9_223_372_036_854_775_808.0, i64;
 }
 
 /// A rounding mode as a type, so each kernel is compiled for one mode.
@@ -752,6 +768,103 @@ fn wide_int_to_float(
             |v: u64| (v as f32, true),
         ),
         _ => Ok(false),
+    }
+}
+
+/// `float32 <-> float16` with the F16C conversion instructions, 8 elements at a time.
+#[cfg(target_arch = "x86_64")]
+mod f16c {
+    use std::arch::x86_64::{
+        __m256, _CMP_GE_OQ, _CMP_UNORD_Q, _MM_FROUND_TO_NEAREST_INT, _mm_loadu_si128,
+        _mm_storeu_si128, _mm256_and_ps, _mm256_castsi256_ps, _mm256_cmp_ps, _mm256_cvtph_ps,
+        _mm256_cvtps_ph, _mm256_loadu_ps, _mm256_movemask_ps, _mm256_set1_epi32, _mm256_set1_ps,
+        _mm256_storeu_ps,
+    };
+
+    use zarr_codec::{DataType, Result};
+
+    use super::{BLOCK, Keys, canonical_f32};
+    use crate::plan::CastPlan;
+    use crate::round::Rounding;
+
+    /// Runs the F16C kernel if it covers the plan (`None` otherwise). The caller has checked
+    /// that the CPU has AVX2 and F16C.
+    pub(super) fn apply(plan: &CastPlan, input: &[u8], output: &mut [u8]) -> Option<Result<bool>> {
+        let covered = plan.rules().rounding == Rounding::NearestEven
+            && Keys::of(plan).is_some_and(|keys| keys.is_empty());
+        match (plan.from(), plan.to()) {
+            (DataType::Float32, DataType::Float16) if covered => {
+                // SAFETY: the caller checked the CPU features `narrow` enables.
+                Some(unsafe { narrow(plan, input, output) })
+            }
+            (DataType::Float16, DataType::Float32) if covered => {
+                // SAFETY: the caller checked the CPU features `widen` enables.
+                Some(unsafe { widen(plan, input, output) })
+            }
+            _ => None,
+        }
+    }
+
+    /// float32 -> float16, nearest-even. Blocks with a finite value at or beyond 65520 (which
+    /// rounds past the largest float16) or a NaN (whose payload F16C keeps) take the exact path.
+    #[target_feature(enable = "avx2,f16c")]
+    unsafe fn narrow(plan: &CastPlan, input: &[u8], output: &mut [u8]) -> Result<bool> {
+        let sources = input.as_chunks::<32>();
+        let targets = output.as_chunks_mut::<16>();
+        let abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fff_ffff));
+        let limit = _mm256_set1_ps(65520.0);
+        let infinity = _mm256_set1_ps(f32::INFINITY);
+        for (source, target) in sources
+            .0
+            .chunks(BLOCK / 8)
+            .zip(targets.0.chunks_mut(BLOCK / 8))
+        {
+            let mut hard = 0;
+            for (s, t) in source.iter().zip(target.iter_mut()) {
+                // SAFETY: `s` is 32 readable bytes and `t` 16 writable ones; unaligned access.
+                unsafe {
+                    let x: __m256 = _mm256_loadu_ps(s.as_ptr().cast());
+                    let magnitude = _mm256_and_ps(x, abs_mask);
+                    let big = _mm256_cmp_ps::<_CMP_GE_OQ>(magnitude, limit);
+                    let finite_big = _mm256_cmp_ps::<_CMP_GE_OQ>(infinity, magnitude);
+                    let nan = _mm256_cmp_ps::<_CMP_UNORD_Q>(x, x);
+                    hard |= _mm256_movemask_ps(_mm256_and_ps(big, finite_big))
+                        | _mm256_movemask_ps(nan);
+                    let half = _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(x);
+                    _mm_storeu_si128(t.as_mut_ptr().cast(), half);
+                }
+            }
+            if hard != 0 {
+                plan.apply_slow(source.as_flattened(), target.as_flattened_mut())?;
+            }
+        }
+        finish(plan, sources.1, targets.1)
+    }
+
+    /// float16 -> float32, exact; NaNs are made canonical afterwards.
+    #[target_feature(enable = "avx2,f16c")]
+    unsafe fn widen(plan: &CastPlan, input: &[u8], output: &mut [u8]) -> Result<bool> {
+        let sources = input.as_chunks::<16>();
+        let targets = output.as_chunks_mut::<32>();
+        for (s, t) in sources.0.iter().zip(targets.0.iter_mut()) {
+            // SAFETY: `s` is 16 readable bytes and `t` 32 writable ones; unaligned access.
+            unsafe {
+                let x = _mm256_cvtph_ps(_mm_loadu_si128(s.as_ptr().cast()));
+                _mm256_storeu_ps(t.as_mut_ptr().cast(), x);
+                if _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_UNORD_Q>(x, x)) != 0 {
+                    for lane in t.as_chunks_mut::<4>().0 {
+                        *lane = canonical_f32(f32::from_ne_bytes(*lane)).to_ne_bytes();
+                    }
+                }
+            }
+        }
+        finish(plan, sources.1, targets.1)
+    }
+
+    /// The last few elements (fewer than 8) by the exact path.
+    fn finish(plan: &CastPlan, input: &[u8], output: &mut [u8]) -> Result<bool> {
+        plan.apply_slow(input, output)?;
+        Ok(true)
     }
 }
 
