@@ -15,13 +15,13 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks import datasets
+from benchmarks import casts, datasets
 from benchmarks.harness import Result, plot, run_case, to_markdown
 from benchmarks.ours import BASELINES, OURS
 from benchmarks.peers import PEERS, CaseFactory, Provider
 
 #: Every case provider, in the order their rows appear. Add ours after the peers.
-PROVIDERS: tuple[Provider, ...] = (*PEERS, *OURS)
+PROVIDERS: tuple[Provider, ...] = (*PEERS, *OURS, *casts.PROVIDERS)
 
 #: The codec label each group is compared against, unless ``--baseline`` says otherwise.
 DEFAULT_BASELINE = "numcodecs"
@@ -119,7 +119,7 @@ def run(args: argparse.Namespace) -> tuple[list[Result], list[str]]:
 def report(results: Sequence[Result], notes: Sequence[str], args: argparse.Namespace) -> str:
     """The Markdown report: settings, environment, the table and any notes."""
     groups = {r.group for r in results}
-    baseline = {g: FIXED_BASELINES.get(g, args.baseline) for g in groups}
+    baseline = {g: FIXED_BASELINES.get(g) or casts.baseline_for(g) or args.baseline for g in groups}
     lines = [
         "# zarr-codecs benchmarks",
         "",

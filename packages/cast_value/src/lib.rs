@@ -5,12 +5,12 @@
 
 use numpy::{PyArrayDescr, PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::prelude::*;
-use pyo3::types::PyList;
+use pyo3::types::{PyList, PySlice, PyTuple};
 use zarr_codec::json::ZarrFormat;
 use zarr_codec::{CodecError, CodecFromJson, DataType, FillValue, Result as CodecResult};
 use zarr_codec_cast_value::{CastPlan, CastValue, Direction};
 use zarr_codec_python::{
-    ArrayInput, BytesOutput, IntoPyResult, NewArray, data_type_of, new_array, parallel_map, run,
+    ArrayInput, BytesOutput, IntoPyResult, data_type_of, new_array, parallel_map, run,
     thread_count, to_py_err,
 };
 
@@ -107,6 +107,10 @@ impl Plan {
     }
 
     /// Cast every array of `arrays` in parallel (GIL released); the results in order.
+    ///
+    /// The results are views into one new array: a single large allocation (which numpy backs
+    /// with huge pages) costs far fewer page faults than one per chunk, and faults taken by
+    /// several threads at once contend in the kernel.
     #[pyo3(signature = (arrays, threads=None))]
     fn apply_batch<'py>(
         &self,
@@ -119,15 +123,20 @@ impl Plan {
             .try_iter()?
             .map(|array| self.input(&array?))
             .collect::<PyResult<Vec<_>>>()?;
-        let mut outputs = inputs
+        let counts: Vec<usize> = inputs
             .iter()
-            .map(|input| new_array(self.target.bind(py), input.shape()))
-            .collect::<PyResult<Vec<_>>>()?;
-        let mut jobs: Vec<(&[u8], &mut [u8])> = inputs
-            .iter()
-            .map(ArrayInput::as_bytes)
-            .zip(outputs.iter_mut().map(NewArray::as_mut_bytes))
+            .map(|input| input.shape().iter().product())
             .collect();
+        let total: usize = counts.iter().sum();
+        let mut output = new_array(self.target.bind(py), &[total])?;
+        let size = self.inner.to().size();
+        let mut rest = output.as_mut_bytes();
+        let mut jobs: Vec<(&[u8], &mut [u8])> = Vec::with_capacity(inputs.len());
+        for (input, &count) in inputs.iter().zip(&counts) {
+            let (target, tail) = rest.split_at_mut(count * size);
+            jobs.push((input.as_bytes(), target));
+            rest = tail;
+        }
         run(py, || {
             parallel_map(&mut jobs, threads, |(source, target)| {
                 self.inner.apply(source, target)
@@ -136,7 +145,16 @@ impl Plan {
             .collect::<CodecResult<Vec<()>>>()
         })?;
         drop(jobs);
-        PyList::new(py, outputs.into_iter().map(NewArray::into_array))
+        let output = output.into_array();
+        let mut start = 0;
+        let results = inputs.iter().zip(&counts).map(|(input, &count)| {
+            let slice = PySlice::new(py, isize_of(start), isize_of(start + count), 1);
+            start += count;
+            output
+                .get_item(slice)?
+                .call_method1("reshape", (PyTuple::new(py, input.shape())?,))
+        });
+        PyList::new(py, results.collect::<PyResult<Vec<_>>>()?)
     }
 
     /// The source data type's name.
@@ -165,6 +183,11 @@ impl Plan {
         }
         Ok(input)
     }
+}
+
+/// An element index as numpy takes it (array lengths always fit `isize`).
+fn isize_of(index: usize) -> isize {
+    isize::try_from(index).unwrap_or(isize::MAX)
 }
 
 /// Check a codec's v3 JSON (a string); raises `ConfigurationError` when invalid.
