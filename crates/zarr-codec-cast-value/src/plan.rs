@@ -20,8 +20,12 @@ pub struct CastPlan {
 }
 
 impl CastPlan {
-    /// A plan casting `from` to `to` with these rules. `Unsupported` for types that are not
-    /// integers or floats; `Configuration` for `wrap` into a float type.
+    /// A plan casting `from` to `to` with these rules; `Unsupported` for types that are not
+    /// integers or floats.
+    ///
+    /// `wrap` only has a meaning for integer targets (the codec requires an integer
+    /// `data_type` with it); decoding back into a float type with it treats an out-of-range
+    /// value as an error, as when `out_of_range` is absent.
     pub fn new(
         from: DataType,
         to: DataType,
@@ -31,11 +35,6 @@ impl CastPlan {
     ) -> Result<Self> {
         let source = Numeric::of(from)?;
         let target = Numeric::of(to)?;
-        if out_of_range == Some(OutOfRange::Wrap) && !matches!(target, Numeric::Int { .. }) {
-            return Err(CodecError::configuration(format!(
-                "cast_value: out_of_range \"wrap\" needs an integer target, not {to}"
-            )));
-        }
         Ok(Self {
             from,
             to,

@@ -167,8 +167,14 @@ class CastValue(ArrayArrayCodecBase):
         return self.plan(spec.data_type, "decode").apply(array)
 
     def decode_into(self, array: Any, spec: ChunkSpec, out: Any) -> None:
-        """Decode straight into ``out`` (C-contiguous), or through a copy for other layouts."""
-        if isinstance(out, np.ndarray) and out.flags.c_contiguous and out.flags.writeable:
+        """Decode straight into ``out`` (C-contiguous, native order), or through a copy."""
+        direct = (
+            isinstance(out, np.ndarray)
+            and out.flags.c_contiguous
+            and out.flags.writeable
+            and out.dtype.isnative
+        )
+        if direct:
             self.plan(spec.data_type, "decode").apply_into(array, out)
         else:
             out[...] = self.decode(array, spec)
