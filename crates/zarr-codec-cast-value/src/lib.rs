@@ -233,6 +233,12 @@ impl CodecFromJson for CastValue {
                 "cast_value has no Zarr v2 form (numcodecs has no such codec)",
             ));
         }
+        // The schema has no nulls: an optional field is present with a value, or absent.
+        if let Some(null) = find_null(json.get("configuration").unwrap_or(&Value::Null), "") {
+            return Err(CodecError::configuration(format!(
+                "cast_value: {null} is null; leave an optional field out instead"
+            )));
+        }
         let config: Config = parse_v3_config(json, NAME)?;
         let data_type = DataType::from_json(&config.data_type)
             .map_err(|err| CodecError::configuration(format!("cast_value: data_type: {err}")))?;
@@ -243,6 +249,18 @@ impl CodecFromJson for CastValue {
             config.scalar_map,
         )
     }
+}
+
+/// The path of the first null among the configuration's fields and `scalar_map`'s directions.
+fn find_null(config: &Value, prefix: &str) -> Option<String> {
+    let Value::Object(fields) = config else {
+        return None;
+    };
+    fields.iter().find_map(|(key, value)| match value {
+        Value::Null => Some(format!("{prefix}{key}")),
+        Value::Object(_) if key == "scalar_map" => find_null(value, "scalar_map."),
+        _ => None,
+    })
 }
 
 impl ArrayToArrayCodec for CastValue {

@@ -406,6 +406,10 @@ fn invalid_json_is_a_configuration_error() {
         config(&json!({"data_type": "uint8", "scalar_map": {"encode": [[1, 2, 3]]}})),
         config(&json!({"data_type": "uint8", "scalar_map": {"encode": {"1": 2}}})),
         config(&json!({"data_type": "uint8", "scalar_map": {"decode": [[300, 1]]}})),
+        config(&json!({"data_type": "uint8", "rounding": null})),
+        config(&json!({"data_type": "uint8", "out_of_range": null})),
+        config(&json!({"data_type": "uint8", "scalar_map": null})),
+        config(&json!({"data_type": "uint8", "scalar_map": {"encode": null}})),
         json!({"name": "cast_value"}),
         json!({"name": "other", "configuration": {"data_type": "uint8"}}),
     ] {

@@ -20,7 +20,6 @@ from zarr_codec import (
     ChunkSpec,
     ConfigurationError,
     DataType,
-    UnsupportedError,
 )
 from zarr_codec.fill_value import fill_value_from_json
 
@@ -42,11 +41,22 @@ Direction = Literal["encode", "decode"]
 ScalarPairs = Iterable[Sequence[Any]] | Mapping[Any, Any]
 
 
-def _pairs(direction: str, entries: ScalarPairs) -> list[list[Any]]:
-    items = entries.items() if isinstance(entries, Mapping) else entries
+def _pairs(direction: object, entries: object) -> list[list[Any]]:
+    """One ``scalar_map`` direction as a list of ``[input, output]`` lists."""
+    if direction not in ("encode", "decode"):
+        raise ConfigurationError(
+            f'cast_value: scalar_map directions are "encode" and "decode", not {direction!r}'
+        )
+    if isinstance(entries, Mapping):
+        entries = list(entries.items())
+    if not isinstance(entries, Iterable) or isinstance(entries, str | bytes):
+        raise ConfigurationError(
+            f"cast_value: scalar_map {direction} must be a list of [input, output] pairs, "
+            f"got {entries!r}"
+        )
     pairs = []
-    for entry in items:
-        if isinstance(entry, str | bytes) or len(entry) != 2:
+    for entry in entries:
+        if not isinstance(entry, Sequence) or isinstance(entry, str | bytes) or len(entry) != 2:
             raise ConfigurationError(
                 f"cast_value: scalar_map {direction} entries must be [input, output] pairs, "
                 f"got {entry!r}"
@@ -75,6 +85,14 @@ class CastValue(ArrayArrayCodecBase):
         scalar_map: Mapping[str, ScalarPairs] | None = None,
     ) -> None:
         name = data_type.name if isinstance(data_type, DataType) else data_type
+        if rounding not in ROUNDING_MODES:
+            raise ConfigurationError(
+                f"cast_value: rounding must be one of {ROUNDING_MODES}, got {rounding!r}"
+            )
+        if out_of_range not in (None, "clamp", "wrap"):
+            raise ConfigurationError(
+                f'cast_value: out_of_range must be "clamp", "wrap" or None, got {out_of_range!r}'
+            )
         config: dict[str, Any] = {"data_type": name}
         if rounding != "nearest-even":
             config["rounding"] = rounding
@@ -87,6 +105,8 @@ class CastValue(ArrayArrayCodecBase):
                 direction: _pairs(direction, entries) for direction, entries in scalar_map.items()
             }
         self._json = json.dumps({"name": "cast_value", "configuration": config})
+        # Equal configurations compare equal whatever the order of their keys.
+        self._key = json.dumps(config, sort_keys=True)
         try:
             _cast_value.check_configuration(self._json)
         except (TypeError, ValueError) as err:  # e.g. a scalar JSON cannot encode
@@ -116,15 +136,8 @@ class CastValue(ArrayArrayCodecBase):
         _cast_value.check_configuration(json.dumps({"name": cls.name, "configuration": config}))
         return cls(**config)
 
-    @classmethod
-    def from_v2_configuration(cls, config: dict[str, Any]) -> CastValue:
-        raise UnsupportedError("cast_value has no Zarr v2 form (numcodecs has no such codec)")
-
-    def v2_configuration(self) -> dict[str, Any]:
-        raise UnsupportedError("cast_value has no Zarr v2 form (numcodecs has no such codec)")
-
     def _identity(self) -> tuple[Any, ...]:
-        return (type(self), self._json)
+        return (type(self), self._key)
 
     def __repr__(self) -> str:
         args = ", ".join(f"{key}={value!r}" for key, value in self._config.items())
@@ -173,6 +186,7 @@ class CastValue(ArrayArrayCodecBase):
             and out.flags.c_contiguous
             and out.flags.writeable
             and out.dtype.isnative
+            and out.ndim > 0  # a 0-d array exports no buffer shape
         )
         if direct:
             self.plan(spec.data_type, "decode").apply_into(array, out)
