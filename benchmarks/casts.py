@@ -5,7 +5,8 @@ Groups are named ``cast <source>-><target> <rounding>``; their baseline is ``num
 casts the float data (scaled into the target's range, so every element is in range) to each
 integer type with ``nearest-even``: numpy's equivalent is ``rint`` + ``clip`` + ``astype``.
 Decoding casts back with ``astype``. ``float32 <-> float16`` and ``float64 -> float32`` are
-there too. The ``cast batch`` group decodes 64 chunks on 1 thread and on 2.
+there too. The ``cast batch`` group decodes 64 chunks into one existing array on 1 thread and
+on 2 (and into new arrays on 2, which adds a page fault per fresh page).
 """
 
 from typing import Any, Literal
@@ -176,19 +177,35 @@ def _ours() -> CaseFactory:
 
 
 def _batch_cases(dataset: str, data: npt.NDArray[Any], plan: Any) -> list[Case]:
+    """Decode 64 chunks into their slots of one existing array (as a chunk pipeline does) on
+    1 and 2 threads, and into new arrays on 2."""
     array = _scaled(data, "int16").astype(np.float32)
     chunks = np.array_split(plan(np.float32, "int16", "encode").apply(array), BATCH_CHUNKS)
     backward = plan(np.float32, "int16", "decode")
+    whole = np.empty(array.size, dtype=np.float32)
+    slots, start = [], 0
+    for chunk in chunks:
+        slots.append(whole[start : start + chunk.size])
+        start += chunk.size
 
-    def on(threads: int) -> Case:
+    def into(threads: int) -> Case:
         label = "1 thread" if threads == 1 else f"{threads} threads"
 
         def decode() -> object:
-            return backward.apply_batch(chunks, threads)
+            backward.apply_batch_into(chunks, slots, threads)
+            return whole
 
         return Case(label, dataset, "decode", decode, array.nbytes, batch_group())
 
-    return [on(1), on(2)]
+    def fresh() -> object:
+        return backward.apply_batch(chunks, 2)
+
+    label = "2 threads, new arrays"
+    return [
+        into(1),
+        into(2),
+        Case(label, dataset, "decode", fresh, array.nbytes, batch_group()),
+    ]
 
 
 NUMPY = Provider("numpy-cast", "numpy rint + clip + astype (encode), astype (decode)", _numpy)

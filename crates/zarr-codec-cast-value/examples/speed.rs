@@ -50,6 +50,34 @@ fn main() {
             println!("{from} -> {to}: {:.2} ms", best * 1e3);
         }
     }
+    // Integer to float (the decode direction of float -> int codecs).
+    let ints: Vec<i64> = (0..count)
+        .map(|i| i64::try_from(i % 30_000).unwrap_or(0))
+        .collect();
+    for (from, to) in [
+        (DataType::Int16, DataType::Float32),
+        (DataType::UInt16, DataType::Float32),
+        (DataType::Int32, DataType::Float32),
+        (DataType::UInt32, DataType::Float32),
+        (DataType::Int32, DataType::Float64),
+        (DataType::UInt64, DataType::Float32),
+    ] {
+        let size = from.size();
+        let input: Vec<u8> = ints
+            .iter()
+            .flat_map(|v| v.to_ne_bytes()[..size].to_vec())
+            .collect();
+        let plan = CastPlan::new(from, to, Rounding::NearestEven, None, ScalarMap::default())
+            .expect("plan");
+        let mut output = vec![0u8; count * to.size()];
+        let mut best = f64::INFINITY;
+        for _ in 0..5 {
+            let start = Instant::now();
+            plan.apply(&input, &mut output).expect("cast");
+            best = best.min(start.elapsed().as_secs_f64());
+        }
+        println!("{from} -> {to}: {:.2} ms", best * 1e3);
+    }
     // Two threads on the two halves of one cast, into an output already touched.
     let plan = CastPlan::new(
         DataType::Float32,

@@ -151,20 +151,23 @@ impl Scalar {
 
 impl fmt::Display for Scalar {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Integers exactly (as the key form has an odd significand, an integer has a
+        // non-negative exponent); other values as the nearest f64 in Rust's shortest form.
+        let sign = |negative: bool| if negative { "-" } else { "" };
         match *self {
             Self::Nan { .. } => f.write_str("NaN"),
-            Self::Infinity { negative } => {
-                f.write_str(if negative { "-Infinity" } else { "Infinity" })
-            }
-            Self::Finite {
-                negative,
-                significand,
-                exponent,
-            } if (0..64).contains(&exponent) => {
-                let magnitude = u128::from(significand) << exponent;
-                write!(f, "{}{magnitude}", if negative { "-" } else { "" })
-            }
-            Self::Finite { .. } => write!(f, "{:e}", self.approx()),
+            Self::Infinity { negative } => write!(f, "{}Infinity", sign(negative)),
+            Self::Finite { .. } => match self.key() {
+                Self::Finite {
+                    negative,
+                    significand,
+                    exponent,
+                } if (0..64).contains(&exponent) => {
+                    let magnitude = u128::from(significand) << exponent;
+                    write!(f, "{}{magnitude}", sign(negative))
+                }
+                _ => write!(f, "{:?}", self.approx()),
+            },
         }
     }
 }

@@ -87,21 +87,7 @@ impl Plan {
         out: &Bound<'_, PyAny>,
     ) -> PyResult<()> {
         let input = self.input(array)?;
-        let out_array = out.cast::<PyUntypedArray>().map_err(|_| {
-            to_py_err(
-                py,
-                &CodecError::configuration("cast_value: out must be a numpy array"),
-            )
-        })?;
-        let out_type = data_type_of(&out_array.dtype())?;
-        if out_type != self.inner.to() || out_array.dtype().is_native_byteorder() == Some(false) {
-            let message = format!(
-                "cast_value: out must be a native-order {} array, not {out_type}",
-                self.inner.to()
-            );
-            return Err(to_py_err(py, &CodecError::configuration(message)));
-        }
-        let mut output = BytesOutput::new(out)?;
+        let mut output = self.output(out)?;
         let (source, target) = (input.as_bytes(), output.as_mut_slice());
         run(py, || self.inner.apply(source, target))
     }
@@ -157,6 +143,50 @@ impl Plan {
         PyList::new(py, results.collect::<PyResult<Vec<_>>>()?)
     }
 
+    /// Cast every array of `arrays` into the matching array of `outs` (writable, C-contiguous,
+    /// native-order arrays of the target type with as many elements), in parallel with the
+    /// GIL released: the batch form of `apply_into`, for decoding into the slots of a caller's
+    /// array.
+    #[pyo3(signature = (arrays, outs, threads=None))]
+    fn apply_batch_into(
+        &self,
+        py: Python<'_>,
+        arrays: &Bound<'_, PyAny>,
+        outs: &Bound<'_, PyAny>,
+        threads: Option<i64>,
+    ) -> PyResult<()> {
+        let threads = thread_count(py, threads, "cast_value")?;
+        let inputs = arrays
+            .try_iter()?
+            .map(|array| self.input(&array?))
+            .collect::<PyResult<Vec<_>>>()?;
+        let mut outputs = outs
+            .try_iter()?
+            .map(|out| self.output(&out?))
+            .collect::<PyResult<Vec<_>>>()?;
+        if inputs.len() != outputs.len() {
+            let message = format!(
+                "cast_value: {} arrays but {} outputs",
+                inputs.len(),
+                outputs.len()
+            );
+            return Err(to_py_err(py, &CodecError::configuration(message)));
+        }
+        let mut jobs: Vec<(&[u8], &mut [u8])> = inputs
+            .iter()
+            .map(ArrayInput::as_bytes)
+            .zip(outputs.iter_mut().map(BytesOutput::as_mut_slice))
+            .collect();
+        run(py, || {
+            parallel_map(&mut jobs, threads, |(source, target)| {
+                self.inner.apply(source, target)
+            })
+            .into_iter()
+            .collect::<CodecResult<Vec<()>>>()
+        })?;
+        Ok(())
+    }
+
     /// The source data type's name.
     #[getter]
     fn source(&self) -> &'static str {
@@ -171,6 +201,26 @@ impl Plan {
 }
 
 impl Plan {
+    /// A writable, C-contiguous, native-order numpy array of the target type.
+    fn output(&self, out: &Bound<'_, PyAny>) -> PyResult<BytesOutput> {
+        let py = out.py();
+        let out_array = out.cast::<PyUntypedArray>().map_err(|_| {
+            to_py_err(
+                py,
+                &CodecError::configuration("cast_value: out must be a numpy array"),
+            )
+        })?;
+        let out_type = data_type_of(&out_array.dtype())?;
+        if out_type != self.inner.to() || out_array.dtype().is_native_byteorder() == Some(false) {
+            let message = format!(
+                "cast_value: out must be a native-order {} array, not {out_type}",
+                self.inner.to()
+            );
+            return Err(to_py_err(py, &CodecError::configuration(message)));
+        }
+        BytesOutput::new(out)
+    }
+
     fn input<'py>(&self, array: &Bound<'py, PyAny>) -> PyResult<ArrayInput<'py>> {
         let input = ArrayInput::new(array)?;
         if input.data_type() != self.inner.from() {

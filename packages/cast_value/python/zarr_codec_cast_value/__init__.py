@@ -205,6 +205,17 @@ class CastValue(ArrayArrayCodecBase):
         """Decode many chunks back to ``spec``'s data type in parallel (GIL released)."""
         return self.plan(spec.data_type, "decode").apply_batch(chunks, threads)
 
+    def decode_batch_into(
+        self,
+        chunks: Sequence[Any],
+        spec: ChunkSpec,
+        outs: Sequence[np.ndarray[Any, Any]],
+        threads: int | None = None,
+    ) -> None:
+        """Decode each chunk into the matching ``outs`` array (C-contiguous, native order, of
+        ``spec``'s data type: e.g. the chunk slots of a caller's array), in parallel."""
+        self.plan(spec.data_type, "decode").apply_batch_into(chunks, outs, threads)
+
 
 def _rebuild(config: dict[str, Any]) -> CastValue:
     return CastValue(**config)

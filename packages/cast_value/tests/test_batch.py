@@ -1,0 +1,62 @@
+"""Batches: ``encode_batch``/``decode_batch`` (results as views of one new array) and
+``decode_batch_into`` (into the caller's arrays), against chunk-by-chunk calls."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from zarr_codec import ChunkSpec, ConfigurationError, OutOfRangeError, OutputSizeError
+from zarr_codec_cast_value import CastValue
+
+CODEC = CastValue("int16", out_of_range="clamp")
+SPEC = ChunkSpec((6, 5), "float32")
+
+
+def _chunks(count: int = 9) -> list[np.ndarray]:
+    rng = np.random.default_rng(5)
+    return [(rng.normal(size=(6, 5)) * 20_000).astype(np.float32) for _ in range(count)]
+
+
+@pytest.mark.parametrize("threads", [None, 1, 2, 5])
+def test_batches_equal_chunk_by_chunk(threads: int | None) -> None:
+    chunks = _chunks()
+    encoded = CODEC.encode_batch(chunks, SPEC, threads)
+    assert all(e.shape == (6, 5) and e.dtype == np.int16 for e in encoded)
+    for chunk, got in zip(chunks, encoded, strict=True):
+        np.testing.assert_array_equal(got, CODEC.encode(chunk, SPEC))
+    decoded = CODEC.decode_batch(encoded, SPEC, threads)
+    for chunk, got in zip(encoded, decoded, strict=True):
+        np.testing.assert_array_equal(got, CODEC.decode(chunk, SPEC))
+    # The results share one allocation but not their elements.
+    decoded[0][...] = 7
+    assert not (decoded[1] == 7).all()
+
+
+@pytest.mark.parametrize("threads", [None, 1, 2])
+def test_decode_batch_into_the_slots_of_one_array(threads: int | None) -> None:
+    chunks = _chunks(4)
+    encoded = CODEC.encode_batch(chunks, SPEC)
+    whole = np.full((4, 6, 5), -1.0, dtype=np.float32)
+    CODEC.decode_batch_into(encoded, SPEC, list(whole), threads)
+    for i, chunk in enumerate(encoded):
+        np.testing.assert_array_equal(whole[i], CODEC.decode(chunk, SPEC))
+
+
+def test_decode_batch_into_checks_its_outputs() -> None:
+    encoded = CODEC.encode_batch(_chunks(2), SPEC)
+    with pytest.raises(ConfigurationError, match="outputs"):
+        CODEC.decode_batch_into(encoded, SPEC, [np.empty((6, 5), np.float32)])
+    with pytest.raises(ConfigurationError, match="float32"):
+        CODEC.decode_batch_into(encoded, SPEC, [np.empty((6, 5), np.float64)] * 2)
+    with pytest.raises(OutputSizeError):
+        CODEC.decode_batch_into(encoded, SPEC, [np.empty((6, 4), np.float32)] * 2)
+    strided = np.empty((6, 10), np.float32)[:, ::2]
+    with pytest.raises(OutputSizeError):
+        CODEC.decode_batch_into(encoded, SPEC, [strided, strided])
+
+
+def test_a_refused_element_fails_the_batch() -> None:
+    codec = CastValue("int8")  # no out_of_range: 1000 is an error
+    chunks = [np.zeros(3, np.float32), np.array([1.0, 1000.0, 2.0], np.float32)]
+    with pytest.raises(OutOfRangeError, match="1000"):
+        codec.encode_batch(chunks, ChunkSpec((3,), "float32"), 2)
