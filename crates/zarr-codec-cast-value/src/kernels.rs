@@ -20,7 +20,9 @@
 // AVX2, hence `#[inline(always)]` throughout.
 #![allow(clippy::inline_always)]
 
-use zarr_codec::{DataType, Result};
+use zarr_codec::{DataType, FloatFormat, Result};
+
+const FLOAT64: FloatFormat = FloatFormat::FLOAT64;
 
 use crate::numeric::Scalar;
 use crate::plan::CastPlan;
@@ -138,6 +140,39 @@ struct Keys {
     nan: bool,
 }
 
+/// The `f64` equal to a finite scalar, if there is one (keys come from the source type, so
+/// for the kernels' sources there always is).
+fn exact_f64(value: Scalar) -> Option<f64> {
+    let Scalar::Finite {
+        negative,
+        significand,
+        exponent,
+    } = value
+    else {
+        return None;
+    };
+    if significand >> 53 != 0 {
+        return None;
+    }
+    // Scale by powers of two that are themselves normal, so nothing rounds on the way; the
+    // last multiplication is exact when the result is representable, which the check confirms.
+    #[allow(clippy::cast_precision_loss)] // < 2^53: exact
+    let mut result = significand as f64;
+    let mut exponent = exponent;
+    while exponent > 1000 {
+        result *= 2f64.powi(1000);
+        exponent -= 1000;
+    }
+    while exponent < -1000 {
+        result *= 2f64.powi(-1000);
+        exponent += 1000;
+    }
+    result *= 2f64.powi(exponent);
+    let result = if negative { -result } else { result };
+    let back = crate::numeric::decode(result.to_bits(), crate::numeric::Numeric::Float(FLOAT64));
+    (back.key() == value.key()).then_some(result)
+}
+
 impl Keys {
     fn of(plan: &CastPlan) -> Option<Self> {
         let mut keys = Self::default();
@@ -149,21 +184,7 @@ impl Keys {
                 } else {
                     f64::INFINITY
                 }),
-                Scalar::Finite {
-                    negative,
-                    significand,
-                    exponent,
-                } => {
-                    // Keys come from the source type, so this is exact for the kernels' sources
-                    // (their values are f64s); refuse anything else.
-                    if significand >> 53 != 0 {
-                        return None;
-                    }
-                    #[allow(clippy::cast_precision_loss)] // < 2^53: exact
-                    let magnitude = significand as f64 * 2f64.powi(exponent);
-                    keys.values
-                        .push(if negative { -magnitude } else { magnitude });
-                }
+                finite @ Scalar::Finite { .. } => keys.values.push(exact_f64(finite)?),
             }
         }
         Some(keys)
@@ -995,6 +1016,26 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn subnormal_and_huge_keys_are_matched_exactly() {
+        use serde_json::json;
+        let pairs = [(json!(5e-324), json!(1)), (json!(f64::MAX), json!(2))];
+        let map = ScalarMap::parse(&pairs, DataType::Float64, DataType::Int8).expect("map");
+        let plan = CastPlan::new(
+            DataType::Float64,
+            DataType::Int8,
+            Rounding::NearestEven,
+            Some(OutOfRange::Clamp),
+            map,
+        )
+        .expect("plan");
+        let input: Vec<u8> = [5e-324, 1e-323, f64::MAX, 0.0]
+            .iter()
+            .flat_map(|v: &f64| v.to_ne_bytes())
+            .collect();
+        assert_eq!(plan.apply_to_vec(&input).expect("cast"), [1, 0, 2, 0]);
     }
 
     #[test]

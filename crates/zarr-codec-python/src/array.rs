@@ -145,3 +145,68 @@ impl<'py> NewArray<'py> {
         self.array
     }
 }
+
+/// A caller's numpy array to write into: C-contiguous, writable, aligned and in native byte
+/// order, taken through numpy itself (so `ml_dtypes` types, which export no buffer, work).
+pub struct ArrayOutput<'py> {
+    array: Bound<'py, PyUntypedArray>,
+    data_type: DataType,
+}
+
+impl<'py> ArrayOutput<'py> {
+    /// Check `obj`; `OutputSizeError` when it is not a numpy array that can be written as is.
+    pub fn new(obj: &Bound<'py, PyAny>) -> PyResult<Self> {
+        let py = obj.py();
+        let refuse = |why: &str| crate::errors::output_error(py, format!("output array: {why}"));
+        let array = obj
+            .cast::<PyUntypedArray>()
+            .map_err(|_| refuse("not a numpy array"))?
+            .clone();
+        let dtype = array.dtype();
+        if !array.is_c_contiguous() {
+            return Err(refuse("not C-contiguous"));
+        }
+        if !array.is_aligned() || dtype.is_native_byteorder() == Some(false) {
+            return Err(refuse("not aligned, native-order data"));
+        }
+        let writeable: bool = array.getattr("flags")?.getattr("writeable")?.extract()?;
+        if !writeable {
+            return Err(refuse("read-only"));
+        }
+        let data_type = data_type_of(&dtype)?;
+        Ok(Self { array, data_type })
+    }
+
+    /// The Zarr data type of the elements.
+    pub fn data_type(&self) -> DataType {
+        self.data_type
+    }
+
+    /// Whether `bytes` shares memory with this array (then read them from a copy: writing
+    /// while reading the same memory through two Rust references is not allowed).
+    pub fn overlaps(&self, bytes: &[u8]) -> bool {
+        // SAFETY: reading the data pointer of an array we hold a reference to.
+        let start = unsafe { (*self.array.as_array_ptr()).fields.data } as usize;
+        let end = start + self.array.len_nbytes();
+        let other = bytes.as_ptr() as usize;
+        !bytes.is_empty() && start < end && other < end && start < other + bytes.len()
+    }
+
+    /// The element bytes to write (see [`crate::BytesInput::as_slice`] for the rule on
+    /// concurrent use from Python).
+    pub fn as_mut_bytes(&mut self) -> &mut [u8] {
+        let len = self.array.len_nbytes();
+        if len == 0 {
+            return &mut [];
+        }
+        // SAFETY: the array is C-contiguous and writeable (checked in `new`), so its
+        // `len_nbytes()` bytes from its data pointer may be written; `self.array` keeps them
+        // alive and `&mut self` makes this the only Rust reference to them.
+        unsafe {
+            std::slice::from_raw_parts_mut(
+                (*self.array.as_array_ptr()).fields.data.cast::<u8>(),
+                len,
+            )
+        }
+    }
+}

@@ -13,7 +13,7 @@ mod input;
 mod output;
 mod run;
 
-pub use array::{ArrayInput, NewArray, data_type_of, new_array};
+pub use array::{ArrayInput, ArrayOutput, NewArray, data_type_of, new_array};
 pub use batch::{parallel_map, thread_count};
 pub use errors::{IntoPyResult, to_py_err};
 pub use input::BytesInput;

@@ -3,14 +3,14 @@
 //! A [`Plan`] is one direction of a configured codec bound to the array's data type, built
 //! once and reused for every chunk; its methods release the GIL while casting.
 
-use numpy::{PyArrayDescr, PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
+use numpy::{PyArrayDescr, PyUntypedArray};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PySlice, PyTuple};
 use zarr_codec::json::ZarrFormat;
 use zarr_codec::{CodecError, CodecFromJson, DataType, FillValue, Result as CodecResult};
 use zarr_codec_cast_value::{CastPlan, CastValue, Direction};
 use zarr_codec_python::{
-    ArrayInput, BytesOutput, IntoPyResult, data_type_of, new_array, parallel_map, run,
+    ArrayInput, ArrayOutput, IntoPyResult, data_type_of, new_array, parallel_map, run,
     thread_count, to_py_err,
 };
 
@@ -88,7 +88,12 @@ impl Plan {
     ) -> PyResult<()> {
         let input = self.input(array)?;
         let mut output = self.output(out)?;
-        let (source, target) = (input.as_bytes(), output.as_mut_slice());
+        // Casting an array onto itself (or a view of it): read from a copy.
+        let copy = output
+            .overlaps(input.as_bytes())
+            .then(|| input.as_bytes().to_vec());
+        let source = copy.as_deref().unwrap_or(input.as_bytes());
+        let target = output.as_mut_bytes();
         run(py, || self.inner.apply(source, target))
     }
 
@@ -172,10 +177,22 @@ impl Plan {
             );
             return Err(to_py_err(py, &CodecError::configuration(message)));
         }
+        // Inputs that share memory with any output are read from copies.
+        let copies: Vec<Option<Vec<u8>>> = inputs
+            .iter()
+            .map(|input| {
+                let bytes = input.as_bytes();
+                outputs
+                    .iter()
+                    .any(|output| output.overlaps(bytes))
+                    .then(|| bytes.to_vec())
+            })
+            .collect();
         let mut jobs: Vec<(&[u8], &mut [u8])> = inputs
             .iter()
-            .map(ArrayInput::as_bytes)
-            .zip(outputs.iter_mut().map(BytesOutput::as_mut_slice))
+            .zip(&copies)
+            .map(|(input, copy)| copy.as_deref().unwrap_or(input.as_bytes()))
+            .zip(outputs.iter_mut().map(ArrayOutput::as_mut_bytes))
             .collect();
         run(py, || {
             parallel_map(&mut jobs, threads, |(source, target)| {
@@ -202,23 +219,17 @@ impl Plan {
 
 impl Plan {
     /// A writable, C-contiguous, native-order numpy array of the target type.
-    fn output(&self, out: &Bound<'_, PyAny>) -> PyResult<BytesOutput> {
-        let py = out.py();
-        let out_array = out.cast::<PyUntypedArray>().map_err(|_| {
-            to_py_err(
-                py,
-                &CodecError::configuration("cast_value: out must be a numpy array"),
-            )
-        })?;
-        let out_type = data_type_of(&out_array.dtype())?;
-        if out_type != self.inner.to() || out_array.dtype().is_native_byteorder() == Some(false) {
+    fn output<'py>(&self, out: &Bound<'py, PyAny>) -> PyResult<ArrayOutput<'py>> {
+        let output = ArrayOutput::new(out)?;
+        if output.data_type() != self.inner.to() {
             let message = format!(
-                "cast_value: out must be a native-order {} array, not {out_type}",
-                self.inner.to()
+                "cast_value: out must be a {} array, not {}",
+                self.inner.to(),
+                output.data_type()
             );
-            return Err(to_py_err(py, &CodecError::configuration(message)));
+            return Err(to_py_err(out.py(), &CodecError::configuration(message)));
         }
-        BytesOutput::new(out)
+        Ok(output)
     }
 
     fn input<'py>(&self, array: &Bound<'py, PyAny>) -> PyResult<ArrayInput<'py>> {

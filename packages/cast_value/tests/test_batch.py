@@ -60,3 +60,30 @@ def test_a_refused_element_fails_the_batch() -> None:
     chunks = [np.zeros(3, np.float32), np.array([1.0, 1000.0, 2.0], np.float32)]
     with pytest.raises(OutOfRangeError, match="1000"):
         codec.encode_batch(chunks, ChunkSpec((3,), "float32"), 2)
+
+
+def test_casting_an_array_onto_itself() -> None:
+    """Input and output sharing memory are read from a copy (same-type casts allow it)."""
+    codec = CastValue("float32", out_of_range="clamp")
+    spec = ChunkSpec((5,), "float32")
+    data = np.array([1.5, -2.0, np.inf, 3e38, -0.0], np.float32)
+    expected = codec.decode(codec.encode(data, spec), spec)
+    codec.decode_into(data, spec, data)
+    np.testing.assert_array_equal(data, expected)
+    halves = [data[:2].reshape(1, 2), data[2:4].reshape(1, 2)]
+    codec.decode_batch_into(halves, ChunkSpec((1, 2), "float32"), halves[::-1])  # swapped
+    np.testing.assert_array_equal(data[:4], np.concatenate([expected[2:4], expected[:2]]))
+
+
+def test_decode_into_a_bfloat16_array() -> None:
+    """ml_dtypes arrays export no buffer: outputs are taken through numpy."""
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    codec = CastValue("float32")
+    spec = ChunkSpec((3,), "bfloat16")
+    encoded = np.array([1.0, -2.5, 3.0], np.float32)
+    out = np.empty(3, dtype=ml_dtypes.bfloat16)
+    codec.decode_into(encoded, spec, out)
+    assert out.astype(np.float32).tolist() == [1.0, -2.5, 3.0]
+    outs = [np.empty(3, dtype=ml_dtypes.bfloat16) for _ in range(2)]
+    codec.decode_batch_into([encoded, encoded * 2], spec, outs)
+    assert outs[1].astype(np.float32).tolist() == [2.0, -5.0, 6.0]
