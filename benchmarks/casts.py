@@ -27,14 +27,14 @@ def cast_group(source: str, target: str, rounding: str = "nearest-even") -> str:
     return f"cast {source}->{target} {rounding}"
 
 
-def batch_group() -> str:
+def batch_group(job: str = "int16->float32") -> str:
     """Batch decode of 64 chunks: 1 thread (the baseline) against 2."""
-    return f"cast batch of {BATCH_CHUNKS} int16->float32"
+    return f"cast batch of {BATCH_CHUNKS} {job}"
 
 
 def baseline_for(group: str) -> str | None:
     """The fixed baseline of a cast group, ``None`` for other groups."""
-    if group == batch_group():
+    if group.startswith("cast batch"):
         return "1 thread"
     return "numpy" if group.startswith("cast ") else None
 
@@ -170,41 +170,69 @@ def _ours() -> CaseFactory:
             out.append(Case(label, dataset, "encode", run_encode, array.nbytes, group))
             out.append(Case(label, dataset, "decode", run_decode, array.nbytes, group))
         if dataset == "float32_field":
-            out += _batch_cases(dataset, data, plan)
+            out += _batch_cases(dataset, data)
         return out
 
     return cases
 
 
-def _batch_cases(dataset: str, data: npt.NDArray[Any], plan: Any) -> list[Case]:
+def _batch_cases(dataset: str, data: npt.NDArray[Any]) -> list[Case]:
     """Decode 64 chunks into their slots of one existing array (as a chunk pipeline does) on
-    1 and 2 threads, and into new arrays on 2."""
-    array = _scaled(data, "int16").astype(np.float32)
-    chunks = np.array_split(plan(np.float32, "int16", "encode").apply(array), BATCH_CHUNKS)
-    backward = plan(np.float32, "int16", "decode")
-    whole = np.empty(array.size, dtype=np.float32)
+    1 and 2 threads, and into new arrays on 2: ``int16 -> float32`` (bound by memory
+    bandwidth) and ``float64 -> float16`` with ``towards-zero`` (bound by compute:
+    directed float16 casts take the exact path)."""
+    from zarr_codec import DataType
+    from zarr_codec_cast_value import CastValue
+
+    out: list[Case] = []
+    int16 = _scaled(data, "int16").astype(np.float32)
+    small = (int16 / 8.0).astype(np.float64)
+    for source, target, rounding, array in (
+        ("float32", "int16", "nearest-even", int16),
+        ("float64", "float16", "towards-zero", small),
+    ):
+        codec = CastValue(target, rounding)
+        dtype = DataType.from_name(source)
+        forward, backward = codec.plan(dtype, "encode"), codec.plan(dtype, "decode")
+        # Timed: the encode direction for the compute-bound job, decode for the other.
+        timed, chunks = (
+            (backward, np.array_split(forward.apply(array), BATCH_CHUNKS))
+            if rounding == "nearest-even"
+            else (forward, np.array_split(array, BATCH_CHUNKS))
+        )
+        job = (
+            f"{target}->{source}"
+            if rounding == "nearest-even"
+            else f"{source}->{target} {rounding}"
+        )
+        out += _batch_jobs(dataset, timed, chunks, array.nbytes, batch_group(job))
+    return out
+
+
+def _batch_jobs(dataset: str, plan: Any, chunks: list[Any], nbytes: int, group: str) -> list[Case]:
+    results = [plan.apply(chunk) for chunk in chunks]
+    whole = np.empty(sum(r.size for r in results), dtype=results[0].dtype)
     slots, start = [], 0
-    for chunk in chunks:
-        slots.append(whole[start : start + chunk.size])
-        start += chunk.size
+    for result in results:
+        slots.append(whole[start : start + result.size])
+        start += result.size
 
     def into(threads: int) -> Case:
         label = "1 thread" if threads == 1 else f"{threads} threads"
 
-        def decode() -> object:
-            backward.apply_batch_into(chunks, slots, threads)
+        def run() -> object:
+            plan.apply_batch_into(chunks, slots, threads)
             return whole
 
-        return Case(label, dataset, "decode", decode, array.nbytes, batch_group())
+        return Case(label, dataset, "decode", run, nbytes, group)
 
     def fresh() -> object:
-        return backward.apply_batch(chunks, 2)
+        return plan.apply_batch(chunks, 2)
 
-    label = "2 threads, new arrays"
     return [
         into(1),
         into(2),
-        Case(label, dataset, "decode", fresh, array.nbytes, batch_group()),
+        Case("2 threads, new arrays", dataset, "decode", fresh, nbytes, group),
     ]
 
 

@@ -212,6 +212,10 @@ impl Keys {
 trait IntTarget: Elem {
     const LOW: f64;
     const HIGH: f64;
+    /// 64-bit: converted by [`wide_from_f64`] (no packed conversion before AVX-512).
+    const WIDE: bool;
+    /// The low bits of a two's complement value.
+    fn from_i64_bits(value: i64) -> Self;
     /// # Safety
     /// `value` must be an integer in `[LOW, HIGH)`.
     unsafe fn from_f64_unchecked(value: f64) -> Self;
@@ -226,6 +230,10 @@ macro_rules! int_target {
         impl IntTarget for $t {
             const LOW: f64 = $low;
             const HIGH: f64 = $high;
+            const WIDE: bool = std::mem::size_of::<$t>() == 8;
+            #[inline(always)]
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)] // low bits
+            fn from_i64_bits(value: i64) -> Self { value as $t }
             #[inline(always)]
             unsafe fn from_f64_unchecked(value: f64) -> Self {
                 // SAFETY: the caller guarantees `value` is an integer that fits the type, so
@@ -632,12 +640,28 @@ fn f64_to_int<S: Exact64, T: IntTarget, M: Mode>(
 ) -> Result<bool> {
     run(plan, keys, input, output, S::f64, |v: S| {
         let r = M::f64(v.f64());
+        if T::WIDE {
+            return wide_from_f64(r);
+        }
         // NaN fails both comparisons; anything that fails is converted as 0 and redone.
         let ok = r >= T::LOW && r < T::HIGH;
         let safe = if ok { r } else { 0.0 };
         // SAFETY: `safe` is a rounded (integer) value in [LOW, HIGH), or 0.
         (unsafe { T::from_f64_unchecked(safe) }, ok)
     })
+}
+
+/// A rounded (integer-valued) `r` as a 64-bit integer, for `|r| < 2^51` (others are hard
+/// cases): adding `1.5 * 2^52` puts the integer in the low mantissa bits, exactly, with plain
+/// vector arithmetic (AVX2 has no packed float to int64 conversion).
+#[inline(always)]
+fn wide_from_f64<T: IntTarget>(r: f64) -> (T, bool) {
+    const LIMIT: f64 = 2_251_799_813_685_248.0; // 2^51
+    const MAGIC: f64 = 6_755_399_441_055_744.0; // 2^52 + 2^51
+    let ok = r >= T::LOW.max(-LIMIT) && r < T::HIGH.min(LIMIT);
+    let safe = if ok { r } else { 0.0 };
+    let bits = (safe + MAGIC).to_bits().wrapping_sub(MAGIC.to_bits());
+    (T::from_i64_bits(bits.cast_signed()), ok)
 }
 
 #[inline(always)]
@@ -657,6 +681,9 @@ fn f32_to_int<S: Exact32, T: IntTarget, M: Mode>(
         |v: S| f64::from(v.f32()),
         |v: S| {
             let r = M::f32(v.f32());
+            if T::WIDE {
+                return wide_from_f64(f64::from(r));
+            }
             let ok = r >= low && r < high;
             let safe = if ok { r } else { 0.0 };
             // SAFETY: `safe` is a rounded (integer) value in [LOW, HIGH), or 0.
@@ -778,7 +805,9 @@ fn wide_int_to_float(
             input,
             output,
             |_: u64| 0.0,
-            |v: u64| (v as f64, true),
+            // Below 2^63 through the signed conversion (one instruction; the unsigned one is
+            // a longer sequence); larger values are hard cases.
+            |v: u64| (v.cast_signed() as f64, v >> 63 == 0),
         ),
         (DataType::UInt64, DataType::Float32) => run(
             plan,
@@ -786,7 +815,7 @@ fn wide_int_to_float(
             input,
             output,
             |_: u64| 0.0,
-            |v: u64| (v as f32, true),
+            |v: u64| (v.cast_signed() as f32, v >> 63 == 0),
         ),
         _ => Ok(false),
     }
