@@ -61,6 +61,8 @@ fn main() {
         (DataType::UInt32, DataType::Float32),
         (DataType::Int32, DataType::Float64),
         (DataType::UInt64, DataType::Float32),
+        (DataType::Int64, DataType::Float32),
+        (DataType::Int64, DataType::Float64),
     ] {
         let size = from.size();
         let input: Vec<u8> = ints

@@ -770,8 +770,19 @@ fn f64_to_f32<S: Exact64, M: Mode>(
     })
 }
 
-/// `int64`/`uint64` to a float: IEEE conversion is correctly rounded to nearest even; other
-/// modes and the 16-bit formats take the exact path.
+/// `v` as an `f64`, exact for `|v| < 2^51` (the caller checks): see `wide_int_to_float`.
+#[inline(always)]
+fn int_to_f64(v: i64) -> f64 {
+    const MAGIC: f64 = 6_755_399_441_055_744.0; // 2^52 + 2^51
+    f64::from_bits(
+        v.wrapping_add(MAGIC.to_bits().cast_signed())
+            .cast_unsigned(),
+    ) - MAGIC
+}
+
+/// `int64`/`uint64` to `float64`/`float32` to nearest even through an exact `f64`; other modes
+/// and the 16-bit formats take the exact path.
+#[inline(always)]
 fn wide_int_to_float(
     plan: &CastPlan,
     keys: &Keys,
@@ -781,41 +792,41 @@ fn wide_int_to_float(
     if rounding != Rounding::NearestEven || !keys.is_empty() {
         return Ok(false);
     }
-    #[allow(clippy::cast_precision_loss)] // correctly rounded, which is what is asked
+    // |v| < 2^51 (others are hard cases): v + (2^52 + 2^51) as the bits of a double, minus
+    // that double, is v exactly, with plain vector integer and float arithmetic (AVX2 has no
+    // packed int64 conversion); float32 then rounds once from that exact value.
+    // (-2^51 <= v < 2^51 as one shifted comparison: it vectorises where `abs` does not.)
+    let signed = |v: i64| (int_to_f64(v), (v.wrapping_add(1 << 51) >> 52) == 0);
+    let unsigned = |v: u64| (int_to_f64(v.cast_signed()), v < 1 << 51);
+    #[allow(clippy::cast_possible_truncation)] // rounding to float32 is the point
     match (plan.from(), plan.to()) {
-        (DataType::Int64, DataType::Float64) => run(
-            plan,
-            keys,
-            input,
-            output,
-            |_: i64| 0.0,
-            |v: i64| (v as f64, true),
-        ),
+        (DataType::Int64, DataType::Float64) => {
+            run(plan, keys, input, output, |_: i64| 0.0, signed)
+        }
         (DataType::Int64, DataType::Float32) => run(
             plan,
             keys,
             input,
             output,
             |_: i64| 0.0,
-            |v: i64| (v as f32, true),
+            |v: i64| {
+                let (x, ok) = signed(v);
+                (x as f32, ok)
+            },
         ),
-        (DataType::UInt64, DataType::Float64) => run(
-            plan,
-            keys,
-            input,
-            output,
-            |_: u64| 0.0,
-            // Below 2^63 through the signed conversion (one instruction; the unsigned one is
-            // a longer sequence); larger values are hard cases.
-            |v: u64| (v.cast_signed() as f64, v >> 63 == 0),
-        ),
+        (DataType::UInt64, DataType::Float64) => {
+            run(plan, keys, input, output, |_: u64| 0.0, unsigned)
+        }
         (DataType::UInt64, DataType::Float32) => run(
             plan,
             keys,
             input,
             output,
             |_: u64| 0.0,
-            |v: u64| (v.cast_signed() as f32, v >> 63 == 0),
+            |v: u64| {
+                let (x, ok) = unsigned(v);
+                (x as f32, ok)
+            },
         ),
         _ => Ok(false),
     }
