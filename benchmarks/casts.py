@@ -107,8 +107,8 @@ def _numpy() -> CaseFactory:
     return lambda dataset, data: _cases("numpy", dataset, data, encode, decode)
 
 
-def _cast_value_rs() -> CaseFactory:
-    from cast_value_rs import cast_array
+def _cast_array_peer(label: str, cast_array: Any) -> CaseFactory:
+    """Cases for a peer with cast-value's ``cast_array(array, target_dtype=..., ...)``."""
 
     def cast(array: npt.NDArray[Any], target: Any) -> Any:
         return cast_array(
@@ -118,25 +118,19 @@ def _cast_value_rs() -> CaseFactory:
             out_of_range_mode=None,
         )
 
-    encode = decode = cast
+    return lambda dataset, data: _cases(label, dataset, data, cast, cast)
 
-    return lambda dataset, data: _cases("cast-value-rs", dataset, data, encode, decode)
+
+def _cast_value_rs() -> CaseFactory:
+    from cast_value_rs import cast_array
+
+    return _cast_array_peer("cast-value-rs", cast_array)
 
 
 def _cast_value_python() -> CaseFactory:
     import cast_value
 
-    def cast(array: npt.NDArray[Any], target: Any) -> Any:
-        return cast_value.cast_array(
-            array,
-            target_dtype=np.dtype(target),
-            rounding_mode="nearest-even",
-            out_of_range_mode=None,
-        )
-
-    encode = decode = cast
-
-    return lambda dataset, data: _cases("cast-value", dataset, data, encode, decode)
+    return _cast_array_peer("cast-value", cast_value.cast_array)
 
 
 def _ours() -> CaseFactory:

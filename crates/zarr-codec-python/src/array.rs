@@ -105,6 +105,23 @@ impl NBytes for Bound<'_, PyUntypedArray> {
     }
 }
 
+/// The element bytes of a C-contiguous array, to write.
+///
+/// # Safety
+///
+/// The array must be C-contiguous and writeable, and the returned slice must be the only
+/// reference to its memory while it lives (it lives no longer than the borrow of `array`,
+/// which keeps the data alive).
+unsafe fn writable_bytes<'a>(array: &'a mut Bound<'_, PyUntypedArray>) -> &'a mut [u8] {
+    let len = array.len_nbytes();
+    if len == 0 {
+        return &mut [];
+    }
+    // SAFETY: the caller guarantees a C-contiguous, writeable array, so its `len` bytes from
+    // its data pointer may be written, and that nothing else references them meanwhile.
+    unsafe { std::slice::from_raw_parts_mut((*array.as_array_ptr()).fields.data.cast::<u8>(), len) }
+}
+
 /// A fresh, C-ordered numpy array of `dtype` and `shape` for a codec to fill.
 pub struct NewArray<'py> {
     array: Bound<'py, PyUntypedArray>,
@@ -126,18 +143,9 @@ pub fn new_array<'py>(
 impl<'py> NewArray<'py> {
     /// The bytes to write; nothing else can see the array until [`NewArray::into_array`].
     pub fn as_mut_bytes(&mut self) -> &mut [u8] {
-        let len = self.array.len_nbytes();
-        if len == 0 {
-            return &mut [];
-        }
-        // SAFETY: `numpy.empty` returned a new, C-contiguous, writable array of `len` bytes
-        // that only `self` references, so this is the sole access to its memory.
-        unsafe {
-            std::slice::from_raw_parts_mut(
-                (*self.array.as_array_ptr()).fields.data.cast::<u8>(),
-                len,
-            )
-        }
+        // SAFETY: `numpy.empty` returned a new, C-contiguous, writable array that only `self`
+        // references, so this is the sole access to its memory.
+        unsafe { writable_bytes(&mut self.array) }
     }
 
     /// Hand the filled array to Python.
@@ -195,18 +203,8 @@ impl<'py> ArrayOutput<'py> {
     /// The element bytes to write (see [`crate::BytesInput::as_slice`] for the rule on
     /// concurrent use from Python).
     pub fn as_mut_bytes(&mut self) -> &mut [u8] {
-        let len = self.array.len_nbytes();
-        if len == 0 {
-            return &mut [];
-        }
-        // SAFETY: the array is C-contiguous and writeable (checked in `new`), so its
-        // `len_nbytes()` bytes from its data pointer may be written; `self.array` keeps them
-        // alive and `&mut self` makes this the only Rust reference to them.
-        unsafe {
-            std::slice::from_raw_parts_mut(
-                (*self.array.as_array_ptr()).fields.data.cast::<u8>(),
-                len,
-            )
-        }
+        // SAFETY: the array is C-contiguous and writeable (checked in `new`); `&mut self`
+        // makes this the only Rust reference to its memory.
+        unsafe { writable_bytes(&mut self.array) }
     }
 }

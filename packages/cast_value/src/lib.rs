@@ -128,13 +128,7 @@ impl Plan {
             jobs.push((input.as_bytes(), target));
             rest = tail;
         }
-        run(py, || {
-            parallel_map(&mut jobs, threads, |(source, target)| {
-                self.inner.apply(source, target)
-            })
-            .into_iter()
-            .collect::<CodecResult<Vec<()>>>()
-        })?;
+        self.apply_all(py, &mut jobs, threads)?;
         drop(jobs);
         let output = output.into_array();
         let mut start = 0;
@@ -194,13 +188,7 @@ impl Plan {
             .map(|(input, copy)| copy.as_deref().unwrap_or(input.as_bytes()))
             .zip(outputs.iter_mut().map(ArrayOutput::as_mut_bytes))
             .collect();
-        run(py, || {
-            parallel_map(&mut jobs, threads, |(source, target)| {
-                self.inner.apply(source, target)
-            })
-            .into_iter()
-            .collect::<CodecResult<Vec<()>>>()
-        })?;
+        self.apply_all(py, &mut jobs, threads)?;
         Ok(())
     }
 
@@ -218,6 +206,23 @@ impl Plan {
 }
 
 impl Plan {
+    /// Cast every `(source, target)` pair on up to `threads` threads, GIL released.
+    fn apply_all(
+        &self,
+        py: Python<'_>,
+        jobs: &mut [(&[u8], &mut [u8])],
+        threads: usize,
+    ) -> PyResult<()> {
+        run(py, || {
+            parallel_map(jobs, threads, |(source, target)| {
+                self.inner.apply(source, target)
+            })
+            .into_iter()
+            .collect::<CodecResult<Vec<()>>>()
+        })?;
+        Ok(())
+    }
+
     /// A writable, C-contiguous, native-order numpy array of the target type.
     fn output<'py>(&self, out: &Bound<'py, PyAny>) -> PyResult<ArrayOutput<'py>> {
         let output = ArrayOutput::new(out)?;
