@@ -1,5 +1,6 @@
 //! A cast bound to its source and target data types: the thing that runs over arrays.
 
+use zarr_codec::element::{read_bits, write_bits};
 use zarr_codec::{CodecError, DataType, Result};
 
 use crate::numeric::{Numeric, Rules, Scalar, decode};
@@ -129,28 +130,6 @@ impl CastPlan {
             write_bits(bits, target);
         }
         Ok(())
-    }
-}
-
-/// The native-endian element in `bytes` (1 to 8 of them) as the low bits of a `u64`.
-pub(crate) fn read_bits(bytes: &[u8]) -> u64 {
-    let mut buffer = [0u8; 8];
-    if cfg!(target_endian = "little") {
-        buffer[..bytes.len()].copy_from_slice(bytes);
-        u64::from_le_bytes(buffer)
-    } else {
-        buffer[8 - bytes.len()..].copy_from_slice(bytes);
-        u64::from_be_bytes(buffer)
-    }
-}
-
-/// Writes the low `target.len()` bytes of `bits` in native order.
-pub(crate) fn write_bits(bits: u64, target: &mut [u8]) {
-    let len = target.len();
-    if cfg!(target_endian = "little") {
-        target.copy_from_slice(&bits.to_le_bytes()[..len]);
-    } else {
-        target.copy_from_slice(&bits.to_be_bytes()[8 - len..]);
     }
 }
 

@@ -92,6 +92,7 @@
 pub mod chunk_spec;
 pub mod codec;
 pub mod data_type;
+pub mod element;
 pub mod error;
 pub mod fill_value;
 pub mod float_format;

@@ -1,0 +1,458 @@
+//! The Zarr [`scale_offset`](https://github.com/zarr-developers/zarr-extensions/tree/main/codecs/scale_offset)
+//! array-to-array codec: encodes `(x - offset) * scale` and decodes `x / scale + offset`, in the
+//! arithmetic of the array's data type.
+//!
+//! - **Integers**: exact arithmetic; any intermediate or final value outside the type's range
+//!   (in either direction, at the `int64` and `uint64` limits too) is an
+//!   [`CodecError::OutOfRange`] error, and so is a division that leaves a remainder when
+//!   decoding. `scale` 0 cannot be decoded and is a configuration error.
+//! - **Floats**: each operation is correctly rounded in the data type (IEEE 754 semantics, as
+//!   numpy and zarr-python compute them): a finite value that overflows becomes ±Infinity, in
+//!   both directions, as the type's own arithmetic gives it; NaN, ±Infinity and -0.0 pass
+//!   through. In the float8/6/4 formats without infinity or NaN such a result is not
+//!   representable and is an error. `float32` and `float64` use native arithmetic; the 16-bit
+//!   and smaller formats compute in `f64`, which is exact for their sums and products and
+//!   correctly rounded for their quotients (53 >= 2p + 2 bits), then round once to the format.
+//!
+//! `offset` and `scale` are JSON scalars in the fill-value encoding of the array's data type
+//! (so `"NaN"`-style strings and hex floats parse); they are checked when the codec meets the
+//! data type. The fill value is transformed by the same rule ([`ScaleOffset::encoded_fill_value`]).
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use zarr_codec::element::{read_bits, write_bits};
+use zarr_codec::json::{ZarrFormat, to_v3_json};
+use zarr_codec::{
+    ArrayToArrayCodec, ChunkSpec, Codec, CodecError, CodecFromJson, DataType, FillValue,
+    FloatFormat, Result, bits_to_f64, f64_to_bits_rounded,
+};
+
+/// The codec's name in Zarr v3 metadata.
+pub const NAME: &str = "scale_offset";
+
+/// The `scale_offset` codec: its `offset` and `scale` as given (JSON scalars).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ScaleOffset {
+    offset: Option<Value>,
+    scale: Option<Value>,
+}
+
+/// The v3 configuration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct Config {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    offset: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    scale: Option<Value>,
+}
+
+impl ScaleOffset {
+    /// A codec with these parameters (`None`: 0 and 1, the identities). They are checked
+    /// against a data type by [`ScaleOffset::bind`].
+    pub fn new(offset: Option<Value>, scale: Option<Value>) -> Result<Self> {
+        for (name, value) in [("offset", &offset), ("scale", &scale)] {
+            if let Some(value) = value.as_ref().filter(|v| !(v.is_number() || v.is_string())) {
+                return Err(CodecError::configuration(format!(
+                    "scale_offset: {name} must be a number or a fill-value string, not {value}"
+                )));
+            }
+        }
+        Ok(Self { offset, scale })
+    }
+
+    /// The offset as configured.
+    pub fn offset(&self) -> Option<&Value> {
+        self.offset.as_ref()
+    }
+
+    /// The scale as configured.
+    pub fn scale(&self) -> Option<&Value> {
+        self.scale.as_ref()
+    }
+
+    /// The transformation for arrays of `data_type`: parses `offset` and `scale` as its fill
+    /// values. `Unsupported` for types without arithmetic (bool, complex); `Configuration` for
+    /// parameters the type cannot hold, non-finite floats, or a zero scale.
+    pub fn bind(&self, data_type: DataType) -> Result<Affine> {
+        let parse = |value: &Option<Value>, default: i64, name: &str| -> Result<FillValue> {
+            let json = value.clone().unwrap_or(Value::from(default));
+            FillValue::from_json(&json, data_type).map_err(|err| {
+                CodecError::configuration(format!(
+                    "scale_offset: {name} {json} is not a {data_type} value: {err}"
+                ))
+            })
+        };
+        let offset = parse(&self.offset, 0, "offset")?;
+        let scale = parse(&self.scale, 1, "scale")?;
+        let kind = if let Some((min, max)) = data_type.integer_range() {
+            let (offset, scale) = (int_value(&offset), int_value(&scale));
+            if scale == 0 {
+                return Err(CodecError::configuration(
+                    "scale_offset: scale 0 cannot be decoded",
+                ));
+            }
+            Kind::Int {
+                min,
+                max,
+                offset,
+                scale,
+            }
+        } else if let (Some(format), true) = (data_type.float_format(), data_type.is_float()) {
+            let (offset, scale) = (float_value(&offset, format), float_value(&scale, format));
+            if !offset.is_finite() || !scale.is_finite() || scale == 0.0 {
+                return Err(CodecError::configuration(format!(
+                    "scale_offset: offset and scale must be finite and scale non-zero, not \
+                     {offset} and {scale}"
+                )));
+            }
+            Kind::Float {
+                format,
+                offset,
+                scale,
+            }
+        } else {
+            return Err(CodecError::unsupported(format!(
+                "scale_offset: {data_type} has no arithmetic (integers and floats only)"
+            )));
+        };
+        Ok(Affine { data_type, kind })
+    }
+
+    /// The encoded array's fill value: `fill` transformed like an element.
+    pub fn encoded_fill_value(&self, fill: &FillValue) -> Result<FillValue> {
+        let affine = self.bind(fill.data_type())?;
+        let size = fill.data_type().size();
+        let mut out = vec![0u8; size];
+        let mut le = [0u8; 8];
+        le[..size].copy_from_slice(fill.as_bytes());
+        write_bits(u64::from_le_bytes(le), &mut out);
+        let mut encoded = vec![0u8; size];
+        affine.encode(&out, &mut encoded).map_err(|err| {
+            CodecError::configuration(format!(
+                "scale_offset: the fill value {} cannot be encoded: {err}",
+                fill.to_json()
+            ))
+        })?;
+        let bits = read_bits(&encoded);
+        FillValue::from_bytes(fill.data_type(), &bits.to_le_bytes()[..size])
+    }
+}
+
+fn int_value(fill: &FillValue) -> i128 {
+    fill.as_i128().unwrap_or(0)
+}
+
+fn float_value(fill: &FillValue, format: FloatFormat) -> f64 {
+    let mut le = [0u8; 8];
+    let bytes = fill.as_bytes();
+    le[..bytes.len()].copy_from_slice(bytes);
+    bits_to_f64(u64::from_le_bytes(le), format)
+}
+
+/// `scale_offset` bound to a data type: the parameters as values of it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Affine {
+    data_type: DataType,
+    kind: Kind,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Kind {
+    Int {
+        min: i128,
+        max: i128,
+        offset: i128,
+        scale: i128,
+    },
+    Float {
+        format: FloatFormat,
+        offset: f64,
+        scale: f64,
+    },
+}
+
+impl Affine {
+    /// The data type.
+    pub fn data_type(&self) -> DataType {
+        self.data_type
+    }
+
+    /// `(x - offset) * scale` for every element of `input` (native-endian) into `output` (the
+    /// same length).
+    pub fn encode(&self, input: &[u8], output: &mut [u8]) -> Result<()> {
+        self.check(input, output)?;
+        match self.kind {
+            Kind::Int { .. } => self.each_int(input, output, true),
+            Kind::Float {
+                format,
+                offset,
+                scale,
+            } => match self.data_type {
+                DataType::Float64 => {
+                    native_f64(input, output, |x| (x - offset) * scale);
+                    Ok(())
+                }
+                DataType::Float32 => {
+                    let (o, s) = (narrow(offset), narrow(scale));
+                    native_f32(input, output, |x| (x - o) * s);
+                    Ok(())
+                }
+                _ => emulated(format, self.data_type.size(), input, output, |x| {
+                    round(format, round(format, x - offset)? * scale)
+                }),
+            },
+        }
+    }
+
+    /// `x / scale + offset` for every element of `input` into `output`.
+    pub fn decode(&self, input: &[u8], output: &mut [u8]) -> Result<()> {
+        self.check(input, output)?;
+        match self.kind {
+            Kind::Int { .. } => self.each_int(input, output, false),
+            Kind::Float {
+                format,
+                offset,
+                scale,
+            } => match self.data_type {
+                DataType::Float64 => {
+                    native_f64(input, output, |x| x / scale + offset);
+                    Ok(())
+                }
+                DataType::Float32 => {
+                    let (o, s) = (narrow(offset), narrow(scale));
+                    native_f32(input, output, |x| x / s + o);
+                    Ok(())
+                }
+                _ => emulated(format, self.data_type.size(), input, output, |x| {
+                    round(format, round(format, x / scale)? + offset)
+                }),
+            },
+        }
+    }
+
+    fn check(&self, input: &[u8], output: &[u8]) -> Result<()> {
+        let size = self.data_type.size();
+        if !input.len().is_multiple_of(size) {
+            return Err(CodecError::corrupt(format!(
+                "scale_offset: {} bytes is not a whole number of {} elements",
+                input.len(),
+                self.data_type
+            )));
+        }
+        if output.len() != input.len() {
+            return Err(CodecError::OutputSize {
+                expected: input.len(),
+                actual: output.len(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Integer elements, exactly, every step range-checked.
+    fn each_int(&self, input: &[u8], output: &mut [u8], encode: bool) -> Result<()> {
+        let Kind::Int {
+            min,
+            max,
+            offset,
+            scale,
+        } = self.kind
+        else {
+            return Ok(());
+        };
+        let size = self.data_type.size();
+        let signed = min < 0;
+        let bits = self.data_type.bits();
+        let fits = |v: i128| (min..=max).contains(&v);
+        for (source, target) in input.chunks_exact(size).zip(output.chunks_exact_mut(size)) {
+            let raw = read_bits(source);
+            let x = if signed {
+                let shift = 64 - bits;
+                i128::from((raw << shift).cast_signed() >> shift)
+            } else {
+                i128::from(raw & (u64::MAX >> (64 - bits)))
+            };
+            // |x|, |offset| < 2^64, so differences fit i128; products are checked.
+            let result = if encode {
+                let shifted = x - offset;
+                if !fits(shifted) {
+                    return Err(self.out_of_range(x, "x - offset", Some(shifted)));
+                }
+                match shifted.checked_mul(scale) {
+                    Some(scaled) if fits(scaled) => scaled,
+                    product => return Err(self.out_of_range(x, "(x - offset) * scale", product)),
+                }
+            } else {
+                if x % scale != 0 {
+                    return Err(CodecError::out_of_range(format!(
+                        "scale_offset: {x} / {scale} is not an integer, so not a {} value",
+                        self.data_type
+                    )));
+                }
+                let quotient = x / scale; // |quotient| <= |x|: in range but for MIN / -1
+                if !fits(quotient) {
+                    return Err(self.out_of_range(x, "x / scale", Some(quotient)));
+                }
+                let shifted = quotient + offset;
+                if !fits(shifted) {
+                    return Err(self.out_of_range(x, "x / scale + offset", Some(shifted)));
+                }
+                shifted
+            };
+            #[allow(clippy::cast_possible_truncation)] // in range: the low bits are the value
+            write_bits(result.cast_unsigned() as u64, target);
+        }
+        Ok(())
+    }
+
+    fn out_of_range(&self, x: i128, what: &str, value: Option<i128>) -> CodecError {
+        let shown = value.map_or_else(String::new, |v| format!(" = {v}"));
+        CodecError::out_of_range(format!(
+            "scale_offset: for x = {x}, {what}{shown} is outside the range of {}",
+            self.data_type
+        ))
+    }
+}
+
+#[allow(clippy::cast_possible_truncation)] // exact: the parameters are float32 values
+fn narrow(value: f64) -> f32 {
+    value as f32
+}
+
+fn native_f64(input: &[u8], output: &mut [u8], op: impl Fn(f64) -> f64) {
+    let (sources, _) = input.as_chunks::<8>();
+    let (targets, _) = output.as_chunks_mut::<8>();
+    for (s, t) in sources.iter().zip(targets.iter_mut()) {
+        *t = op(f64::from_ne_bytes(*s)).to_ne_bytes();
+    }
+}
+
+fn native_f32(input: &[u8], output: &mut [u8], op: impl Fn(f32) -> f32) {
+    let (sources, _) = input.as_chunks::<4>();
+    let (targets, _) = output.as_chunks_mut::<4>();
+    for (s, t) in sources.iter().zip(targets.iter_mut()) {
+        *t = op(f32::from_ne_bytes(*s)).to_ne_bytes();
+    }
+}
+
+/// The smaller float formats (`size` bytes each): each element exactly as `f64`, `op`
+/// computing with [`round`] after each operation, the result stored back in the format.
+fn emulated(
+    format: FloatFormat,
+    size: usize,
+    input: &[u8],
+    output: &mut [u8],
+    op: impl Fn(f64) -> Result<f64>,
+) -> Result<()> {
+    for (source, target) in input.chunks_exact(size).zip(output.chunks_exact_mut(size)) {
+        let x = bits_to_f64(read_bits(source), format);
+        let result = op(x)?;
+        write_bits(f64_to_bits_rounded(result, format)?, target);
+    }
+    Ok(())
+}
+
+/// `value` rounded to the nearest value of `format` (ties to even), as an `f64`: IEEE
+/// overflow gives ±Infinity; formats without infinity or NaN refuse such results.
+fn round(format: FloatFormat, value: f64) -> Result<f64> {
+    let bits = f64_to_bits_rounded(value, format).map_err(|err| {
+        CodecError::out_of_range(format!(
+            "scale_offset: an intermediate value {value} is not representable: {err}"
+        ))
+    })?;
+    Ok(bits_to_f64(bits, format))
+}
+
+impl Codec for ScaleOffset {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn to_json(&self, format: ZarrFormat) -> Result<Value> {
+        match format {
+            ZarrFormat::V3 => {
+                // The identities are left out, as zarr-python writes them.
+                let offset = self.offset.clone().filter(|v| !is_exactly(v, 0.0));
+                let scale = self.scale.clone().filter(|v| !is_exactly(v, 1.0));
+                if offset.is_none() && scale.is_none() {
+                    return Ok(serde_json::json!({"name": NAME}));
+                }
+                to_v3_json(NAME, &Config { offset, scale })
+            }
+            ZarrFormat::V2 => Err(CodecError::unsupported(
+                "scale_offset has no Zarr v2 form (numcodecs' is fixedscaleoffset)",
+            )),
+        }
+    }
+}
+
+/// Whether `value` is the JSON number `target` (and not `-0.0`, which is another offset).
+fn is_exactly(value: &Value, target: f64) -> bool {
+    #[allow(clippy::float_cmp)] // exact comparison is the point
+    value
+        .as_f64()
+        .is_some_and(|v| v == target && v.is_sign_positive())
+}
+
+impl CodecFromJson for ScaleOffset {
+    fn from_json(json: &Value, format: ZarrFormat) -> Result<Self> {
+        if format == ZarrFormat::V2 {
+            return Err(CodecError::unsupported(
+                "scale_offset has no Zarr v2 form (numcodecs' is fixedscaleoffset)",
+            ));
+        }
+        let object = json.as_object().ok_or_else(|| {
+            CodecError::configuration(format!("scale_offset: expected an object, got {json}"))
+        })?;
+        if object.get("name").and_then(Value::as_str) != Some(NAME) {
+            return Err(CodecError::configuration(format!(
+                "expected the {NAME} codec, got {json}"
+            )));
+        }
+        if let Some(key) = object
+            .keys()
+            .find(|k| *k != "name" && *k != "configuration")
+        {
+            return Err(CodecError::configuration(format!(
+                "scale_offset: unknown key {key:?}"
+            )));
+        }
+        // The configuration may be omitted (the identity).
+        let config: Config = match object.get("configuration") {
+            None => Config::default(),
+            Some(config) => serde_json::from_value(config.clone()).map_err(|err| {
+                CodecError::configuration(format!("scale_offset: configuration: {err}"))
+            })?,
+        };
+        Self::new(config.offset, config.scale)
+    }
+}
+
+impl ArrayToArrayCodec for ScaleOffset {
+    fn resolve(&self, spec: &ChunkSpec) -> Result<ChunkSpec> {
+        let fill = self.encoded_fill_value(spec.fill_value())?;
+        ChunkSpec::new(spec.shape().to_vec(), spec.data_type(), fill)
+    }
+
+    fn encode(&self, input: &[u8], spec: &ChunkSpec) -> Result<Vec<u8>> {
+        let mut output = vec![0u8; input.len()];
+        self.bind(spec.data_type())?.encode(input, &mut output)?;
+        Ok(output)
+    }
+
+    fn decode(&self, input: &[u8], spec: &ChunkSpec) -> Result<Vec<u8>> {
+        let mut output = vec![0u8; input.len()];
+        self.bind(spec.data_type())?.decode(input, &mut output)?;
+        Ok(output)
+    }
+
+    fn encode_into(&self, input: &[u8], spec: &ChunkSpec, out: &mut [u8]) -> Result<usize> {
+        self.bind(spec.data_type())?.encode(input, out)?;
+        Ok(out.len())
+    }
+
+    fn decode_into(&self, input: &[u8], spec: &ChunkSpec, out: &mut [u8]) -> Result<usize> {
+        self.bind(spec.data_type())?.decode(input, out)?;
+        Ok(out.len())
+    }
+}
