@@ -1,18 +1,15 @@
 //! `zarr_codec_cast_value._cast_value`: the compiled half of the `zarr-codec-cast-value` wheel.
 //!
 //! A [`Plan`] is one direction of a configured codec bound to the array's data type, built
-//! once and reused for every chunk; its methods release the GIL while casting.
+//! once and reused for every chunk; the array handling is `zarr_codec_python::Elementwise`.
 
 use numpy::{PyArrayDescr, PyUntypedArray};
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PySlice, PyTuple};
+use pyo3::types::PyList;
 use zarr_codec::json::ZarrFormat;
 use zarr_codec::{CodecError, CodecFromJson, DataType, FillValue, Result as CodecResult};
 use zarr_codec_cast_value::{CastPlan, CastValue, Direction};
-use zarr_codec_python::{
-    ArrayInput, ArrayOutput, IntoPyResult, data_type_of, new_array, parallel_map, run,
-    thread_count, to_py_err,
-};
+use zarr_codec_python::{Elementwise, IntoPyResult, data_type_of, to_py_err};
 
 fn codec_from(configuration: &str) -> CodecResult<CastValue> {
     let json: serde_json::Value = serde_json::from_str(configuration)
@@ -66,130 +63,37 @@ impl Plan {
 
     /// Cast `array` (any numpy array of the source type, any layout or byte order) into a new
     /// C-ordered array of the target type and the same shape.
-    fn apply<'py>(
-        &self,
-        py: Python<'py>,
-        array: &Bound<'py, PyAny>,
-    ) -> PyResult<Bound<'py, PyUntypedArray>> {
-        let input = self.input(array)?;
-        let mut output = new_array(self.target.bind(py), input.shape())?;
-        let (source, target) = (input.as_bytes(), output.as_mut_bytes());
-        run(py, || self.inner.apply(source, target))?;
-        Ok(output.into_array())
+    fn apply<'py>(&self, array: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyUntypedArray>> {
+        self.elementwise(array.py()).apply(array)
     }
 
     /// Cast `array` into `out`: a writable, C-contiguous numpy array of the target type with
     /// as many elements.
-    fn apply_into(
-        &self,
-        py: Python<'_>,
-        array: &Bound<'_, PyAny>,
-        out: &Bound<'_, PyAny>,
-    ) -> PyResult<()> {
-        let input = self.input(array)?;
-        let mut output = self.output(out)?;
-        // Casting an array onto itself (or a view of it): read from a copy.
-        let copy = output
-            .overlaps(input.as_bytes())
-            .then(|| input.as_bytes().to_vec());
-        let source = copy.as_deref().unwrap_or(input.as_bytes());
-        let target = output.as_mut_bytes();
-        run(py, || self.inner.apply(source, target))
+    fn apply_into<'py>(&self, array: &Bound<'py, PyAny>, out: &Bound<'py, PyAny>) -> PyResult<()> {
+        self.elementwise(array.py()).apply_into(array, out)
     }
 
-    /// Cast every array of `arrays` in parallel (GIL released); the results in order.
-    ///
-    /// The results are views into one new array: a single large allocation (which numpy backs
-    /// with huge pages) costs far fewer page faults than one per chunk, and faults taken by
-    /// several threads at once contend in the kernel.
+    /// Cast every array of `arrays` in parallel (GIL released); the results in order, as views
+    /// of one new array.
     #[pyo3(signature = (arrays, threads=None))]
     fn apply_batch<'py>(
         &self,
-        py: Python<'py>,
         arrays: &Bound<'py, PyAny>,
         threads: Option<i64>,
     ) -> PyResult<Bound<'py, PyList>> {
-        let threads = thread_count(py, threads, "cast_value")?;
-        let inputs = arrays
-            .try_iter()?
-            .map(|array| self.input(&array?))
-            .collect::<PyResult<Vec<_>>>()?;
-        let counts: Vec<usize> = inputs
-            .iter()
-            .map(|input| input.shape().iter().product())
-            .collect();
-        let total: usize = counts.iter().sum();
-        let mut output = new_array(self.target.bind(py), &[total])?;
-        let size = self.inner.to().size();
-        let mut rest = output.as_mut_bytes();
-        let mut jobs: Vec<(&[u8], &mut [u8])> = Vec::with_capacity(inputs.len());
-        for (input, &count) in inputs.iter().zip(&counts) {
-            let (target, tail) = rest.split_at_mut(count * size);
-            jobs.push((input.as_bytes(), target));
-            rest = tail;
-        }
-        self.apply_all(py, &mut jobs, threads)?;
-        drop(jobs);
-        let output = output.into_array();
-        let mut start = 0;
-        let results = inputs.iter().zip(&counts).map(|(input, &count)| {
-            let slice = PySlice::new(py, isize_of(start), isize_of(start + count), 1);
-            start += count;
-            output
-                .get_item(slice)?
-                .call_method1("reshape", (PyTuple::new(py, input.shape())?,))
-        });
-        PyList::new(py, results.collect::<PyResult<Vec<_>>>()?)
+        self.elementwise(arrays.py()).apply_batch(arrays, threads)
     }
 
-    /// Cast every array of `arrays` into the matching array of `outs` (writable, C-contiguous,
-    /// native-order arrays of the target type with as many elements), in parallel with the
-    /// GIL released: the batch form of `apply_into`, for decoding into the slots of a caller's
-    /// array.
+    /// Cast every array of `arrays` into the matching array of `outs` in parallel.
     #[pyo3(signature = (arrays, outs, threads=None))]
-    fn apply_batch_into(
+    fn apply_batch_into<'py>(
         &self,
-        py: Python<'_>,
-        arrays: &Bound<'_, PyAny>,
-        outs: &Bound<'_, PyAny>,
+        arrays: &Bound<'py, PyAny>,
+        outs: &Bound<'py, PyAny>,
         threads: Option<i64>,
     ) -> PyResult<()> {
-        let threads = thread_count(py, threads, "cast_value")?;
-        let inputs = arrays
-            .try_iter()?
-            .map(|array| self.input(&array?))
-            .collect::<PyResult<Vec<_>>>()?;
-        let mut outputs = outs
-            .try_iter()?
-            .map(|out| self.output(&out?))
-            .collect::<PyResult<Vec<_>>>()?;
-        if inputs.len() != outputs.len() {
-            let message = format!(
-                "cast_value: {} arrays but {} outputs",
-                inputs.len(),
-                outputs.len()
-            );
-            return Err(to_py_err(py, &CodecError::configuration(message)));
-        }
-        // Inputs that share memory with any output are read from copies.
-        let copies: Vec<Option<Vec<u8>>> = inputs
-            .iter()
-            .map(|input| {
-                let bytes = input.as_bytes();
-                outputs
-                    .iter()
-                    .any(|output| output.overlaps(bytes))
-                    .then(|| bytes.to_vec())
-            })
-            .collect();
-        let mut jobs: Vec<(&[u8], &mut [u8])> = inputs
-            .iter()
-            .zip(&copies)
-            .map(|(input, copy)| copy.as_deref().unwrap_or(input.as_bytes()))
-            .zip(outputs.iter_mut().map(ArrayOutput::as_mut_bytes))
-            .collect();
-        self.apply_all(py, &mut jobs, threads)?;
-        Ok(())
+        self.elementwise(arrays.py())
+            .apply_batch_into(arrays, outs, threads)
     }
 
     /// The source data type's name.
@@ -206,54 +110,18 @@ impl Plan {
 }
 
 impl Plan {
-    /// Cast every `(source, target)` pair on up to `threads` threads, GIL released.
-    fn apply_all(
+    fn elementwise<'py>(
         &self,
-        py: Python<'_>,
-        jobs: &mut [(&[u8], &mut [u8])],
-        threads: usize,
-    ) -> PyResult<()> {
-        run(py, || {
-            parallel_map(jobs, threads, |(source, target)| {
-                self.inner.apply(source, target)
-            })
-            .into_iter()
-            .collect::<CodecResult<Vec<()>>>()
-        })?;
-        Ok(())
-    }
-
-    /// A writable, C-contiguous, native-order numpy array of the target type.
-    fn output<'py>(&self, out: &Bound<'py, PyAny>) -> PyResult<ArrayOutput<'py>> {
-        let output = ArrayOutput::new(out)?;
-        if output.data_type() != self.inner.to() {
-            let message = format!(
-                "cast_value: out must be a {} array, not {}",
-                self.inner.to(),
-                output.data_type()
-            );
-            return Err(to_py_err(out.py(), &CodecError::configuration(message)));
+        py: Python<'py>,
+    ) -> Elementwise<'py, impl Fn(&[u8], &mut [u8]) -> CodecResult<()> + Sync + '_> {
+        Elementwise {
+            codec: "cast_value",
+            source: self.inner.from(),
+            target: self.inner.to(),
+            target_dtype: self.target.bind(py).clone(),
+            op: |input: &[u8], output: &mut [u8]| self.inner.apply(input, output),
         }
-        Ok(output)
     }
-
-    fn input<'py>(&self, array: &Bound<'py, PyAny>) -> PyResult<ArrayInput<'py>> {
-        let input = ArrayInput::new(array)?;
-        if input.data_type() != self.inner.from() {
-            let message = format!(
-                "cast_value: expected a {} array, got {}",
-                self.inner.from(),
-                input.data_type()
-            );
-            return Err(to_py_err(array.py(), &CodecError::configuration(message)));
-        }
-        Ok(input)
-    }
-}
-
-/// An element index as numpy takes it (array lengths always fit `isize`).
-fn isize_of(index: usize) -> isize {
-    isize::try_from(index).unwrap_or(isize::MAX)
 }
 
 /// Check a codec's v3 JSON (a string); raises `ConfigurationError` when invalid.

@@ -7,11 +7,7 @@ random. This wheel therefore registers nothing on its own: :func:`register` make
 ours (registration and config), :func:`unregister` undoes exactly that.
 """
 
-from __future__ import annotations
-
-from typing import Any
-
-from zarr_codec.zarr_python import zarr_codec_class
+from zarr_codec.zarr_python import select, unselect, zarr_codec_class
 
 from zarr_codec_cast_value import CastValue
 
@@ -22,32 +18,12 @@ CastValueCodec = zarr_codec_class(CastValue, module=__name__, qualname="CastValu
 #: What zarr's ``codecs.cast_value`` config names to select this implementation.
 CONFIG_PATH = f"{__name__}.CastValueCodec"
 
-_previous: list[Any] = []  # the config entry register() replaced ([] if there was none)
-
 
 def register() -> None:
     """Make zarr-python read and write ``cast_value`` with this codec (idempotent)."""
-    import zarr
-    from zarr.registry import register_codec
-
-    register_codec("cast_value", CastValueCodec)
-    codecs = zarr.config.get("codecs", {})
-    if codecs.get("cast_value") != CONFIG_PATH:
-        # The entry as it was: its value, or nothing when there was no entry at all.
-        _previous[:] = [codecs["cast_value"]] if "cast_value" in codecs else []
-    zarr.config.set({"codecs.cast_value": CONFIG_PATH})
+    select("cast_value", CastValueCodec)
 
 
 def unregister() -> None:
     """Undo :func:`register`: zarr's registry and config as they were (idempotent)."""
-    import zarr
-    from zarr.registry import _codec_registries
-
-    if "cast_value" in _codec_registries:
-        _codec_registries["cast_value"].pop(CONFIG_PATH, None)
-    if zarr.config.get("codecs", {}).get("cast_value") == CONFIG_PATH:
-        if _previous:
-            zarr.config.set({"codecs.cast_value": _previous[0]})
-        else:
-            zarr.config.config.get("codecs", {}).pop("cast_value", None)
-    _previous.clear()
+    unselect("cast_value", CastValueCodec)

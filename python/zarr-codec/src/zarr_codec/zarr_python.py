@@ -31,7 +31,7 @@ from zarr_codec.protocols import Codec, SupportsBatch, SupportsEvolve
 if TYPE_CHECKING:
     from zarr.core.array_spec import ArraySpec
 
-__all__ = ["chunk_spec_from_zarr", "zarr_codec_class"]
+__all__ = ["chunk_spec_from_zarr", "select", "unselect", "zarr_codec_class"]
 
 _log = logging.getLogger(__name__)
 
@@ -44,6 +44,47 @@ def chunk_spec_from_zarr(spec: ArraySpec) -> ChunkSpec:
     data_type = DataType.from_name(name)
     fill = np.asarray(spec.fill_value, dtype=data_type.numpy_dtype)[()]
     return ChunkSpec(spec.shape, data_type, fill)
+
+
+#: The config entries :func:`select` replaced, by codec name ([] where there was none).
+_replaced: dict[str, list[Any]] = {}
+
+
+def _config_path(cls: type[Any]) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def select(name: str, cls: type[Any]) -> None:
+    """Make zarr-python use ``cls`` for codec ``name``: registered, and named by zarr's config
+    (``codecs.<name>``). For codecs zarr ships itself without a config entry (cast_value,
+    scale_offset), where a registered entry point would make zarr warn and pick either.
+    Idempotent; :func:`unselect` undoes it exactly."""
+    import zarr
+    from zarr.registry import register_codec
+
+    path = _config_path(cls)
+    register_codec(name, cls)
+    codecs = zarr.config.get("codecs", {})
+    if codecs.get(name) != path:
+        _replaced[name] = [codecs[name]] if name in codecs else []
+    zarr.config.set({f"codecs.{name}": path})
+
+
+def unselect(name: str, cls: type[Any]) -> None:
+    """Undo :func:`select`: zarr's registry and config entry as they were (idempotent)."""
+    import zarr
+    from zarr.registry import _codec_registries
+
+    path = _config_path(cls)
+    if name in _codec_registries:
+        _codec_registries[name].pop(path, None)
+    if zarr.config.get("codecs", {}).get(name) == path:
+        previous = _replaced.get(name, [])
+        if previous:
+            zarr.config.set({f"codecs.{name}": previous[0]})
+        else:
+            zarr.config.config.get("codecs", {}).pop(name, None)
+    _replaced.pop(name, None)
 
 
 def _array_spec_from(spec: ChunkSpec, like: ArraySpec) -> ArraySpec:

@@ -1,0 +1,199 @@
+//! Element-wise array codecs (casts, scale and offset) over numpy arrays: one chunk into a new
+//! array or the caller's, and batches in parallel, the GIL released while working.
+//!
+//! A codec supplies `op(input, output)` over native-endian element bytes of its source and
+//! target data types; everything about arrays (layouts, byte order, `ml_dtypes` types, outputs
+//! that share memory with inputs, one allocation per batch) is handled here once.
+
+use numpy::{PyArrayDescr, PyUntypedArray};
+use pyo3::prelude::*;
+use pyo3::types::{PyList, PySlice, PyTuple};
+use zarr_codec::{CodecError, DataType, Result as CodecResult};
+
+use crate::{ArrayInput, ArrayOutput, new_array, parallel_map, run, thread_count, to_py_err};
+
+/// An element-wise operation from arrays of `source` to arrays of `target` (`target_dtype`).
+pub struct Elementwise<'py, F> {
+    /// The codec's name, for messages.
+    pub codec: &'static str,
+    /// The input data type.
+    pub source: DataType,
+    /// The output data type.
+    pub target: DataType,
+    /// The output numpy dtype.
+    pub target_dtype: Bound<'py, PyArrayDescr>,
+    /// The work: every element of the input bytes into the output bytes (same count).
+    pub op: F,
+}
+
+impl<'py, F> Elementwise<'py, F>
+where
+    F: Fn(&[u8], &mut [u8]) -> CodecResult<()> + Sync,
+{
+    /// `array` (any layout or byte order) into a new C-ordered array of the same shape.
+    pub fn apply(&self, array: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyUntypedArray>> {
+        let py = array.py();
+        let input = self.input(array)?;
+        let mut output = new_array(&self.target_dtype, input.shape())?;
+        let (source, target) = (input.as_bytes(), output.as_mut_bytes());
+        let op = &self.op; // (self holds Python objects: only the op crosses threads)
+        run(py, || op(source, target))?;
+        Ok(output.into_array())
+    }
+
+    /// `array` into `out`: a writable, C-contiguous, native-order array of the target type
+    /// with as many elements (read from a copy when the two share memory).
+    pub fn apply_into(&self, array: &Bound<'py, PyAny>, out: &Bound<'py, PyAny>) -> PyResult<()> {
+        let py = array.py();
+        let input = self.input(array)?;
+        let mut output = self.output(out)?;
+        let copy = output
+            .overlaps(input.as_bytes())
+            .then(|| input.as_bytes().to_vec());
+        let source = copy.as_deref().unwrap_or(input.as_bytes());
+        let target = output.as_mut_bytes();
+        let op = &self.op;
+        run(py, || op(source, target))
+    }
+
+    /// Every array of `arrays` in parallel; the results in order, as views of one new array
+    /// (one large allocation costs far fewer page faults than one per chunk, and faults taken
+    /// by several threads at once contend in the kernel).
+    pub fn apply_batch(
+        &self,
+        arrays: &Bound<'py, PyAny>,
+        threads: Option<i64>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let py = arrays.py();
+        let threads = thread_count(py, threads, self.codec)?;
+        let inputs = self.inputs(arrays)?;
+        let counts: Vec<usize> = inputs
+            .iter()
+            .map(|input| input.shape().iter().product())
+            .collect();
+        let mut output = new_array(&self.target_dtype, &[counts.iter().sum()])?;
+        let size = self.target.size();
+        let mut rest = output.as_mut_bytes();
+        let mut jobs: Vec<(&[u8], &mut [u8])> = Vec::with_capacity(inputs.len());
+        for (input, &count) in inputs.iter().zip(&counts) {
+            let (target, tail) = rest.split_at_mut(count * size);
+            jobs.push((input.as_bytes(), target));
+            rest = tail;
+        }
+        self.run_all(py, &mut jobs, threads)?;
+        drop(jobs);
+        let output = output.into_array();
+        let mut start = 0;
+        let results = inputs.iter().zip(&counts).map(|(input, &count)| {
+            let end = start + count;
+            let slice = PySlice::new(py, isize_of(start), isize_of(end), 1);
+            start = end;
+            output
+                .get_item(slice)?
+                .call_method1("reshape", (PyTuple::new(py, input.shape())?,))
+        });
+        PyList::new(py, results.collect::<PyResult<Vec<_>>>()?)
+    }
+
+    /// Every array of `arrays` into the matching array of `outs` (as for
+    /// [`Elementwise::apply_into`]), in parallel: for chunks decoded into their slots of a
+    /// caller's array.
+    pub fn apply_batch_into(
+        &self,
+        arrays: &Bound<'py, PyAny>,
+        outs: &Bound<'py, PyAny>,
+        threads: Option<i64>,
+    ) -> PyResult<()> {
+        let py = arrays.py();
+        let threads = thread_count(py, threads, self.codec)?;
+        let inputs = self.inputs(arrays)?;
+        let mut outputs = outs
+            .try_iter()?
+            .map(|out| self.output(&out?))
+            .collect::<PyResult<Vec<_>>>()?;
+        if inputs.len() != outputs.len() {
+            let message = format!(
+                "{}: {} arrays but {} outputs",
+                self.codec,
+                inputs.len(),
+                outputs.len()
+            );
+            return Err(to_py_err(py, &CodecError::configuration(message)));
+        }
+        // Inputs that share memory with any output are read from copies.
+        let copies: Vec<Option<Vec<u8>>> = inputs
+            .iter()
+            .map(|input| {
+                let bytes = input.as_bytes();
+                outputs
+                    .iter()
+                    .any(|output| output.overlaps(bytes))
+                    .then(|| bytes.to_vec())
+            })
+            .collect();
+        let mut jobs: Vec<(&[u8], &mut [u8])> = inputs
+            .iter()
+            .zip(&copies)
+            .map(|(input, copy)| copy.as_deref().unwrap_or(input.as_bytes()))
+            .zip(outputs.iter_mut().map(ArrayOutput::as_mut_bytes))
+            .collect();
+        self.run_all(py, &mut jobs, threads)
+    }
+
+    fn run_all(
+        &self,
+        py: Python<'_>,
+        jobs: &mut [(&[u8], &mut [u8])],
+        threads: usize,
+    ) -> PyResult<()> {
+        let op = &self.op;
+        run(py, || {
+            parallel_map(jobs, threads, |(source, target)| op(source, target))
+                .into_iter()
+                .collect::<CodecResult<Vec<()>>>()
+        })?;
+        Ok(())
+    }
+
+    fn inputs(&self, arrays: &Bound<'py, PyAny>) -> PyResult<Vec<ArrayInput<'py>>> {
+        arrays
+            .try_iter()?
+            .map(|array| self.input(&array?))
+            .collect()
+    }
+
+    /// A numpy view of `array` in native order and C layout, of the source type.
+    fn input(&self, array: &Bound<'py, PyAny>) -> PyResult<ArrayInput<'py>> {
+        let input = ArrayInput::new(array)?;
+        if input.data_type() != self.source {
+            let message = format!(
+                "{}: expected a {} array, got {}",
+                self.codec,
+                self.source,
+                input.data_type()
+            );
+            return Err(to_py_err(array.py(), &CodecError::configuration(message)));
+        }
+        Ok(input)
+    }
+
+    /// A writable, C-contiguous, native-order numpy array of the target type.
+    fn output(&self, out: &Bound<'py, PyAny>) -> PyResult<ArrayOutput<'py>> {
+        let output = ArrayOutput::new(out)?;
+        if output.data_type() != self.target {
+            let message = format!(
+                "{}: out must be a {} array, not {}",
+                self.codec,
+                self.target,
+                output.data_type()
+            );
+            return Err(to_py_err(out.py(), &CodecError::configuration(message)));
+        }
+        Ok(output)
+    }
+}
+
+/// An element index as numpy takes it (array lengths always fit `isize`).
+fn isize_of(index: usize) -> isize {
+    isize::try_from(index).unwrap_or(isize::MAX)
+}

@@ -1,0 +1,33 @@
+"""Compiled core of zarr-codec-scale-offset. Every method releases the GIL while working and
+raises ``zarr_codec.CodecError`` subclasses: ``OutOfRangeError`` for an integer result outside
+the type's range or an inexact division, ``ConfigurationError`` for bad parameters or a
+mismatched array."""
+
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+class Affine:
+    """A codec (its v3 JSON as a string) bound to an array's numpy dtype."""
+
+    def __init__(self, configuration: str, dtype: np.dtype[Any]) -> None: ...
+    def encode(self, array: Any) -> np.ndarray[Any, Any]: ...
+    def decode(self, array: Any) -> np.ndarray[Any, Any]: ...
+    def encode_into(self, array: Any, out: np.ndarray[Any, Any]) -> None: ...
+    def decode_into(self, array: Any, out: np.ndarray[Any, Any]) -> None: ...
+    def encode_batch(
+        self, arrays: Iterable[Any], threads: int | None = None
+    ) -> list[np.ndarray[Any, Any]]: ...
+    def decode_batch(
+        self, arrays: Iterable[Any], threads: int | None = None
+    ) -> list[np.ndarray[Any, Any]]: ...
+    def decode_batch_into(
+        self,
+        arrays: Iterable[Any],
+        outs: Iterable[np.ndarray[Any, Any]],
+        threads: int | None = None,
+    ) -> None: ...
+
+def check_configuration(configuration: str) -> None: ...
+def encoded_fill_value(configuration: str, data_type: str, fill: str) -> str: ...
