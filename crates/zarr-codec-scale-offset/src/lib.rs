@@ -17,6 +17,13 @@
 //! `offset` and `scale` are JSON scalars in the fill-value encoding of the array's data type
 //! (so `"NaN"`-style strings and hex floats parse); they are checked when the codec meets the
 //! data type. The fill value is transformed by the same rule ([`ScaleOffset::encoded_fill_value`]).
+//!
+//! [`ScaleOffsetCast`] runs `scale_offset` and a following `cast_value` as one pass over
+//! memory, with the same results as the two one after the other.
+
+mod fused;
+
+pub use fused::ScaleOffsetCast;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -14,13 +14,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 from zarr_codec import ArrayArrayCodecBase, ChunkSpec, ConfigurationError, DataType
 from zarr_codec.fill_value import fill_value_from_json
 
 from zarr_codec_scale_offset import _scale_offset
+
+if TYPE_CHECKING:
+    from zarr_codec_scale_offset.fused import ScaleOffsetCast
 
 __all__ = ["ScaleOffset"]
 __version__ = "0.1.0"
@@ -88,6 +91,15 @@ class ScaleOffset(ArrayArrayCodecBase):
 
     def __copy__(self) -> ScaleOffset:
         return ScaleOffset(self.offset, self.scale)
+
+    def fuse(self, successor: Any) -> ScaleOffsetCast | None:
+        """This codec and the next one of a chain as one pass, when the next is ``cast_value``
+        (any implementation: it is taken by its JSON); ``None`` otherwise."""
+        from zarr_codec_scale_offset.fused import ScaleOffsetCast
+
+        if getattr(successor, "name", None) != "cast_value":
+            return None
+        return ScaleOffsetCast(self, successor)
 
     # -- codec -----------------------------------------------------------------------------
 
