@@ -15,18 +15,23 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks import casts, datasets
+from benchmarks import affine, casts, datasets
 from benchmarks.harness import Result, plot, run_case, to_markdown
 from benchmarks.ours import BASELINES, OURS
 from benchmarks.peers import PEERS, CaseFactory, Provider
 
 #: Every case provider, in the order their rows appear. Add ours after the peers.
-PROVIDERS: tuple[Provider, ...] = (*PEERS, *OURS, *casts.PROVIDERS)
+PROVIDERS: tuple[Provider, ...] = (*PEERS, *OURS, *casts.PROVIDERS, *affine.PROVIDERS)
 
 #: The codec label each group is compared against, unless ``--baseline`` says otherwise.
 DEFAULT_BASELINE = "numcodecs"
 #: Groups with a fixed baseline whatever ``--baseline`` says.
 FIXED_BASELINES = {"copy": "memcpy", **BASELINES}
+
+
+def fixed_baseline(group: str) -> str | None:
+    """The baseline a group always has (``--baseline`` applies to the others)."""
+    return FIXED_BASELINES.get(group) or casts.baseline_for(group) or affine.baseline_for(group)
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -119,7 +124,7 @@ def run(args: argparse.Namespace) -> tuple[list[Result], list[str]]:
 def report(results: Sequence[Result], notes: Sequence[str], args: argparse.Namespace) -> str:
     """The Markdown report: settings, environment, the table and any notes."""
     groups = {r.group for r in results}
-    baseline = {g: FIXED_BASELINES.get(g) or casts.baseline_for(g) or args.baseline for g in groups}
+    baseline = {g: fixed_baseline(g) or args.baseline for g in groups}
     lines = [
         "# zarr-codecs benchmarks",
         "",
