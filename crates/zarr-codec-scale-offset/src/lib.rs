@@ -79,8 +79,8 @@ impl ScaleOffset {
     }
 
     /// The transformation for arrays of `data_type`: parses `offset` and `scale` as its fill
-    /// values. `Unsupported` for types without arithmetic (bool, complex); `Configuration` for
-    /// parameters the type cannot hold, non-finite floats, or a zero scale.
+    /// values. `Configuration` for types without arithmetic (bool, complex), parameters the
+    /// type cannot hold, non-finite floats, or a zero scale.
     pub fn bind(&self, data_type: DataType) -> Result<Affine> {
         let parse = |value: &Option<Value>, default: i64, name: &str| -> Result<FillValue> {
             let json = value.clone().unwrap_or(Value::from(default));
@@ -90,10 +90,10 @@ impl ScaleOffset {
                 ))
             })
         };
-        let offset = parse(&self.offset, 0, "offset")?;
-        let scale = parse(&self.scale, 1, "scale")?;
+        let offset = parse(&self.offset, 0, "offset");
+        let scale = parse(&self.scale, 1, "scale");
         let kind = if let Some((min, max)) = data_type.integer_range() {
-            let (offset, scale) = (int_value(&offset), int_value(&scale));
+            let (offset, scale) = (int_value(&offset?), int_value(&scale?));
             if scale == 0 {
                 return Err(CodecError::configuration(
                     "scale_offset: scale 0 cannot be decoded",
@@ -106,7 +106,13 @@ impl ScaleOffset {
                 scale,
             }
         } else if let (Some(format), true) = (data_type.float_format(), data_type.is_float()) {
-            let (offset, scale) = (float_value(&offset, format), float_value(&scale, format));
+            // A missing offset subtracts nothing (float8_e8m0fnu has no 0 to parse).
+            let offset = if self.offset.is_some() {
+                float_value(&offset?, format)
+            } else {
+                0.0
+            };
+            let scale = float_value(&scale?, format);
             if !offset.is_finite() || !scale.is_finite() || scale == 0.0 {
                 return Err(CodecError::configuration(format!(
                     "scale_offset: offset and scale must be finite and scale non-zero, not \
@@ -119,7 +125,8 @@ impl ScaleOffset {
                 scale,
             }
         } else {
-            return Err(CodecError::unsupported(format!(
+            // A configuration problem, as for cast_value: the codec cannot be used there.
+            return Err(CodecError::configuration(format!(
                 "scale_offset: {data_type} has no arithmetic (integers and floats only)"
             )));
         };
@@ -362,6 +369,15 @@ fn emulated(
 /// `value` rounded to the nearest value of `format` (ties to even), as an `f64`: IEEE
 /// overflow gives ±Infinity; formats without infinity or NaN refuse such results.
 fn round(format: FloatFormat, value: f64) -> Result<f64> {
+    // float8_e8m0fnu's smallest value is 2^-127 and it has no zero: anything below is out of
+    // its range (as cast_value treats it), not rounded up to it.
+    if format.encoding() == zarr_codec::FloatEncoding::Fnu
+        && value.abs() < 2f64.powi(-format.bias())
+    {
+        return Err(CodecError::out_of_range(format!(
+            "scale_offset: an intermediate value {value} is below the range of {format}"
+        )));
+    }
     let bits = f64_to_bits_rounded(value, format).map_err(|err| {
         CodecError::out_of_range(format!(
             "scale_offset: an intermediate value {value} is not representable: {err}"
@@ -416,10 +432,9 @@ impl CodecFromJson for ScaleOffset {
                 "expected the {NAME} codec, got {json}"
             )));
         }
-        if let Some(key) = object
-            .keys()
-            .find(|k| *k != "name" && *k != "configuration")
-        {
+        // `must_understand` (v3 core) changes nothing for a codec that is understood.
+        let known = ["name", "configuration", "must_understand"];
+        if let Some(key) = object.keys().find(|k| !known.contains(&k.as_str())) {
             return Err(CodecError::configuration(format!(
                 "scale_offset: unknown key {key:?}"
             )));
