@@ -7,8 +7,9 @@ use zarr_codec_cast_value::{CastPlan, CastValue, Direction};
 
 use crate::{Affine, ScaleOffset};
 
-/// Elements per block: the intermediate block (at most 8 bytes an element) stays in L1.
-const BLOCK: usize = 512;
+/// Elements per block: the intermediate block (at most 64 KiB) stays in L2, and blocks are
+/// large enough that each codec's per-call setup is paid rarely.
+const BLOCK: usize = 8192;
 
 /// `scale_offset` followed by `cast_value`, bound to the array's data type.
 #[derive(Debug, Clone)]
