@@ -66,7 +66,7 @@ fn fused_equals_the_two_codecs_in_turn() {
     for (i, &array_type) in TYPES.iter().enumerate() {
         let affine_codec = parameters(array_type);
         let affine = affine_codec.bind(array_type).expect("bind");
-        let input = elements(array_type, 1300, 7 + i as u64);
+        let input = elements(array_type, 16_500, 7 + i as u64); // crosses 8192-element blocks
         for &target in &TYPES {
             for rounding in Rounding::ALL {
                 for out_of_range in [None, Some(OutOfRange::Clamp)] {
@@ -94,7 +94,7 @@ fn fused_equals_the_two_codecs_in_turn() {
                         compared += 1;
                     }
                     // Decode: cast back, then scale_offset's inverse.
-                    let encoded = elements(target, 1300, 99 + i as u64);
+                    let encoded = elements(target, 16_500, 99 + i as u64);
                     let back = cast.plan(array_type, Direction::Decode).expect("plan");
                     let sequential = back.apply_to_vec(&encoded).and_then(|middle| {
                         let mut out = vec![0u8; middle.len()];
