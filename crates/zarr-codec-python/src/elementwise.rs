@@ -8,7 +8,7 @@
 use numpy::{PyArrayDescr, PyUntypedArray};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PySlice, PyTuple};
-use zarr_codec::{CodecError, DataType, Result as CodecResult};
+use zarr_codec::{CodecError, DataType, FillValue, Result as CodecResult};
 
 use crate::{ArrayInput, ArrayOutput, new_array, parallel_map, run, thread_count, to_py_err};
 
@@ -196,4 +196,18 @@ where
 /// An element index as numpy takes it (array lengths always fit `isize`).
 fn isize_of(index: usize) -> isize {
     isize::try_from(index).unwrap_or(isize::MAX)
+}
+
+/// A fill value given as v3 JSON text for `data_type`, passed through `transform` (an array
+/// codec's fill-value rule), as v3 JSON text: what the wheels' `encoded_fill_value` return.
+pub fn transform_fill_json(
+    data_type: &str,
+    fill: &str,
+    transform: impl FnOnce(&FillValue) -> CodecResult<FillValue>,
+) -> CodecResult<String> {
+    let data_type = DataType::from_name(data_type)?;
+    let fill: serde_json::Value = serde_json::from_str(fill)
+        .map_err(|err| CodecError::configuration(format!("invalid fill value JSON: {err}")))?;
+    let fill = FillValue::from_json(&fill, data_type)?;
+    Ok(transform(&fill)?.to_json().to_string())
 }

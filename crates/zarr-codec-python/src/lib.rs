@@ -16,7 +16,7 @@ mod run;
 
 pub use array::{ArrayInput, ArrayOutput, NewArray, data_type_of, new_array};
 pub use batch::{parallel_map, thread_count};
-pub use elementwise::Elementwise;
+pub use elementwise::{Elementwise, transform_fill_json};
 pub use errors::{IntoPyResult, to_py_err};
 pub use input::BytesInput;
 pub use output::{BytesOutput, UninitBytes, bytes_from_vec, new_bytes_with, numpy_from_vec};

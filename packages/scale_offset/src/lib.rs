@@ -6,9 +6,9 @@ use numpy::{PyArrayDescr, PyUntypedArray};
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 use zarr_codec::json::ZarrFormat;
-use zarr_codec::{CodecError, CodecFromJson, DataType, FillValue, Result as CodecResult};
+use zarr_codec::{CodecError, CodecFromJson, Result as CodecResult};
 use zarr_codec_cast_value::CastValue;
-use zarr_codec_python::{Elementwise, IntoPyResult, data_type_of, to_py_err};
+use zarr_codec_python::{Elementwise, IntoPyResult, data_type_of, to_py_err, transform_fill_json};
 use zarr_codec_scale_offset::{ScaleOffset, ScaleOffsetCast};
 
 fn codec_from(configuration: &str) -> CodecResult<ScaleOffset> {
@@ -242,15 +242,10 @@ fn encoded_fill_value(
     data_type: &str,
     fill: &str,
 ) -> PyResult<String> {
-    let result = (|| {
-        let codec = codec_from(configuration)?;
-        let data_type = DataType::from_name(data_type)?;
-        let fill: serde_json::Value = serde_json::from_str(fill)
-            .map_err(|err| CodecError::configuration(format!("invalid fill value JSON: {err}")))?;
-        let fill = FillValue::from_json(&fill, data_type)?;
-        Ok(codec.encoded_fill_value(&fill)?.to_json().to_string())
-    })();
-    result.into_py_result(py)
+    transform_fill_json(data_type, fill, |fill| {
+        codec_from(configuration)?.encoded_fill_value(fill)
+    })
+    .into_py_result(py)
 }
 
 #[pymodule]

@@ -21,6 +21,7 @@ from zarr_codec import (
     ConfigurationError,
     DataType,
 )
+from zarr_codec.base import writable_in_place
 from zarr_codec.fill_value import fill_value_from_json
 
 from zarr_codec_cast_value import _cast_value
@@ -181,14 +182,7 @@ class CastValue(ArrayArrayCodecBase):
 
     def decode_into(self, array: Any, spec: ChunkSpec, out: Any) -> None:
         """Decode straight into ``out`` (C-contiguous, native order), or through a copy."""
-        direct = (
-            isinstance(out, np.ndarray)
-            and out.flags.c_contiguous
-            and out.flags.writeable
-            and out.dtype.isnative
-            and out.ndim > 0  # a 0-d array exports no buffer shape
-        )
-        if direct:
+        if writable_in_place(out):
             self.plan(spec.data_type, "decode").apply_into(array, out)
         else:
             out[...] = self.decode(array, spec)

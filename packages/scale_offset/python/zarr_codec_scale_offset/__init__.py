@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 from zarr_codec import ArrayArrayCodecBase, ChunkSpec, ConfigurationError, DataType
+from zarr_codec.base import writable_in_place
 from zarr_codec.fill_value import fill_value_from_json
 
 from zarr_codec_scale_offset import _scale_offset
@@ -130,14 +131,7 @@ class ScaleOffset(ArrayArrayCodecBase):
 
     def decode_into(self, array: Any, spec: ChunkSpec, out: Any) -> None:
         """Decode straight into ``out`` (C-contiguous, native order), or through a copy."""
-        direct = (
-            isinstance(out, np.ndarray)
-            and out.flags.c_contiguous
-            and out.flags.writeable
-            and out.dtype.isnative
-            and out.ndim > 0
-        )
-        if direct:
+        if writable_in_place(out):
             self.bind(spec.data_type).decode_into(array, out)
         else:
             out[...] = self.decode(array, spec)

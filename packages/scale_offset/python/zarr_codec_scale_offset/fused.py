@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from zarr_codec import ChunkSpec, DataType
+from zarr_codec.base import writable_in_place
 
 from zarr_codec_scale_offset import _scale_offset
 
@@ -62,14 +63,7 @@ class ScaleOffsetCast:
 
     def decode_into(self, array: Any, spec: ChunkSpec, out: Any) -> None:
         """Decode straight into ``out`` (C-contiguous, native order), or through a copy."""
-        direct = (
-            isinstance(out, np.ndarray)
-            and out.flags.c_contiguous
-            and out.flags.writeable
-            and out.dtype.isnative
-            and out.ndim > 0
-        )
-        if direct:
+        if writable_in_place(out):
             self.bind(spec.data_type).decode_into(array, out)
         else:
             out[...] = self.decode(array, spec)

@@ -45,6 +45,21 @@ def copy_into(result: Buffer, out: Buffer) -> int:
     return src.nbytes
 
 
+def writable_in_place(out: Any) -> bool:
+    """Whether compiled code can write ``out`` directly: a writable, C-contiguous, native-order
+    numpy array of at least one dimension (a 0-d array exports no buffer shape). Otherwise an
+    array codec's ``decode_into`` decodes, then copies with ``out[...] = ...``."""
+    import numpy as np
+
+    return (
+        isinstance(out, np.ndarray)
+        and out.flags.c_contiguous
+        and out.flags.writeable
+        and out.dtype.isnative
+        and out.ndim > 0
+    )
+
+
 class CodecBase:
     """Value semantics and JSON for a codec whose state is its configuration."""
 
