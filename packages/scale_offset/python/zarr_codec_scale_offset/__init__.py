@@ -13,15 +13,13 @@ array's data type (``"0x3f800000"`` hex floats included).
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-import numpy as np
 from zarr_codec import ArrayArrayCodecBase, ChunkSpec, ConfigurationError, DataType
-from zarr_codec.base import writable_in_place
 from zarr_codec.fill_value import fill_value_from_json
 
 from zarr_codec_scale_offset import _scale_offset
+from zarr_codec_scale_offset._bound import BoundMethods
 
 if TYPE_CHECKING:
     from zarr_codec_scale_offset.fused import ScaleOffsetCast
@@ -30,7 +28,7 @@ __all__ = ["ScaleOffset"]
 __version__ = "0.1.0"
 
 
-class ScaleOffset(ArrayArrayCodecBase):
+class ScaleOffset(BoundMethods, ArrayArrayCodecBase):
     """Subtract ``offset``, then multiply by ``scale`` (the identities 0 and 1 by default)."""
 
     name: ClassVar[str] = "scale_offset"
@@ -54,7 +52,7 @@ class ScaleOffset(ArrayArrayCodecBase):
         self._config = config
         self.offset = offset
         self.scale = scale
-        self._bound: dict[str, _scale_offset.Affine] = {}
+        self._bound: dict[str, _scale_offset.Plan] = {}
 
     # -- configuration ---------------------------------------------------------------------
 
@@ -104,13 +102,13 @@ class ScaleOffset(ArrayArrayCodecBase):
 
     # -- codec -----------------------------------------------------------------------------
 
-    def bind(self, data_type: DataType) -> _scale_offset.Affine:
+    def bind(self, data_type: DataType) -> _scale_offset.Plan:
         """The compiled transformation for arrays of ``data_type`` (cached)."""
-        affine = self._bound.get(data_type.name)
-        if affine is None:
-            affine = _scale_offset.Affine(self._json, data_type.numpy_dtype)
-            self._bound[data_type.name] = affine
-        return affine
+        plan = self._bound.get(data_type.name)
+        if plan is None:
+            plan = _scale_offset.Plan(self._json, data_type.numpy_dtype)
+            self._bound[data_type.name] = plan
+        return plan
 
     def resolve(self, spec: ChunkSpec) -> ChunkSpec:
         """The same data type; the fill value transformed like an element."""
@@ -120,43 +118,6 @@ class ScaleOffset(ArrayArrayCodecBase):
         return ChunkSpec(
             spec.shape, spec.data_type, fill_value_from_json(json.loads(fill), spec.data_type)
         )
-
-    def encode(self, array: Any, spec: ChunkSpec) -> np.ndarray[Any, Any]:
-        """``(x - offset) * scale`` for an array of ``spec``'s data type."""
-        return self.bind(spec.data_type).encode(array)
-
-    def decode(self, array: Any, spec: ChunkSpec) -> np.ndarray[Any, Any]:
-        """``x / scale + offset`` for an array of ``spec``'s data type."""
-        return self.bind(spec.data_type).decode(array)
-
-    def decode_into(self, array: Any, spec: ChunkSpec, out: Any) -> None:
-        """Decode straight into ``out`` (C-contiguous, native order), or through a copy."""
-        if writable_in_place(out):
-            self.bind(spec.data_type).decode_into(array, out)
-        else:
-            out[...] = self.decode(array, spec)
-
-    def encode_batch(
-        self, chunks: Sequence[Any], spec: ChunkSpec, threads: int | None = None
-    ) -> list[np.ndarray[Any, Any]]:
-        """Encode many chunks of ``spec``'s data type in parallel (GIL released)."""
-        return self.bind(spec.data_type).encode_batch(chunks, threads)
-
-    def decode_batch(
-        self, chunks: Sequence[Any], spec: ChunkSpec, threads: int | None = None
-    ) -> list[np.ndarray[Any, Any]]:
-        """Decode many chunks in parallel (GIL released)."""
-        return self.bind(spec.data_type).decode_batch(chunks, threads)
-
-    def decode_batch_into(
-        self,
-        chunks: Sequence[Any],
-        spec: ChunkSpec,
-        outs: Sequence[np.ndarray[Any, Any]],
-        threads: int | None = None,
-    ) -> None:
-        """Decode each chunk into the matching ``outs`` array, in parallel."""
-        self.bind(spec.data_type).decode_batch_into(chunks, outs, threads)
 
 
 def _is(value: object, identity: float) -> bool:

@@ -8,10 +8,17 @@ from typing import Any
 
 import numpy as np
 
-class Affine:
-    """A codec (its v3 JSON as a string) bound to an array's numpy dtype."""
+class Plan:
+    """A codec (its v3 JSON as a string) bound to an array's numpy dtype; with a following
+    ``cast_value`` (its JSON) and the encoded dtype, the two fused into one pass."""
 
-    def __init__(self, configuration: str, dtype: np.dtype[Any]) -> None: ...
+    def __init__(
+        self,
+        configuration: str,
+        dtype: np.dtype[Any],
+        cast_value: str | None = None,
+        encoded_dtype: np.dtype[Any] | None = None,
+    ) -> None: ...
     def encode(self, array: Any) -> np.ndarray[Any, Any]: ...
     def decode(self, array: Any) -> np.ndarray[Any, Any]: ...
     def encode_into(self, array: Any, out: np.ndarray[Any, Any]) -> None: ...
@@ -20,29 +27,6 @@ class Affine:
         self, arrays: Iterable[Any], threads: int | None = None
     ) -> list[np.ndarray[Any, Any]]: ...
     def decode_batch(
-        self, arrays: Iterable[Any], threads: int | None = None
-    ) -> list[np.ndarray[Any, Any]]: ...
-    def decode_batch_into(
-        self,
-        arrays: Iterable[Any],
-        outs: Iterable[np.ndarray[Any, Any]],
-        threads: int | None = None,
-    ) -> None: ...
-
-class Fused:
-    """scale_offset and cast_value (their v3 JSON) as one pass, for an array dtype."""
-
-    def __init__(
-        self,
-        scale_offset: str,
-        cast_value: str,
-        dtype: np.dtype[Any],
-        encoded_dtype: np.dtype[Any],
-    ) -> None: ...
-    def encode(self, array: Any) -> np.ndarray[Any, Any]: ...
-    def decode(self, array: Any) -> np.ndarray[Any, Any]: ...
-    def decode_into(self, array: Any, out: np.ndarray[Any, Any]) -> None: ...
-    def encode_batch(
         self, arrays: Iterable[Any], threads: int | None = None
     ) -> list[np.ndarray[Any, Any]]: ...
     def decode_batch_into(

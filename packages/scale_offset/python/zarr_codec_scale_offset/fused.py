@@ -7,14 +7,12 @@ intermediate array."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 from zarr_codec import ChunkSpec, DataType
-from zarr_codec.base import writable_in_place
 
 from zarr_codec_scale_offset import _scale_offset
+from zarr_codec_scale_offset._bound import BoundMethods
 
 if TYPE_CHECKING:
     from zarr_codec_scale_offset import ScaleOffset
@@ -22,7 +20,7 @@ if TYPE_CHECKING:
 __all__ = ["ScaleOffsetCast"]
 
 
-class ScaleOffsetCast:
+class ScaleOffsetCast(BoundMethods):
     """A ``scale_offset`` codec and the ``cast_value`` codec after it, as one array codec.
 
     ``spec`` arguments describe the array going into ``scale_offset`` (as for the pair).
@@ -33,16 +31,16 @@ class ScaleOffsetCast:
         self.second = second
         self._second_json = json.dumps(second.to_json(3))
         self.encoded_type = DataType.from_name(second.to_json(3)["configuration"]["data_type"])
-        self._bound: dict[str, _scale_offset.Fused] = {}
+        self._bound: dict[str, _scale_offset.Plan] = {}
 
-    def bind(self, data_type: DataType) -> _scale_offset.Fused:
+    def bind(self, data_type: DataType) -> _scale_offset.Plan:
         """The compiled pass for arrays of ``data_type`` (cached)."""
         fused = self._bound.get(data_type.name)
         if fused is None:
-            fused = _scale_offset.Fused(
+            fused = _scale_offset.Plan(
                 self.first._json,
-                self._second_json,
                 data_type.numpy_dtype,
+                self._second_json,
                 self.encoded_type.numpy_dtype,
             )
             self._bound[data_type.name] = fused
@@ -52,37 +50,6 @@ class ScaleOffsetCast:
         """The spec after both codecs."""
         resolved: ChunkSpec = self.second.resolve(self.first.resolve(spec))
         return resolved
-
-    def encode(self, array: Any, spec: ChunkSpec) -> np.ndarray[Any, Any]:
-        """``cast_value(scale_offset(array))`` in one pass."""
-        return self.bind(spec.data_type).encode(array)
-
-    def decode(self, array: Any, spec: ChunkSpec) -> np.ndarray[Any, Any]:
-        """The inverse, in one pass: back to ``spec``'s data type."""
-        return self.bind(spec.data_type).decode(array)
-
-    def decode_into(self, array: Any, spec: ChunkSpec, out: Any) -> None:
-        """Decode straight into ``out`` (C-contiguous, native order), or through a copy."""
-        if writable_in_place(out):
-            self.bind(spec.data_type).decode_into(array, out)
-        else:
-            out[...] = self.decode(array, spec)
-
-    def encode_batch(
-        self, chunks: Sequence[Any], spec: ChunkSpec, threads: int | None = None
-    ) -> list[np.ndarray[Any, Any]]:
-        """Encode many chunks in parallel (GIL released)."""
-        return self.bind(spec.data_type).encode_batch(chunks, threads)
-
-    def decode_batch_into(
-        self,
-        chunks: Sequence[Any],
-        spec: ChunkSpec,
-        outs: Sequence[np.ndarray[Any, Any]],
-        threads: int | None = None,
-    ) -> None:
-        """Decode each chunk into the matching ``outs`` array, in parallel."""
-        self.bind(spec.data_type).decode_batch_into(chunks, outs, threads)
 
     def __repr__(self) -> str:
         return f"ScaleOffsetCast({self.first!r}, {self.second!r})"

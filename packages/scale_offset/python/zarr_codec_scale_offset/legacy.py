@@ -74,11 +74,17 @@ class FixedScaleOffset(ArrayArrayCodecBase):
             )
         if not (self._target.is_float or self._target.is_integer):
             raise ConfigurationError(f"fixedscaleoffset: astype {self.astype.str} is not numeric")
-        self._encode = ScaleOffset(offset, scale).fuse(self._cast())
+        from zarr_codec_cast_value import CastValue
+
+        # The codecs are built once here: each caches its compiled plans.
+        self._affine = ScaleOffset(offset, scale)
+        self._to_astype = self._cast()
+        self._encode = self._affine.fuse(self._to_astype)
         # Decoding: in float64 from integers and float64, else in astype's own precision.
         wide = self._target.is_integer or self._target.name == "float64"
         self._middle = DataType.from_name("float64") if wide else self._target
-        self._decode_affine = ScaleOffset(offset, scale)
+        self._widen = CastValue(self._target.name)  # astype -> the middle type: exact
+        self._narrow = CastValue(self._middle.name, "nearest-even", "clamp")  # middle -> dtype
 
     def _cast(self) -> Any:
         from zarr_codec_cast_value import CastValue
@@ -144,25 +150,24 @@ class FixedScaleOffset(ArrayArrayCodecBase):
         spec = ChunkSpec(data.shape, self._source)
         if self._target.is_float:
             # numcodecs rounds to whole numbers even for a float astype (np.around).
-            scaled = np.around(self._decode_affine.encode(data, spec))
-            result: np.ndarray[Any, Any] = self._cast().encode(scaled, spec)
+            scaled = np.around(self._affine.encode(data, spec))
+            result: np.ndarray[Any, Any] = self._to_astype.encode(scaled, spec)
             return result
         assert self._encode is not None  # cast_value always fuses
         return self._encode.encode(data, spec)
 
     def decode(self, array: Any, spec: ChunkSpec | None = None) -> np.ndarray[Any, Any]:
         """``(y / scale + offset).astype(dtype)``, as numcodecs computes it."""
-        from zarr_codec_cast_value import CastValue
-
         encoded = np.asarray(array).view(self.astype)
         shape = ChunkSpec(encoded.shape, self._middle)
-        widen = CastValue(self._target.name)
-        middle = widen.decode(encoded, shape) if self._middle != self._target else encoded
-        unscaled = self._decode_affine.decode(middle, shape)
+        middle = self._widen.decode(encoded, shape) if self._middle != self._target else encoded
+        unscaled = self._affine.decode(middle, shape)
         if self._middle == self._source:
             return unscaled
-        narrow = CastValue(self._middle.name, "nearest-even", "clamp")
-        return narrow.decode(unscaled, ChunkSpec(encoded.shape, self._source))
+        result: np.ndarray[Any, Any] = self._narrow.decode(
+            unscaled, ChunkSpec(encoded.shape, self._source)
+        )
+        return result
 
     def decode_into(self, array: Any, spec: ChunkSpec, out: Any) -> None:
         result = self.decode(array, spec)

@@ -1,0 +1,57 @@
+"""What ``ScaleOffset`` and ``ScaleOffsetCast`` share: every array method delegates to the
+compiled plan for the chunk's data type (``bind``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from zarr_codec import ChunkSpec, DataType
+from zarr_codec.base import writable_in_place
+
+from zarr_codec_scale_offset import _scale_offset
+
+
+class BoundMethods:
+    """Array methods over ``bind(spec.data_type)``; ``spec`` is the array's (decoded) spec."""
+
+    def bind(self, data_type: DataType) -> _scale_offset.Plan:
+        raise NotImplementedError
+
+    def encode(self, array: Any, spec: ChunkSpec) -> np.ndarray[Any, Any]:
+        """Encode ``array`` (of ``spec``'s data type) into a new array."""
+        return self.bind(spec.data_type).encode(array)
+
+    def decode(self, array: Any, spec: ChunkSpec) -> np.ndarray[Any, Any]:
+        """Decode ``array`` back to ``spec``'s data type."""
+        return self.bind(spec.data_type).decode(array)
+
+    def decode_into(self, array: Any, spec: ChunkSpec, out: Any) -> None:
+        """Decode straight into ``out`` (C-contiguous, native order), or through a copy."""
+        if writable_in_place(out):
+            self.bind(spec.data_type).decode_into(array, out)
+        else:
+            out[...] = self.decode(array, spec)
+
+    def encode_batch(
+        self, chunks: Sequence[Any], spec: ChunkSpec, threads: int | None = None
+    ) -> list[np.ndarray[Any, Any]]:
+        """Encode many chunks of ``spec``'s data type in parallel (GIL released)."""
+        return self.bind(spec.data_type).encode_batch(chunks, threads)
+
+    def decode_batch(
+        self, chunks: Sequence[Any], spec: ChunkSpec, threads: int | None = None
+    ) -> list[np.ndarray[Any, Any]]:
+        """Decode many chunks in parallel (GIL released)."""
+        return self.bind(spec.data_type).decode_batch(chunks, threads)
+
+    def decode_batch_into(
+        self,
+        chunks: Sequence[Any],
+        spec: ChunkSpec,
+        outs: Sequence[np.ndarray[Any, Any]],
+        threads: int | None = None,
+    ) -> None:
+        """Decode each chunk into the matching ``outs`` array, in parallel."""
+        self.bind(spec.data_type).decode_batch_into(chunks, outs, threads)
