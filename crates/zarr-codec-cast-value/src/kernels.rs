@@ -2,9 +2,11 @@
 //!
 //! A kernel converts a block of elements with plain arithmetic and, alongside, works out
 //! whether every element was an easy case (in range, not NaN into an integer, not a
-//! `scalar_map` key, ...). Blocks with any hard element are redone by the exact path
-//! ([`CastPlan::apply_slow`]), so a kernel only has to be right on the easy cases and to
-//! recognise the others: results are identical to the exact path by construction.
+//! `scalar_map` key, ...). Keys take their mapped output and the other hard elements of a block
+//! are redone, one by one and in order, by the exact path ([`CastPlan::apply_slow`]), so a
+//! kernel only has to be right on the easy cases and to recognise the others: results are
+//! identical to the exact path by construction, and data full of NaNs or mapped values (a NaN
+//! fill value) stays on the fast path.
 //!
 //! Every kernel goes through an *exact* intermediate: `f32` for sources that fit it (`float16`,
 //! `bfloat16`, `float32`, integers up to 24 bits), `f64` for `float64` and integers up to 53
@@ -20,6 +22,7 @@
 // AVX2, hence `#[inline(always)]` throughout.
 #![allow(clippy::inline_always)]
 
+use zarr_codec::element::write_bits;
 use zarr_codec::{DataType, FloatFormat, Result};
 
 const FLOAT64: FloatFormat = FloatFormat::FLOAT64;
@@ -58,7 +61,7 @@ unsafe fn apply_avx2(plan: &CastPlan, input: &[u8], output: &mut [u8]) -> Result
 /// An element type the kernels read or write, as native-endian byte arrays (no alignment
 /// needed; loops over fixed-size arrays vectorise).
 trait Elem: Copy {
-    type Bytes: Copy;
+    type Bytes: Copy + Default + AsMut<[u8]>;
     fn from_bytes(bytes: Self::Bytes) -> Self;
     fn to_bytes(self) -> Self::Bytes;
     /// `bytes` as elements (a trailing partial element is left out).
@@ -66,6 +69,12 @@ trait Elem: Copy {
     fn split_mut(bytes: &mut [u8]) -> &mut [Self::Bytes];
     fn join(elements: &[Self::Bytes]) -> &[u8];
     fn join_mut(elements: &mut [Self::Bytes]) -> &mut [u8];
+    /// The element whose bits (as [`write_bits`] lays them out) are `bits`.
+    fn from_bits(bits: u64) -> Self::Bytes {
+        let mut bytes = Self::Bytes::default();
+        write_bits(bits, bytes.as_mut());
+        bytes
+    }
 }
 
 macro_rules! elem {
@@ -102,8 +111,10 @@ macro_rules! elem {
 elem!(i8, i16, i32, i64, u8, u16, u32, u64, f32, f64);
 
 /// Converts every block of `input` with `convert` (returning the value and whether it was an
-/// easy case); blocks with a hard case, or holding a `scalar_map` key (`exact` gives the
-/// element's exact value for that test), are redone by the exact path.
+/// easy case). `scalar_map` keys (`exact` gives the element's exact value for that test) then
+/// take their mapped output, and each remaining hard element is redone by the exact path, in
+/// order; so a block with a few mapped or out-of-range elements keeps the fast path for the
+/// rest.
 #[inline(always)]
 fn run<S: Elem, T: Elem>(
     plan: &CastPlan,
@@ -115,29 +126,55 @@ fn run<S: Elem, T: Elem>(
 ) -> Result<bool> {
     let sources = S::split(input);
     let targets = T::split_mut(output);
+    let mut ok = [true; BLOCK]; // which elements of the block were easy
     for (source, target) in sources.chunks(BLOCK).zip(targets.chunks_mut(BLOCK)) {
-        let mut easy =
-            keys.is_empty() || !source.iter().any(|&s| keys.hit(exact(S::from_bytes(s))));
-        if easy {
-            for (s, t) in source.iter().zip(target.iter_mut()) {
-                let (value, ok) = convert(S::from_bytes(*s));
-                *t = value.to_bytes();
-                easy &= ok;
+        let mut easy = true;
+        for ((s, t), ok) in source.iter().zip(target.iter_mut()).zip(ok.iter_mut()) {
+            let (value, fine) = convert(S::from_bytes(*s));
+            *t = value.to_bytes();
+            *ok = fine;
+            easy &= fine;
+        }
+        // Mapped elements take their output straight from the map, as the exact path would:
+        // one select per key over the block, which vectorises (keys are few and distinct).
+        for &(key, bits) in &keys.values {
+            let mapped = T::from_bits(bits);
+            for ((s, t), ok) in source.iter().zip(target.iter_mut()).zip(ok.iter_mut()) {
+                #[allow(clippy::float_cmp)] // numerical equality is the rule
+                let hit = exact(S::from_bytes(*s)) == key;
+                *t = if hit { mapped } else { *t };
+                *ok |= hit;
+            }
+        }
+        if let Some(bits) = keys.nan {
+            let mapped = T::from_bits(bits);
+            for ((s, t), ok) in source.iter().zip(target.iter_mut()).zip(ok.iter_mut()) {
+                let hit = exact(S::from_bytes(*s)).is_nan();
+                *t = if hit { mapped } else { *t };
+                *ok |= hit;
             }
         }
         if !easy {
-            plan.apply_slow(S::join(source), T::join_mut(target))?;
+            for ((s, t), _) in source
+                .iter()
+                .zip(target.iter_mut())
+                .zip(ok)
+                .filter(|(_, ok)| !ok)
+            {
+                let one = std::slice::from_mut(t);
+                plan.apply_slow(S::join(std::slice::from_ref(s)), T::join_mut(one))?;
+            }
         }
     }
     Ok(true)
 }
 
 /// `scalar_map` keys as `f64` values (every key of an f32/f64/small-integer source is one)
-/// for the kernels' "is this a key?" test; `nan` when NaN is a key.
+/// with the target bits they map to, for the kernels; `nan` is NaN's output when NaN is a key.
 #[derive(Default)]
 struct Keys {
-    values: Vec<f64>,
-    nan: bool,
+    values: Vec<(f64, u64)>,
+    nan: Option<u64>,
 }
 
 /// The `f64` equal to a finite scalar, if there is one (keys come from the source type, so
@@ -176,33 +213,25 @@ fn exact_f64(value: Scalar) -> Option<f64> {
 impl Keys {
     fn of(plan: &CastPlan) -> Option<Self> {
         let mut keys = Self::default();
-        for &(key, _) in plan.map().entries() {
+        for &(key, bits) in plan.map().entries() {
             match key {
-                Scalar::Nan { .. } => keys.nan = true,
-                Scalar::Infinity { negative } => keys.values.push(if negative {
-                    f64::NEG_INFINITY
-                } else {
-                    f64::INFINITY
-                }),
-                finite @ Scalar::Finite { .. } => keys.values.push(exact_f64(finite)?),
+                Scalar::Nan { .. } => keys.nan = Some(bits),
+                Scalar::Infinity { negative } => {
+                    let infinity = if negative {
+                        f64::NEG_INFINITY
+                    } else {
+                        f64::INFINITY
+                    };
+                    keys.values.push((infinity, bits));
+                }
+                finite @ Scalar::Finite { .. } => keys.values.push((exact_f64(finite)?, bits)),
             }
         }
         Some(keys)
     }
 
     fn is_empty(&self) -> bool {
-        self.values.is_empty() && !self.nan
-    }
-
-    /// Whether `value` (exact) may be a key: then it goes to the exact path.
-    #[inline(always)]
-    #[allow(clippy::float_cmp)] // numerical equality is the rule
-    fn hit(&self, value: f64) -> bool {
-        let mut hit = self.nan && value.is_nan();
-        for &key in &self.values {
-            hit |= value == key;
-        }
-        hit
+        self.values.is_empty() && self.nan.is_none()
     }
 }
 
@@ -844,7 +873,7 @@ mod f16c {
 
     use zarr_codec::{DataType, Result};
 
-    use super::{BLOCK, Keys, canonical_f32};
+    use super::{Keys, canonical_f32};
     use crate::plan::CastPlan;
     use crate::round::Rounding;
 
@@ -875,28 +904,21 @@ mod f16c {
         let abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fff_ffff));
         let limit = _mm256_set1_ps(65520.0);
         let infinity = _mm256_set1_ps(f32::INFINITY);
-        for (source, target) in sources
-            .0
-            .chunks(BLOCK / 8)
-            .zip(targets.0.chunks_mut(BLOCK / 8))
-        {
-            let mut hard = 0;
-            for (s, t) in source.iter().zip(target.iter_mut()) {
-                // SAFETY: `s` is 32 readable bytes and `t` 16 writable ones; unaligned access.
-                unsafe {
-                    let x: __m256 = _mm256_loadu_ps(s.as_ptr().cast());
-                    let magnitude = _mm256_and_ps(x, abs_mask);
-                    let big = _mm256_cmp_ps::<_CMP_GE_OQ>(magnitude, limit);
-                    let finite_big = _mm256_cmp_ps::<_CMP_GE_OQ>(infinity, magnitude);
-                    let nan = _mm256_cmp_ps::<_CMP_UNORD_Q>(x, x);
-                    hard |= _mm256_movemask_ps(_mm256_and_ps(big, finite_big))
-                        | _mm256_movemask_ps(nan);
-                    let half = _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(x);
-                    _mm_storeu_si128(t.as_mut_ptr().cast(), half);
-                }
-            }
+        for (s, t) in sources.0.iter().zip(targets.0.iter_mut()) {
+            // SAFETY: `s` is 32 readable bytes and `t` 16 writable ones; unaligned access.
+            let hard = unsafe {
+                let x: __m256 = _mm256_loadu_ps(s.as_ptr().cast());
+                let magnitude = _mm256_and_ps(x, abs_mask);
+                let big = _mm256_cmp_ps::<_CMP_GE_OQ>(magnitude, limit);
+                let finite_big = _mm256_cmp_ps::<_CMP_GE_OQ>(infinity, magnitude);
+                let nan = _mm256_cmp_ps::<_CMP_UNORD_Q>(x, x);
+                let half = _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(x);
+                _mm_storeu_si128(t.as_mut_ptr().cast(), half);
+                _mm256_movemask_ps(_mm256_and_ps(big, finite_big)) | _mm256_movemask_ps(nan)
+            };
             if hard != 0 {
-                plan.apply_slow(source.as_flattened(), target.as_flattened_mut())?;
+                // These 8 only (NaN, overflow): the rest of the data keeps the fast path.
+                plan.apply_slow(s, t)?;
             }
         }
         finish(plan, sources.1, targets.1)
@@ -1052,6 +1074,49 @@ mod tests {
                             continue; // wrap into a float type
                         };
                         check(&plan, &input);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn kernels_with_map_keys_equal_the_exact_path() {
+        use serde_json::json;
+        let rules = [None, Some(OutOfRange::Clamp), Some(OutOfRange::Wrap)];
+        for (i, &from) in TYPES.iter().enumerate() {
+            let small = CastPlan::new(
+                DataType::Int8,
+                from,
+                Rounding::NearestEven,
+                None,
+                ScalarMap::default(),
+            )
+            .expect("plan");
+            let zero = small.apply_to_vec(&[0]).expect("0 fits every type");
+            let one = small.apply_to_vec(&[1]).expect("1 fits every type");
+            // Every third element a key; the others as generated (NaN among them for floats).
+            let mut input = elements(from, 1500, 0x51ed_270b + i as u64);
+            for (j, element) in input.chunks_exact_mut(from.size()).enumerate() {
+                match j % 6 {
+                    0 => element.copy_from_slice(&zero),
+                    3 => element.copy_from_slice(&one),
+                    _ => {}
+                }
+            }
+            let mut pairs = vec![(json!(0), json!(1)), (json!(1), json!(0))];
+            if from.is_float() {
+                pairs.push((json!("NaN"), json!(1)));
+            }
+            for &to in &TYPES {
+                let map = ScalarMap::parse(&pairs, from, to).expect("0 and 1 fit every type");
+                for rounding in Rounding::ALL {
+                    for out_of_range in rules {
+                        if let Ok(plan) =
+                            CastPlan::new(from, to, rounding, out_of_range, map.clone())
+                        {
+                            check(&plan, &input);
+                        }
                     }
                 }
             }
