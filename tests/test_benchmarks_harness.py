@@ -13,8 +13,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # `pytest` (unlike `python -m pytest`) does not add the root
     sys.path.insert(0, str(ROOT))
 
-from benchmarks import datasets, harness, peers, run  # noqa: E402
-from benchmarks.harness import Case, Result  # noqa: E402
+from zarr_codecs.bench import datasets, harness, peers, run  # noqa: E402
+from zarr_codecs.bench.harness import Case, Result  # noqa: E402
 
 SMALL = 4096
 

@@ -67,9 +67,10 @@ def migrate_fixedscaleoffset(
     new metadata through zarr-python, with our codecs selected for both; the metadata is
     written only when they all agree. ``ValueError`` when the array has no such codec."""
     import zarr
-    from zarr_codec_cast_value import zarr_python as cast_zarr
+    from zarr_codec.zarr_python import select, unselect
+    from zarr_codec_cast_value.zarr_python import CastValueCodec
 
-    from zarr_codec_scale_offset import zarr_python as scale_zarr
+    from zarr_codec_scale_offset.zarr_python import ScaleOffsetCodec
 
     root = Path(path)
     meta_path = root / "zarr.json"
@@ -92,16 +93,16 @@ def migrate_fixedscaleoffset(
     _put(new_store, "zarr.json", json.dumps(new_meta).encode())
     for key in chunk_keys:
         _put(new_store, key, (root / key).read_bytes())
-    cast_zarr.register()
-    scale_zarr.register()
+    ours = {"cast_value": CastValueCodec, "scale_offset": ScaleOffsetCodec}
+    selected = [name for name, cls in ours.items() if select(name, cls)]
     try:
         _compare(migration, old_store, new_store, chunk_keys)
     except CodecError as err:
         # The new chain cannot even be used here (e.g. cast_value's fill value rule).
         migration.mismatches.append(f"the new codecs refuse this array: {err}")
-    finally:
-        scale_zarr.unregister()
-        cast_zarr.unregister()
+    finally:  # leave a selection made by someone else (zarr_codecs.install()) in place
+        for name in selected:
+            unselect(name, ours[name])
     if migration.safe and not dry_run:
         meta_path.write_text(json.dumps(new_meta, indent=2))
         migration.written = True

@@ -1,4 +1,7 @@
-"""Adapter: any protocol bytes codec as a numcodecs codec (Zarr v2 compressors and filters).
+"""Adapter: a protocol codec as a numcodecs codec (Zarr v2 compressors and filters).
+
+Bytes codecs become compressors; array codecs whose v2 configuration names their data types
+(such as ``fixedscaleoffset``) become filters, given numcodecs' flat buffers and returning arrays.
 
 numcodecs is imported only when a function here is called. numcodecs registers its own codecs
 before any entry point, so an entry point can never replace its ``gzip`` or ``blosc``;
@@ -20,7 +23,8 @@ _lock = threading.Lock()
 
 
 def numcodecs_codec_class(codec_cls: type[Codec], *, module: str, qualname: str) -> type[Any]:
-    """A ``numcodecs.abc.Codec`` subclass wrapping the bytes codec ``codec_cls``.
+    """A ``numcodecs.abc.Codec`` subclass wrapping ``codec_cls``: a bytes codec, or an array
+    codec that needs no chunk spec (it views numcodecs' flat buffers as its own data types).
 
     ``module`` and ``qualname`` must name where the result is stored (pickle finds it there).
     """
@@ -30,8 +34,11 @@ def numcodecs_codec_class(codec_cls: type[Codec], *, module: str, qualname: str)
     codec_id: Any = getattr(codec_cls, "codec_id", None)
     if not isinstance(codec_id, str):
         raise ConfigurationError(f"codec {name!r} has no Zarr v2 id")
-    if getattr(codec_cls, "codec_type", None) != "bytes_bytes":
-        raise ConfigurationError(f"codec {name!r} is not a bytes->bytes codec")
+    codec_type = getattr(codec_cls, "codec_type", None)
+    if codec_type not in ("bytes_bytes", "array_array"):
+        raise ConfigurationError(f"codec {name!r} is neither bytes->bytes nor array->array")
+    # numcodecs hands filters any buffer (bytes, arrays of other types): flat numpy arrays.
+    as_input: Any = _flat_array if codec_type == "array_array" else _unchanged
     factory: Any = codec_cls
 
     class Adapter(NumcodecsCodec):  # type: ignore[misc]
@@ -56,11 +63,15 @@ def numcodecs_codec_class(codec_cls: type[Codec], *, module: str, qualname: str)
             return self
 
         def encode(self, buf: Any) -> Any:
-            return self.codec.encode(buf)
+            return self.codec.encode(as_input(buf))
 
         def decode(self, buf: Any, out: Any = None) -> Any:
             if out is None:
-                return self.codec.decode(buf)
+                return self.codec.decode(as_input(buf))
+            if codec_type == "array_array":
+                from numcodecs.compat import ndarray_copy
+
+                return ndarray_copy(self.codec.decode(as_input(buf)), out)
             self.codec.decode_into(buf, out)
             return out
 
@@ -90,6 +101,16 @@ def numcodecs_codec_class(codec_cls: type[Codec], *, module: str, qualname: str)
     Adapter.__qualname__ = qualname
     Adapter.__name__ = qualname.rsplit(".", 1)[-1]
     return Adapter
+
+
+def _unchanged(buf: Any) -> Any:
+    return buf
+
+
+def _flat_array(buf: Any) -> Any:
+    from numcodecs.compat import ensure_ndarray_like
+
+    return ensure_ndarray_like(buf).reshape(-1, order="A")
 
 
 def register(cls: type[Any]) -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Buffer, Iterable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -46,28 +47,45 @@ def chunk_spec_from_zarr(spec: ArraySpec) -> ChunkSpec:
     return ChunkSpec(spec.shape, data_type, fill)
 
 
-#: The config entries :func:`select` replaced, by codec name ([] where there was none).
-_replaced: dict[str, list[Any]] = {}
+@dataclass(frozen=True)
+class _Selection:
+    """What :func:`select` replaced: the config entry (absent: empty) and whether the class
+    was already registered (by its entry point), so that :func:`unselect` restores both."""
+
+    config: list[Any]
+    registered: bool
+
+
+_selected: dict[str, _Selection] = {}  # by codec name, while selected
 
 
 def _config_path(cls: type[Any]) -> str:
     return f"{cls.__module__}.{cls.__qualname__}"
 
 
-def select(name: str, cls: type[Any]) -> None:
+def select(name: str, cls: type[Any]) -> bool:
     """Make zarr-python use ``cls`` for codec ``name``: registered, and named by zarr's config
     (``codecs.<name>``). For codecs zarr ships itself without a config entry (cast_value,
     scale_offset), where a registered entry point would make zarr warn and pick either.
-    Idempotent; :func:`unselect` undoes it exactly."""
+    Idempotent; :func:`unselect` undoes it exactly. Returns whether ``name`` was not selected
+    before (so a caller that selects for a while knows whether to unselect)."""
     import zarr
-    from zarr.registry import register_codec
+    from zarr.registry import _codec_registries, register_codec
 
     path = _config_path(cls)
+    newly = name not in _selected
+    if newly:
+        registry = _codec_registries.get(name)
+        if registry is not None:
+            registry.lazy_load()  # entry points first, so we know what was registered before
+        codecs = zarr.config.get("codecs", {})
+        _selected[name] = _Selection(
+            config=[codecs[name]] if name in codecs else [],
+            registered=registry is not None and path in registry,
+        )
     register_codec(name, cls)
-    codecs = zarr.config.get("codecs", {})
-    if codecs.get(name) != path:
-        _replaced[name] = [codecs[name]] if name in codecs else []
-    zarr.config.set({f"codecs.{name}": path})
+    _set_config_entry(name, path)
+    return newly
 
 
 def unselect(name: str, cls: type[Any]) -> None:
@@ -75,16 +93,26 @@ def unselect(name: str, cls: type[Any]) -> None:
     import zarr
     from zarr.registry import _codec_registries
 
+    selection = _selected.pop(name, None)
+    if selection is None:
+        return
     path = _config_path(cls)
-    if name in _codec_registries:
+    if not selection.registered and name in _codec_registries:
         _codec_registries[name].pop(path, None)
     if zarr.config.get("codecs", {}).get(name) == path:
-        previous = _replaced.get(name, [])
-        if previous:
-            zarr.config.set({f"codecs.{name}": previous[0]})
-        else:
-            zarr.config.config.get("codecs", {}).pop(name, None)
-    _replaced.pop(name, None)
+        _set_config_entry(name, *selection.config)
+
+
+def _set_config_entry(name: str, *path: str) -> None:
+    """Set (or with no ``path``, remove) zarr's ``codecs.<name>`` entry. The whole table is
+    replaced: ``{"codecs.<name>": ...}`` would split a dotted name such as
+    ``numcodecs.fixedscaleoffset`` into nested keys."""
+    import zarr
+
+    codecs = {key: value for key, value in zarr.config.get("codecs", {}).items() if key != name}
+    if path:
+        codecs[name] = path[0]
+    zarr.config.set({"codecs": codecs})
 
 
 def _array_spec_from(spec: ChunkSpec, like: ArraySpec) -> ArraySpec:

@@ -11,9 +11,8 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-
-from benchmarks.harness import Case, round_trip_cases
-from benchmarks.peers import (
+from zarr_codecs.bench.harness import Case, round_trip_cases
+from zarr_codecs.bench.peers import (
     BLOSC_CLEVEL,
     BLOSC_CNAMES,
     BLOSC_SHUFFLES,

@@ -1,4 +1,5 @@
-"""Run the benchmarks: ``python -m benchmarks.run [options]`` from the repository root.
+"""Run the benchmarks: ``zarr-codecs bench [options]`` (``python -m benchmarks.run`` in the
+repository).
 
 Every provider in :data:`PROVIDERS` contributes cases for every dataset; the results are printed
 as a Markdown table (and optionally written to a file and plotted). Each codec's issue adds its
@@ -14,11 +15,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-
-from benchmarks import affine, casts, datasets
-from benchmarks.harness import Result, plot, run_case, to_markdown
-from benchmarks.ours import BASELINES, OURS
-from benchmarks.peers import PEERS, CaseFactory, Provider
+from zarr_codecs._progress import Progress
+from zarr_codecs.bench import affine, casts, datasets
+from zarr_codecs.bench.harness import Result, plot, run_case, to_markdown
+from zarr_codecs.bench.ours import BASELINES, OURS
+from zarr_codecs.bench.peers import PEERS, CaseFactory, Provider
 
 #: Every case provider, in the order their rows appear. Add ours after the peers.
 PROVIDERS: tuple[Provider, ...] = (*PEERS, *OURS, *casts.PROVIDERS, *affine.PROVIDERS)
@@ -34,12 +35,21 @@ def fixed_baseline(group: str) -> str | None:
     return FIXED_BASELINES.get(group) or casts.baseline_for(group) or affine.baseline_for(group)
 
 
-def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+def parse_args(argv: Sequence[str] | None, prog: str = "zarr-codecs bench") -> argparse.Namespace:
     """The command line."""
     parser = argparse.ArgumentParser(
-        prog="python -m benchmarks.run",
-        description="Time codecs side by side on deterministic datasets (never asserts times).",
+        prog=prog,
+        description="Time codecs side by side with their peers on deterministic datasets, "
+        "in one process; print a Markdown table of throughputs and ratios.",
     )
+    add_arguments(parser)
+    args = parser.parse_args(argv)
+    check_arguments(parser, args)
+    return args
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The benchmark options, on ``parser`` (also a subcommand's parser)."""
     parser.add_argument(
         "--size", type=float, default=16.0, help="MiB of data per dataset (default 16)"
     )
@@ -69,14 +79,17 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--markdown", type=Path, metavar="FILE", help="also write the report here")
     parser.add_argument("--plot", type=Path, metavar="FILE", help="save a PNG bar chart here")
     parser.add_argument("--list", action="store_true", help="list datasets and providers, exit")
-    args = parser.parse_args(argv)
+    parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
+
+
+def check_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Refuse impossible settings and unknown providers (exits with status 2)."""
     if args.size <= 0 or args.repeats < 1 or args.warmup < 0 or args.min_time < 0:
         parser.error("--size must be positive, --repeats >= 1, --warmup and --min-time >= 0")
     known = {p.name for p in PROVIDERS}
     unknown = sorted(set(args.codecs or ()) - known)
     if unknown:
         parser.error(f"unknown provider(s) {', '.join(unknown)}; known: {', '.join(known)}")
-    return args
 
 
 def size_in_bytes(mib: float) -> int:
@@ -104,20 +117,20 @@ def run(args: argparse.Namespace) -> tuple[list[Result], list[str]]:
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
     size = size_in_bytes(args.size)
+    names = args.datasets or list(datasets.DATASETS)
     results: list[Result] = []
-    for name in args.datasets or datasets.DATASETS:
-        data = datasets.load(name, size)
-        for provider_name, factory in factories:
-            for case in factory(name, data):
+    with Progress(len(names), enabled=not getattr(args, "quiet", False)) as progress:
+        for name in names:
+            data = datasets.load(name, size)
+            cases = [case for _, factory in factories for case in factory(name, data)]
+            for done, case in enumerate(cases):
+                progress.update(f"{name} {case.operation} {case.group} {case.codec_label}")
                 result = run_case(
                     case, warmup=args.warmup, repeats=args.repeats, min_time=args.min_time
                 )
                 results.append(result)
-                print(
-                    f"{name:14} {case.operation:6} {case.group:28} {case.codec_label:16} "
-                    f"{result.throughput:10,.0f} MB/s   [{provider_name}]",
-                    file=sys.stderr,
-                )
+                progress.advance((done + 1) / len(cases))
+            progress.next_step()
     return results, notes
 
 
@@ -142,9 +155,13 @@ def report(results: Sequence[Result], notes: Sequence[str], args: argparse.Names
     return "\n".join(lines).rstrip() + "\n"
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``python -m benchmarks.run``."""
-    args = parse_args(argv)
+def main(argv: Sequence[str] | None = None, prog: str = "zarr-codecs bench") -> int:
+    """Entry point of ``zarr-codecs bench`` and ``python -m benchmarks.run``."""
+    return execute(parse_args(argv, prog))
+
+
+def execute(args: argparse.Namespace) -> int:
+    """Run the benchmarks that ``args`` (from :func:`add_arguments`) select; print the report."""
     if args.list:
         for name, dataset in datasets.DATASETS.items():
             print(f"dataset  {name:16} {dataset.dtype}  {dataset.description}")
@@ -160,6 +177,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.plot:
         args.plot.parent.mkdir(parents=True, exist_ok=True)
         plot(results, args.plot)
+        print(f"chart written to {args.plot}", file=sys.stderr)
     return 0
 
 

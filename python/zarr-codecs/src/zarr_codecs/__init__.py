@@ -1,0 +1,33 @@
+"""zarr-codecs: Zarr's chunk codecs, fast and exact, in one install.
+
+This bundle depends on ``zarr-codec`` and every codec wheel (gzip, blosc, cast_value,
+scale_offset) at the same version. Installing it changes nothing by itself; to make an existing
+zarr-python program use our codecs, in Zarr v3 and v2 alike::
+
+    import zarr_codecs
+    zarr_codecs.install()          # or: with zarr_codecs.install(): ...
+    zarr_codecs.uninstall()        # everything as it was
+
+or set ``ZARR_CODECS_INSTALL=1`` in the environment (no code change). The ``zarr-codecs``
+command (``info``, ``bench``, ``inspect``, ``migrate``, ``demo``) is in :mod:`zarr_codecs.cli`.
+"""
+
+from zarr_codecs._install import (
+    BINDINGS,
+    Binding,
+    Installation,
+    install,
+    installed_parts,
+    uninstall,
+)
+
+__all__ = [
+    "BINDINGS",
+    "Binding",
+    "Installation",
+    "__version__",
+    "install",
+    "installed_parts",
+    "uninstall",
+]
+__version__ = "0.1.0"

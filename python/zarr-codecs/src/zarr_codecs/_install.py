@@ -1,0 +1,178 @@
+"""Make an existing zarr-python program use our codecs, and undo it exactly.
+
+Zarr v3 arrays find codecs through zarr's registry and its ``codecs.<name>`` config entries;
+Zarr v2 arrays through numcodecs' registry. :func:`install` points both at our classes
+(``zarr_codec.zarr_python.select`` and ``zarr_codec.numcodecs.register``); :func:`uninstall`
+puts back what was there. Nothing happens at import: installing the wheels alone changes nothing.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import threading
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any
+
+__all__ = ["BINDINGS", "Binding", "Installation", "install", "installed_parts", "uninstall"]
+
+
+@dataclass(frozen=True)
+class Binding:
+    """Where one codec of ours plugs into zarr-python (v3) and numcodecs (v2)."""
+
+    name: str  # the Zarr v3 codec name
+    distribution: str  # the wheel that provides it
+    zarr_class: str  # "module:attribute" of the zarr-python codec class
+    numcodecs_class: str | None = None  # "module:attribute" of the numcodecs class (Zarr v2)
+
+    @property
+    def v2_id(self) -> str | None:
+        """The numcodecs id this codec answers to in Zarr v2 metadata."""
+        return None if self.numcodecs_class is None else self.load(self.numcodecs_class).codec_id
+
+    @staticmethod
+    def load(target: str) -> Any:
+        """The object ``"module:attribute"`` names."""
+        module, _, attribute = target.partition(":")
+        return getattr(importlib.import_module(module), attribute)
+
+
+#: Every codec :func:`install` replaces, in a fixed order.
+BINDINGS: tuple[Binding, ...] = (
+    Binding(
+        "gzip",
+        "zarr-codec-gzip",
+        "zarr_codec_gzip.zarr_python:GzipCodec",
+        "zarr_codec_gzip.numcodecs:GZip",
+    ),
+    Binding(
+        "blosc",
+        "zarr-codec-blosc",
+        "zarr_codec_blosc.zarr_python:BloscCodec",
+        "zarr_codec_blosc.numcodecs:Blosc",
+    ),
+    Binding(
+        "cast_value", "zarr-codec-cast-value", "zarr_codec_cast_value.zarr_python:CastValueCodec"
+    ),
+    Binding(
+        "scale_offset",
+        "zarr-codec-scale-offset",
+        "zarr_codec_scale_offset.zarr_python:ScaleOffsetCodec",
+    ),
+    Binding(
+        "numcodecs.fixedscaleoffset",
+        "zarr-codec-scale-offset",
+        "zarr_codec_scale_offset.zarr_python:FixedScaleOffsetCodec",
+        "zarr_codec_scale_offset.numcodecs:FixedScaleOffset",
+    ),
+)
+
+_lock = threading.RLock()
+_parts: set[str] = set()  # what is installed now: "zarr" (v3) and/or "numcodecs" (v2)
+
+
+def _available(module: str) -> bool:
+    return importlib.util.find_spec(module) is not None
+
+
+def installed_parts() -> frozenset[str]:
+    """What :func:`install` has put in place: ``"zarr"`` (v3), ``"numcodecs"`` (v2), both or
+    neither."""
+    with _lock:
+        return frozenset(_parts)
+
+
+class Installation:
+    """What :func:`install` did. As a context manager, leaving the block undoes it (unless it
+    was already installed when the block began)."""
+
+    def __init__(self, added: frozenset[str]) -> None:
+        self.added = added
+
+    @property
+    def parts(self) -> frozenset[str]:
+        """What is installed now (see :func:`installed_parts`)."""
+        return installed_parts()
+
+    def __enter__(self) -> Installation:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        _remove(self.added)
+
+    def __repr__(self) -> str:
+        return f"<zarr_codecs installation: {', '.join(sorted(self.parts)) or 'nothing'}>"
+
+
+def install(*, zarr: bool = True, numcodecs: bool = True) -> Installation:
+    """Make zarr-python (Zarr v3, ``zarr=True``) and numcodecs (Zarr v2 arrays and direct
+    numcodecs users, ``numcodecs=True``) use our gzip, blosc, cast_value, scale_offset and
+    fixedscaleoffset. A library that is not installed is skipped. Idempotent.
+
+    Returns an :class:`Installation`; ``with zarr_codecs.install(): ...`` undoes it on exit.
+    """
+    wanted = {part for part, on in (("zarr", zarr), ("numcodecs", numcodecs)) if on}
+    added: set[str] = set()
+    with _lock:
+        for part in sorted(wanted - _parts):
+            if _available(part):
+                _INSTALLERS[part][0]()
+                _parts.add(part)
+                added.add(part)
+    return Installation(frozenset(added))
+
+
+def uninstall() -> None:
+    """Undo :func:`install`: zarr's registry and config, and numcodecs' registry, exactly as
+    they were. Idempotent."""
+    _remove(frozenset(("zarr", "numcodecs")))
+
+
+def _remove(parts: frozenset[str]) -> None:
+    with _lock:
+        for part in sorted(parts & _parts):
+            _INSTALLERS[part][1]()
+            _parts.discard(part)
+
+
+def _select_in_zarr() -> None:
+    from zarr_codec.zarr_python import select
+
+    for binding in BINDINGS:
+        select(binding.name, Binding.load(binding.zarr_class))
+
+
+def _unselect_in_zarr() -> None:
+    from zarr_codec.zarr_python import unselect
+
+    for binding in reversed(BINDINGS):
+        unselect(binding.name, Binding.load(binding.zarr_class))
+
+
+def _register_in_numcodecs() -> None:
+    from zarr_codec import numcodecs as adapter
+
+    for binding in BINDINGS:
+        if binding.numcodecs_class is not None:
+            adapter.register(Binding.load(binding.numcodecs_class))
+
+
+def _unregister_in_numcodecs() -> None:
+    from zarr_codec import numcodecs as adapter
+
+    for binding in reversed(BINDINGS):
+        if binding.v2_id is not None:
+            adapter.unregister(binding.v2_id)
+
+
+_INSTALLERS = {
+    "zarr": (_select_in_zarr, _unselect_in_zarr),
+    "numcodecs": (_register_in_numcodecs, _unregister_in_numcodecs),
+}

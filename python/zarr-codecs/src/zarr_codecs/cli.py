@@ -1,0 +1,191 @@
+"""The ``zarr-codecs`` command: ``info``, ``bench``, ``inspect``, ``migrate`` and ``demo``.
+
+Exit status: 0 success; 1 the command ran and found problems; 2 a usage error or something
+missing (a path, an optional dependency).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from zarr_codecs import __version__
+
+__all__ = ["main"]
+
+OK, PROBLEMS, USAGE = 0, 1, 2
+
+_EPILOG = """\
+exit status: 0 success; 1 problems found (inspect), migration refused (migrate) or a failed
+check (demo); 2 usage error or something missing.
+
+To make zarr-python itself use these codecs: zarr_codecs.install() in Python, or
+ZARR_CODECS_INSTALL=1 in the environment."""
+
+
+class UserError(Exception):
+    """A problem the user can fix (a path, a missing optional dependency): exit status 2."""
+
+
+def _needs(module: str, extra: str) -> None:
+    import importlib.util
+
+    if importlib.util.find_spec(module) is None:
+        raise UserError(f"this command needs {module}: pip install 'zarr-codecs[{extra}]'")
+
+
+def _info(args: argparse.Namespace) -> int:
+    from zarr_codecs import info
+
+    rows = info.collect()
+    if args.json:
+        print(json.dumps([row.__dict__ for row in rows], indent=2))
+    else:
+        print(info.render(rows))
+    return OK
+
+
+def _bench(args: argparse.Namespace) -> int:
+    from zarr_codecs.bench import run
+
+    if args.plot is not None:
+        _needs("matplotlib", "bench")
+    return run.execute(args)
+
+
+def _store(path: str) -> Path:
+    root = Path(path)
+    if not root.is_dir():
+        raise UserError(f"{path}: no such directory (give the path of a local Zarr store)")
+    return root
+
+
+def _inspect(args: argparse.Namespace) -> int:
+    from zarr_codecs import inspect_store
+
+    reports = inspect_store.inspect_store(_store(args.path))
+    if not reports:
+        raise UserError(f"{args.path}: no Zarr arrays found (no zarr.json or .zarray)")
+    print(inspect_store.render(reports))
+    return PROBLEMS if any(r.problems for r in reports) else OK
+
+
+def _migrate(args: argparse.Namespace) -> int:
+    from zarr_codecs import migrate
+
+    _needs("zarr", "zarr")
+    results = migrate.migrate_store(_store(args.path), write=args.write, sample=args.sample)
+    print(migrate.render(results, write=args.write))
+    return PROBLEMS if any(not r.safe for r in results) else OK
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from zarr_codecs import demo
+
+    _needs("zarr", "zarr")
+    if args.repeats < 1:
+        raise UserError("--repeats must be at least 1")
+    root, results = demo.run_demo(args.out, repeats=args.repeats)
+    print(demo.render(root, results))
+    if args.out is None and not args.keep:
+        demo.remove(root)
+        print("(the store was temporary and is removed; --out DIR keeps one)")
+    return OK if all(r.ok for r in results) else PROBLEMS
+
+
+def _parser() -> argparse.ArgumentParser:
+    from zarr_codecs.bench import run as bench_run
+
+    parser = argparse.ArgumentParser(
+        prog="zarr-codecs",
+        description="Zarr's chunk codecs, fast and exact: gzip, blosc, cast_value, "
+        "scale_offset (and numcodecs' fixedscaleoffset) for zarr-python and numcodecs.",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"zarr-codecs {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    info = commands.add_parser(
+        "info", help="installed codecs, versions, engines, and where each is registered"
+    )
+    info.add_argument("--json", action="store_true", help="machine-readable output")
+    info.set_defaults(run=_info)
+
+    bench = commands.add_parser(
+        "bench",
+        help="time our codecs against their peers (needs zarr-codecs[bench] for all peers)",
+        description="Time codecs side by side with their peers on deterministic datasets, in "
+        "one process; print a Markdown table of throughputs and ratios to a baseline. Peers "
+        "that are not installed are skipped with a note. Never asserts a time.",
+    )
+    bench_run.add_arguments(bench)
+    bench.set_defaults(run=_bench, check=bench_run.check_arguments)
+
+    inspect = commands.add_parser(
+        "inspect",
+        help="check the codec chain of every array in a Zarr store",
+        description="List the codec chain of every array in a local Zarr store (v2 or v3) and "
+        "check each codec's JSON against its spec and the array's data type. Exit status 1 "
+        "when a problem is found.",
+    )
+    inspect.add_argument("path", help="a local Zarr store (directory)")
+    inspect.set_defaults(run=_inspect)
+
+    migrate = commands.add_parser(
+        "migrate",
+        help="rewrite numcodecs.fixedscaleoffset to [scale_offset, cast_value] (dry run)",
+        description="For every Zarr v3 array in the store that uses numcodecs.fixedscaleoffset, "
+        "decode a sample of its chunks with the old and the new codecs and, if they agree bit "
+        "for bit and --write is given, rewrite its metadata to [scale_offset, cast_value]. "
+        "Chunks are never rewritten. Exit status 1 when an array cannot be migrated safely.",
+    )
+    migrate.add_argument("path", help="a local Zarr v3 store (directory)")
+    migrate.add_argument(
+        "--write", action="store_true", help="write the new metadata (default: dry run)"
+    )
+    migrate.add_argument(
+        "--sample", type=int, default=8, help="chunks to compare per array (default 8)"
+    )
+    migrate.set_defaults(run=_migrate)
+
+    demo = commands.add_parser(
+        "demo",
+        help="write, read and check a Zarr v3 store with our codecs; compare with zarr-python's",
+        description="Write a deterministic float32 field with NaN fill to a Zarr v3 store as "
+        "[scale_offset, cast_value, bytes, blosc] and with gzip, read it back with zarr-python, "
+        "check the values, and print size, compression ratio and speed against zarr-python's "
+        "own codecs. Exit status 1 when a check fails.",
+    )
+    demo.add_argument("--out", type=Path, help="write the store here and keep it")
+    demo.add_argument("--keep", action="store_true", help="keep the temporary store")
+    demo.add_argument("--repeats", type=int, default=3, help="timed runs, median (default 3)")
+    demo.set_defaults(run=_demo)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    check: Callable[[argparse.ArgumentParser, argparse.Namespace], None] | None = getattr(
+        args, "check", None
+    )
+    if check is not None:
+        check(parser, args)
+    try:
+        status: int = args.run(args)
+    except UserError as err:
+        print(f"zarr-codecs {args.command}: error: {err}", file=sys.stderr)
+        return USAGE
+    except KeyboardInterrupt:
+        print(f"zarr-codecs {args.command}: interrupted", file=sys.stderr)
+        return 130
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,127 @@
+"""``zarr-codecs info``: which codecs are installed, their versions and engines, and which
+implementation zarr-python (v3) and numcodecs (v2) use for each name right now."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import platform
+from dataclasses import dataclass
+
+from zarr_codecs._install import BINDINGS, Binding, installed_parts
+
+__all__ = ["CodecInfo", "collect", "render"]
+
+#: The native library behind each wheel: (module, attribute holding its version, library).
+_ENGINES = {
+    "zarr-codec-gzip": ("zarr_codec_gzip._gzip", "ENGINE", ""),
+    "zarr-codec-blosc": ("zarr_codec_blosc", "CBLOSC_VERSION", "c-blosc "),
+    "zarr-codec-cast-value": ("", "", "Rust (exact casts)"),
+    "zarr-codec-scale-offset": ("", "", "Rust (exact arithmetic)"),
+}
+
+
+@dataclass(frozen=True)
+class CodecInfo:
+    """One codec name and what serves it."""
+
+    name: str
+    distribution: str
+    version: str
+    engine: str
+    zarr_v3: str  # the class zarr-python uses for this name now
+    numcodecs_v2: str  # the class numcodecs uses for the v2 id now ("-" when none)
+
+
+def _version(distribution: str) -> str:
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def _engine(distribution: str) -> str:
+    module, attribute, label = _ENGINES.get(distribution, ("", "", "?"))
+    if not module:
+        return label
+    try:
+        return label + str(getattr(importlib.import_module(module), attribute))
+    except (ImportError, AttributeError) as err:
+        return f"unavailable ({err})"
+
+
+def _owner(cls: type) -> str:
+    """Who provides ``cls``: ours, zarr's own, numcodecs' or another package's."""
+    module = cls.__module__
+    path = f"{module}.{cls.__qualname__}"
+    if module.startswith("zarr_codec"):
+        return f"{path} (ours)"
+    top = module.split(".", 1)[0]
+    return f"{path} ({top}'s own)" if top in ("zarr", "numcodecs") else f"{path} ({top})"
+
+
+def _zarr_class(name: str) -> str:
+    try:
+        import zarr  # noqa: F401
+    except ImportError:
+        return "zarr-python not installed"
+    import warnings
+
+    from zarr.registry import get_codec_class
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "not configured, selecting any": we say which
+            return _owner(get_codec_class(name))
+    except Exception as err:
+        return f"unavailable ({err})"
+
+
+def _numcodecs_class(binding: Binding) -> str:
+    if binding.numcodecs_class is None:
+        return "- (no Zarr v2 form)"
+    try:
+        from numcodecs.registry import codec_registry
+    except ImportError:
+        return "numcodecs not installed"
+    cls = codec_registry.get(binding.v2_id or "")
+    return "none" if cls is None else _owner(cls)
+
+
+def collect() -> list[CodecInfo]:
+    """Everything ``info`` reports, one row per codec name."""
+    return [
+        CodecInfo(
+            name=binding.name,
+            distribution=binding.distribution,
+            version=_version(binding.distribution),
+            engine=_engine(binding.distribution),
+            zarr_v3=_zarr_class(binding.name),
+            numcodecs_v2=_numcodecs_class(binding),
+        )
+        for binding in BINDINGS
+    ]
+
+
+def render(rows: list[CodecInfo]) -> str:
+    """The report as text."""
+    import numpy as np
+
+    header = [
+        f"zarr-codecs {_version('zarr-codecs')} (zarr-codec {_version('zarr-codec')}); "
+        f"Python {platform.python_version()}, numpy {np.__version__}, "
+        f"zarr {_version('zarr')}, numcodecs {_version('numcodecs')}",
+        f"installed into: {', '.join(sorted(installed_parts())) or 'nothing'} "
+        "(zarr_codecs.install() or ZARR_CODECS_INSTALL=1 selects ours)",
+        "",
+    ]
+    lines = []
+    for row in rows:
+        lines += [
+            f"{row.name}",
+            f"  package   {row.distribution} {row.version}",
+            f"  engine    {row.engine}",
+            f"  zarr v3   {row.zarr_v3}",
+            f"  v2        {row.numcodecs_v2}",
+        ]
+    return "\n".join(header + lines)

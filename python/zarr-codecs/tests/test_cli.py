@@ -1,0 +1,231 @@
+"""The ``zarr-codecs`` command, run in process (``main``) and once as the installed script."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import numcodecs
+import numpy as np
+import pytest
+import zarr
+import zarr_codecs
+from zarr_codecs import cli, demo
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    status = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+@pytest.fixture(autouse=True)
+def _clean() -> Any:
+    zarr_codecs.uninstall()
+    yield
+    zarr_codecs.uninstall()
+
+
+def test_help_lists_every_command_and_the_exit_codes(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(["--help"])
+    assert exit_info.value.code == 0
+    out = capsys.readouterr().out
+    for command in ("info", "bench", "inspect", "migrate", "demo"):
+        assert command in out
+    assert "exit status" in out and "ZARR_CODECS_INSTALL" in out
+
+
+def test_no_command_or_a_bad_one_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    for argv in ([], ["frobnicate"], ["bench", "--codecs", "nope"], ["bench", "--size", "0"]):
+        with pytest.raises(SystemExit) as exit_info:
+            cli.main(argv)
+        assert exit_info.value.code == 2, argv
+        assert "usage: zarr-codecs" in capsys.readouterr().err
+
+
+def test_info_names_versions_engines_and_registrations(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "info")
+    assert status == 0
+    assert "zarr-codec-gzip 0.1.0" in out and "libdeflate" in out and "c-blosc 1." in out
+    assert "zarr.codecs.gzip.GzipCodec (zarr's own)" in out
+    assert "installed into: nothing" in out
+    zarr_codecs.install()
+    status, out, _ = run(capsys, "info", "--json")
+    rows = {row["name"]: row for row in json.loads(out)}
+    assert set(rows) == {b.name for b in zarr_codecs.BINDINGS}
+    assert rows["gzip"]["zarr_v3"] == "zarr_codec_gzip.zarr_python.GzipCodec (ours)"
+    assert rows["blosc"]["numcodecs_v2"] == "zarr_codec_blosc.numcodecs.Blosc (ours)"
+    assert rows["cast_value"]["numcodecs_v2"].startswith("-")
+
+
+def _v3_store(root: Path) -> Path:
+    data = np.arange(1200, dtype="float32").reshape(30, 40) / 7
+    with zarr_codecs.install():
+        group = zarr.open_group(str(root), mode="w")
+        good = group.create_array(
+            "good",
+            shape=data.shape,
+            chunks=(16, 16),
+            dtype="float32",
+            fill_value=0,
+            filters=[
+                {"name": "scale_offset", "configuration": {"offset": 1, "scale": 10}},
+                {"name": "cast_value", "configuration": {"data_type": "int16"}},
+            ],
+            compressors=[
+                {
+                    "name": "blosc",
+                    "configuration": {
+                        "cname": "lz4",
+                        "clevel": 5,
+                        "shuffle": "shuffle",
+                        "typesize": 2,
+                        "blocksize": 0,
+                    },
+                }
+            ],
+        )
+        good[...] = data
+        group.create_array("sub/plain", shape=(8,), chunks=(4,), dtype="uint8", compressors=None)[
+            ...
+        ] = 1
+    return root
+
+
+def test_inspect_reports_every_array_and_its_chain(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = _v3_store(tmp_path / "store.zarr")
+    status, out, _ = run(capsys, "inspect", str(root))
+    assert status == 0, out
+    assert "good  (Zarr v3, float32, shape (30, 40), chunks (16, 16))" in out
+    assert "(float32 -> float32)" in out  # scale_offset
+    assert "(float32 -> int16)" in out  # cast_value
+    assert "sub/plain  (Zarr v3, uint8" in out
+    assert "2 array(s), 0 with problems" in out
+
+
+def test_inspect_finds_problems_against_the_specs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = _v3_store(tmp_path / "store.zarr")
+    meta_file = root / "good" / "zarr.json"
+    meta = json.loads(meta_file.read_text())
+    # NaN has no int16 form and no scalar_map entry, and cast_value's spec says the fill value
+    # must survive the cast. And gzip levels stop at 9.
+    meta["fill_value"] = "NaN"
+    meta["codecs"].append({"name": "gzip", "configuration": {"level": 12}})
+    meta["codecs"].insert(0, meta["codecs"].pop(2))  # bytes first: the order is wrong too
+    meta_file.write_text(json.dumps(meta))
+    status, out, _ = run(capsys, "inspect", str(root))
+    assert status == 1, out
+    assert "problem: codec 2 (cast_value)" in out  # the fill value NaN cannot be int16
+    assert "problem: codec 4 (gzip)" in out
+    assert "a array_array codec cannot come here" in out
+    assert "1 with problems" in out
+
+
+def test_inspect_reads_zarr_v2_stores(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    array = zarr.create_array(
+        store=str(tmp_path / "v2.zarr"),
+        shape=(10,),
+        chunks=(5,),
+        dtype="float64",
+        zarr_format=2,
+        filters=[numcodecs.FixedScaleOffset(offset=0, scale=10, dtype="<f8")],
+        compressors=numcodecs.Zlib(level=1),
+    )
+    array[...] = 1.5
+    status, out, _ = run(capsys, "inspect", str(tmp_path / "v2.zarr"))
+    assert status == 0, out
+    assert "(Zarr v2, <f8" in out
+    assert '[ok] {"id":"fixedscaleoffset"' in out
+    assert '[--] {"id":"zlib"' in out  # no zarr-codec implementation: listed, not checked
+
+
+def test_inspect_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = run(capsys, "inspect", str(tmp_path / "missing"))
+    assert status == 2 and "no such directory" in err
+    status, _, err = run(capsys, "inspect", str(tmp_path))
+    assert status == 2 and "no Zarr arrays found" in err
+
+
+def _legacy_store(root: Path) -> Path:
+    data = np.linspace(-3, 3, 600).reshape(20, 30)
+    array = zarr.create_array(
+        store=str(root / "legacy"),
+        shape=data.shape,
+        chunks=(8, 8),
+        dtype="float64",
+        filters=[zarr.codecs.numcodecs.FixedScaleOffset(offset=0, scale=100, dtype="<f8")],
+        compressors=None,
+    )
+    array[...] = data
+    return root
+
+
+def test_migrate_is_a_dry_run_until_asked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = _legacy_store(tmp_path / "store")
+    meta_file = root / "legacy" / "zarr.json"
+    before = meta_file.read_text()
+    status, out, _ = run(capsys, "migrate", str(root))
+    assert status == 0, out
+    assert "safe (dry run)" in out and "run again with --write" in out
+    assert meta_file.read_text() == before
+    status, out, _ = run(capsys, "migrate", str(root), "--write", "--sample", "3")
+    assert status == 0 and "written, 3 chunk(s) compared" in out
+    names = [c["name"] for c in json.loads(meta_file.read_text())["codecs"]]
+    assert names[:2] == ["scale_offset", "cast_value"]
+    status, out, _ = run(capsys, "migrate", str(root))
+    assert status == 0 and "nothing to migrate" in out
+
+
+def test_demo_writes_checks_and_compares(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, _ = run(capsys, "demo", "--out", str(tmp_path / "demo"), "--repeats", "1")
+    assert status == 0, out
+    assert out.count(" ok") >= len(demo.CHAINS)
+    assert "FAILED" not in out
+    assert (tmp_path / "demo" / "blosc.zarr" / "zarr.json").is_file()
+    assert zarr_codecs.installed_parts() == frozenset()  # the demo leaves nothing installed
+    with demo.zarr_python_own_codecs():  # zarr-python's own codecs read ours
+        reread = zarr.open_array(str(tmp_path / "demo" / "gzip.zarr"), mode="r")[...]
+    np.testing.assert_allclose(reread, demo.sample(), atol=demo.TOLERANCE)
+
+
+def test_demo_sample_is_deterministic_and_realistic() -> None:
+    a, b = demo.sample((90, 180)), demo.sample((90, 180))
+    assert a.dtype == np.float32 and a.tobytes() == b.tobytes()
+    land = np.isnan(a).mean()
+    assert 0.1 < land < 0.6
+    assert np.nanmin(a) >= -1.8 and np.nanmax(a) < 35
+
+
+def test_bench_runs_with_progress_and_plot(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("matplotlib")
+    plot = tmp_path / "bench.png"
+    argv = ["bench", "--size", "0.01", "--repeats", "1", "--min-time", "0"]
+    status, out, err = run(
+        capsys, *argv, "--datasets", "uint8_image", "--codecs", "zlib", "--plot", str(plot)
+    )
+    assert status == 0, err
+    assert "| uint8_image | encode | gzip level=1 | zlib |" in out
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "[1/1] done" in err  # progress on a non-terminal: one line per dataset
+
+
+def test_the_installed_script_runs() -> None:
+    script = shutil.which("zarr-codecs", path=str(Path(sys.executable).parent))
+    assert script is not None
+    proc = subprocess.run([script, "--version"], capture_output=True, text=True, check=False)
+    assert proc.returncode == 0 and proc.stdout.strip() == "zarr-codecs 0.1.0"
