@@ -86,8 +86,8 @@ def check_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -
     """Refuse impossible settings and unknown providers (exits with status 2)."""
     if args.size <= 0 or args.repeats < 1 or args.warmup < 0 or args.min_time < 0:
         parser.error("--size must be positive, --repeats >= 1, --warmup and --min-time >= 0")
-    known = {p.name for p in PROVIDERS}
-    unknown = sorted(set(args.codecs or ()) - known)
+    known = [p.name for p in PROVIDERS]
+    unknown = sorted(set(args.codecs or ()) - set(known))
     if unknown:
         parser.error(f"unknown provider(s) {', '.join(unknown)}; known: {', '.join(known)}")
 
