@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from zarr_codec import ConfigurationError, UnsupportedError
+from zarr_codec import ConfigurationError, OutOfRangeError, UnsupportedError
 
 numcodecs = pytest.importorskip("numcodecs")
 pytest.importorskip("zarr_codec_cast_value")
@@ -59,6 +59,75 @@ def test_json_is_numcodecs_own() -> None:
         FixedScaleOffset.from_json({"id": "fixedscaleoffset", "offset": 1}, 2)
 
 
-def test_integer_dtypes_are_not_supported_yet() -> None:
-    with pytest.raises(UnsupportedError, match="not supported yet"):
-        FixedScaleOffset(1, 2, "<i4", "|u1")
+INTEGER_DTYPES = ["|i1", "|u1", "<i2", "<u2", "<i4", "<u4", "<i8", "<u8"]
+ASTYPES = [*INTEGER_DTYPES, "<f2", "<f4", "<f8"]
+
+
+def _integers(dtype: str, seed: int) -> np.ndarray[Any, Any]:
+    """The whole range of ``dtype`` (so arithmetic wraps) and small values around zero."""
+    info = np.iinfo(dtype)
+    rng = np.random.default_rng(seed)
+    values = rng.integers(info.min, info.max, 400, dtype=dtype, endpoint=True)
+    values[:100] = rng.integers(-60, 60, 100).astype(dtype)
+    values[100:104] = [info.min, info.max, 0, 1]
+    return values
+
+
+def _defined(values: np.ndarray[Any, Any], into: str) -> np.ndarray[Any, Any]:
+    """Where numpy's conversion of ``values`` into ``into`` is defined: C leaves a float outside
+    an integer type's range undefined, and numpy's result then varies with the platform and
+    even with the array's length (its vector and scalar loops differ)."""
+    if np.dtype(into).kind == "f" or values.dtype.kind in "iu":
+        return np.ones(values.shape, dtype=bool)
+    info = np.iinfo(into)
+    wide = values.astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        return np.isfinite(wide) & (wide > info.min - 1) & (wide < info.max + 1)
+
+
+@pytest.mark.parametrize("dtype", INTEGER_DTYPES)
+@pytest.mark.parametrize(("offset", "scale"), [(0, 1), (3, 10), (-7, 3), (1.5, 4), (2, 0.25)])
+def test_integer_dtypes_match_numcodecs_where_numpy_is_defined(
+    dtype: str, offset: Any, scale: Any
+) -> None:
+    """numpy's integer arithmetic wraps silently (and a float offset or scale moves it to
+    float64); decoding truncates towards zero. Ours is numcodecs' own, element for element."""
+    data = _integers(dtype, 7)
+    for astype in ASTYPES:
+        theirs = numcodecs.FixedScaleOffset(offset=offset, scale=scale, dtype=dtype, astype=astype)
+        ours = FixedScaleOffset(offset, scale, dtype, astype)
+        with np.errstate(all="ignore"):
+            try:
+                expected = theirs.encode(data)
+            except OverflowError:  # numpy: a Python integer the dtype cannot hold
+                with pytest.raises(OutOfRangeError):
+                    ours.encode(data)
+                continue
+            scaled = np.around((data - offset) * scale)
+            decoded = theirs.decode(expected)
+            unscaled = expected / scale + offset
+        encoded = ours.encode(data)
+        assert encoded.dtype == expected.dtype, astype
+        defined = _defined(scaled, astype)
+        assert np.array_equal(encoded[defined], expected[defined]), astype
+        ours_decoded = ours.decode(expected)
+        assert ours_decoded.dtype == decoded.dtype
+        defined = _defined(unscaled, dtype)
+        assert np.array_equal(ours_decoded[defined], decoded[defined]), astype
+
+
+def test_integer_dtypes_wrap_exactly_as_numpy() -> None:
+    ours = FixedScaleOffset(1, 2, "|i1", "|i1")
+    data = np.array([-128, -1, 0, 63, 64, 127], dtype="i1")
+    # (x - 1) * 2 in int8, wrapping: -129 -> 127 -> 254 -> -2 ...
+    assert ours.encode(data).tolist() == [-2, -4, -2, 124, 126, -4]
+    assert ours.decode(np.array([-3, 3, 5], dtype="i1")).tolist() == [0, 2, 3]  # truncation
+
+
+def test_unsupported_dtypes_are_refused() -> None:
+    with pytest.raises(UnsupportedError):
+        FixedScaleOffset(1, 2, "<c8", "<f4")
+    with pytest.raises(UnsupportedError):
+        FixedScaleOffset(1, 2, "<f8", "|b1")
+
+

@@ -14,9 +14,18 @@ that is exactly:
   integer arrays in float64) and then rounded to ``dtype``; a float32/float16 ``astype`` in its
   own precision.
 
-Integer ``dtype`` (numpy's wrapping integer arithmetic) is not supported yet: an
-``UnsupportedError`` says so. Values beyond the 32-bit range cast to 8- and 16-bit types are
-platform-defined in numpy (C's undefined conversion) and wrap exactly here.
+For an integer ``dtype``, numpy's arithmetic is integer arithmetic wherever both operands are
+integers, and wraps silently modulo 2^N (a Python integer that ``dtype`` cannot hold is an
+``OverflowError`` in numpy, an ``OutOfRangeError`` here); a float ``offset`` or ``scale`` moves
+it to float64. That arithmetic is computed by numpy itself, then cast to ``astype`` by
+``cast_value`` as above. Decoding into an integer ``dtype`` truncates towards zero, as numpy's
+``astype`` does.
+
+Where numpy's result is platform-defined, ours is defined: a finite float outside the range of
+an integer ``astype`` or ``dtype`` (C's undefined conversion; numpy warns "invalid value
+encountered in cast" and x86 gives the "integer indefinite" 0x80...0 through a 32- or 64-bit
+conversion) wraps modulo 2^N here. Values that numpy converts without that warning are
+identical.
 """
 
 from __future__ import annotations
@@ -29,6 +38,7 @@ from zarr_codec import (
     ChunkSpec,
     ConfigurationError,
     DataType,
+    OutOfRangeError,
     UnsupportedError,
 )
 from zarr_codec.base import writable_in_place
@@ -37,16 +47,35 @@ from zarr_codec_scale_offset import ScaleOffset
 
 __all__ = ["FixedScaleOffset"]
 
-#: What numpy's float to integer conversion gives NaN and ±Infinity on x86 (through a 32-bit
-#: conversion for the narrower types: its low bits; the minimum for 32/64-bit signed types).
-_NONFINITE = {
-    "int8": 0,
-    "int16": 0,
-    "uint8": 0,
-    "uint16": 0,
-    "int32": -(2**31),
-    "uint32": 0,
-    "int64": -(2**63),
+
+def _cast(target: DataType, rounding: str, *, from_floats: bool = True) -> Any:
+    """``cast_value`` into ``target`` as numpy's ``astype`` does it: floats clamp to
+    ±Infinity; integers wrap, and (``from_floats``) NaN and ±Infinity become what x86 gives
+    them."""
+    from zarr_codec_cast_value import CastValue
+
+    if target.is_float:
+        return CastValue(target.name, rounding, "clamp")
+    mapped = _NONFINITE.get(target.name)
+    scalar_map = None
+    if mapped is not None and from_floats:
+        keys = ("NaN", "Infinity", "-Infinity")
+        scalar_map = {"encode": [[k, v] for k, v in zip(keys, mapped, strict=True)]}
+    return CastValue(target.name, rounding, "wrap", scalar_map)
+
+
+#: What numpy's float to integer conversion gives NaN, +Infinity and -Infinity on x86 (through
+#: a 32-bit conversion for the narrower types: its low bits; the minimum for 32/64-bit signed
+#: types; 2^63 or 0 for uint64 through its unsigned 64-bit conversion).
+_NONFINITE: dict[str, tuple[int, int, int]] = {
+    "int8": (0, 0, 0),
+    "int16": (0, 0, 0),
+    "uint8": (0, 0, 0),
+    "uint16": (0, 0, 0),
+    "int32": (-(2**31),) * 3,
+    "uint32": (0, 0, 0),
+    "int64": (-(2**63),) * 3,
+    "uint64": (2**63, 0, 2**63),
 }
 
 
@@ -67,36 +96,25 @@ class FixedScaleOffset(ArrayArrayCodecBase):
         self.astype = self.dtype if astype is None else np.dtype(astype)
         self._source = DataType.from_numpy(self.dtype)
         self._target = DataType.from_numpy(self.astype)
-        if not self._source.is_float:
-            raise UnsupportedError(
-                f"fixedscaleoffset: dtype {self.dtype.str} is not supported yet (integer "
-                "arithmetic that wraps, as numpy's does); float dtypes are"
-            )
-        if not (self._target.is_float or self._target.is_integer):
-            raise ConfigurationError(f"fixedscaleoffset: astype {self.astype.str} is not numeric")
+        for label, side in (("dtype", self._source), ("astype", self._target)):
+            if not (side.is_float or side.is_integer) or side.numpy_dtype.kind not in "iuf":
+                raise UnsupportedError(f"fixedscaleoffset: {label} {side.name} is not supported")
         from zarr_codec_cast_value import CastValue
 
         # The codecs are built once here: each caches its compiled plans.
         self._affine = ScaleOffset(offset, scale)
-        self._to_astype = self._cast()
-        self._encode = self._affine.fuse(self._to_astype)
+        self._to_astype = _cast(self._target, "nearest-even")
+        # An integer dtype decodes through numpy's truncating float -> integer astype.
+        integers = self._source.is_integer
+        self._to_dtype = _cast(self._source, "towards-zero") if integers else None
+        # Integer arithmetic stays integer (an integer offset and scale): cast from integers.
+        self._integers_to_astype = _cast(self._target, "nearest-even", from_floats=False)
+        self._encode = None if self._source.is_integer else self._affine.fuse(self._to_astype)
         # Decoding: in float64 from integers and float64, else in astype's own precision.
         wide = self._target.is_integer or self._target.name == "float64"
         self._middle = DataType.from_name("float64") if wide else self._target
         self._widen = CastValue(self._target.name)  # astype -> the middle type: exact
         self._narrow = CastValue(self._middle.name, "nearest-even", "clamp")  # middle -> dtype
-
-    def _cast(self) -> Any:
-        from zarr_codec_cast_value import CastValue
-
-        name = self._target.name
-        if self._target.is_float:
-            return CastValue(name, "nearest-even", "clamp")
-        mapped = _NONFINITE.get(name)
-        scalar_map = None
-        if mapped is not None:
-            scalar_map = {"encode": [[v, mapped] for v in ("NaN", "Infinity", "-Infinity")]}
-        return CastValue(name, "nearest-even", "wrap", scalar_map)
 
     # -- configuration ---------------------------------------------------------------------
 
@@ -148,6 +166,8 @@ class FixedScaleOffset(ArrayArrayCodecBase):
         """``around((x - offset) * scale).astype(astype)``, as numcodecs computes it."""
         data = self._as_dtype(array)
         spec = ChunkSpec(data.shape, self._source)
+        if self._source.is_integer:
+            return self._encode_integers(data)
         if self._target.is_float:
             # numcodecs rounds to whole numbers even for a float astype (np.around).
             scaled = np.around(self._affine.encode(data, spec))
@@ -155,6 +175,19 @@ class FixedScaleOffset(ArrayArrayCodecBase):
             return result
         assert self._encode is not None  # cast_value always fuses
         return self._encode.encode(data, spec)
+
+    def _encode_integers(self, data: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+        # numpy's own integer (wrapping) or float64 arithmetic, which this codec reproduces.
+        try:
+            with np.errstate(over="ignore"):
+                scaled = np.around((data - self.offset) * self.scale)
+        except OverflowError as err:  # a Python integer the dtype cannot hold
+            raise OutOfRangeError(f"fixedscaleoffset: {err}") from None
+        cast = self._integers_to_astype if scaled.dtype.kind in "iu" else self._to_astype
+        result: np.ndarray[Any, Any] = cast.encode(
+            scaled, ChunkSpec(scaled.shape, DataType.from_numpy(scaled.dtype))
+        )
+        return result
 
     def decode(self, array: Any, spec: ChunkSpec | None = None) -> np.ndarray[Any, Any]:
         """``(y / scale + offset).astype(dtype)``, as numcodecs computes it."""
@@ -164,6 +197,9 @@ class FixedScaleOffset(ArrayArrayCodecBase):
         unscaled = self._affine.decode(middle, shape)
         if self._middle == self._source:
             return unscaled
+        if self._to_dtype is not None:  # truncating, as numpy's float -> integer astype
+            truncated: np.ndarray[Any, Any] = self._to_dtype.encode(unscaled, shape)
+            return truncated
         result: np.ndarray[Any, Any] = self._narrow.decode(
             unscaled, ChunkSpec(encoded.shape, self._source)
         )
