@@ -57,24 +57,29 @@ def _owner(cls: type) -> str:
     if module.startswith("zarr_codec"):
         return f"{path} (ours)"
     top = module.split(".", 1)[0]
-    return f"{path} ({top}'s own)" if top in ("zarr", "numcodecs") else f"{path} ({top})"
+    owner = {"zarr": "zarr's own", "numcodecs": "numcodecs' own"}.get(top, top)
+    return f"{path} ({owner})"
 
 
 def _zarr_class(name: str) -> str:
     try:
-        import zarr  # noqa: F401
+        import zarr
     except ImportError:
         return "zarr-python not installed"
     import warnings
 
-    from zarr.registry import get_codec_class
+    from zarr.registry import _codec_registries, get_codec_class
 
     try:
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # "not configured, selecting any": we say which
-            return _owner(get_codec_class(name))
+            warnings.simplefilter("ignore")  # "not configured, selecting any": we say so
+            chosen = _owner(get_codec_class(name))
     except Exception as err:
         return f"unavailable ({err})"
+    candidates = len(_codec_registries.get(name, {}))
+    if candidates > 1 and name not in zarr.config.get("codecs", {}):
+        chosen += f"; zarr picked one of {candidates} implementations, none configured"
+    return chosen
 
 
 def _numcodecs_class(binding: Binding) -> str:
