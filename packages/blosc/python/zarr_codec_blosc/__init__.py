@@ -165,6 +165,17 @@ class Blosc(BytesBytesCodecBase):
         )
 
     @classmethod
+    def from_zarr_python_configuration(cls, config: dict[str, Any]) -> Blosc:
+        """What zarr-python's own ``BloscCodec`` accepts from users: any key may be left out
+        (its defaults are ours: zstd, level 5, automatic blocks; shuffle and typesize come
+        from the data type when the array is created, and are then recorded). Used through
+        zarr-python only; :meth:`from_json` keeps the spec's required keys."""
+        check_keys(
+            "blosc", config, optional=("cname", "clevel", "shuffle", "typesize", "blocksize")
+        )
+        return cls(**config)
+
+    @classmethod
     def from_v2_configuration(cls, config: dict[str, Any]) -> Blosc:
         check_keys("blosc", config, optional=("cname", "clevel", "shuffle", "blocksize"))
         shuffle = config.get("shuffle", 1)

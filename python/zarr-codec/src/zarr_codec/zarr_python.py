@@ -58,6 +58,8 @@ class _Selection:
 
 _selected: dict[str, _Selection] = {}  # by codec name, while selected
 
+_PLAIN_KEYS = frozenset({"name", "configuration"})
+
 
 def _config_path(cls: type[Any]) -> str:
     return f"{cls.__module__}.{cls.__qualname__}"
@@ -208,6 +210,11 @@ class _Common:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Any:
+        # A codec may accept what zarr-python's own class accepts from users (left-out keys
+        # that it resolves from the array); what it writes back is always complete.
+        lenient = getattr(cls.codec_class, "from_zarr_python_configuration", None)
+        if lenient is not None and isinstance(data, dict) and set(data) <= _PLAIN_KEYS:
+            return cls.wrap(lenient(dict(data.get("configuration") or {})))
         return cls.wrap(cls.codec_class.from_json(data, 3))
 
     def to_dict(self) -> dict[str, Any]:
