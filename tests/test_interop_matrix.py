@@ -5,7 +5,7 @@ config naming its own classes; in v2 that is numcodecs' registry) and numcodecs 
 files encoded or decoded here with numcodecs' codec objects, built from the stored metadata,
 zarr only creating the metadata). Codecs: gzip, blosc (two cname/shuffle settings, typesize
 from the encoded item size) and fixedscaleoffset (v2 filter ``fixedscaleoffset``, v3
-``numcodecs.fixedscaleoffset``; float dtypes, ours refuses integer ones) in both formats;
+``numcodecs.fixedscaleoffset``; float and integer dtypes) in both formats;
 cast_value and scale_offset in v3 only (numcodecs has neither, so those cells do not exist).
 
 Each cell reads the whole array and compares it by bytes with an independent expectation
@@ -171,6 +171,9 @@ def _cases() -> list[Case]:
         _fixedscaleoffset("float32_field", -17, 7, "|u1", _blosc("zstd", "bitshuffle", 1)),
         _fixedscaleoffset("float64_field", -2, 1e6, "<i4", _blosc("lz4", "shuffle", 4)),
         _fixedscaleoffset("float64_field", 0.25, 10, "<f4", _gzip(1)),
+        # Integer dtypes: numpy's integer arithmetic, and float64 with a float scale.
+        _fixedscaleoffset("int32_counts", 10, 3, "<i2", _gzip(5)),
+        _fixedscaleoffset("uint8_image", 128, 0.5, "|i1", _blosc("lz4", "shuffle", 1)),
         _cast_value(
             "float32_field",
             {"data_type": "float16"},
@@ -471,10 +474,10 @@ def test_the_matrix_is_complete() -> None:
     for case_id, zarr_format, _, _ in cells:
         key = (str(case_id).split("-")[0], int(zarr_format))
         datasets_of.setdefault(key, set()).add(CASES[str(case_id)].dataset)
-    all_four, floats = set(datasets.DATASETS), {"float32_field", "float64_field"}
+    all_four = set(datasets.DATASETS)
     assert datasets_of == {
         **{(codec, f): all_four for codec in ("gzip", "blosc") for f in (2, 3)},
-        **{("fixedscaleoffset", f): floats for f in (2, 3)},
+        **{("fixedscaleoffset", f): all_four for f in (2, 3)},
         ("cast_value", 3): all_four,
         ("scale_offset", 3): all_four,
     }
