@@ -13,6 +13,8 @@ from zarr_codec.base import (
     BytesBytesCodecBase,
     CodecBase,
 )
+from zarr_codec.bytes_codec import BytesCodec
+from zarr_codec.chain import Chain
 from zarr_codec.chunk_spec import ChunkSpec
 from zarr_codec.codec_json import check_keys, split_codec_json
 from zarr_codec.data_types import DataType, FloatFormat, Kind
@@ -54,6 +56,8 @@ __all__ = [
     "ArrayBytesCodecBase",
     "BytesBytesCodec",
     "BytesBytesCodecBase",
+    "BytesCodec",
+    "Chain",
     "ChunkSpec",
     "Codec",
     "CodecBase",

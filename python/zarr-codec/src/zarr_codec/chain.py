@@ -1,0 +1,223 @@
+"""``Chain``: a whole Zarr v3 codec chain run on one chunk or a batch, synchronously, without
+zarr-python.
+
+A chain is array -> array codecs, exactly one array -> bytes codec (``bytes`` is built in),
+then bytes -> bytes codecs, bound to the spec of its chunks. Binding resolves the spec through
+the array codecs, fills in unset parameters (``evolve``, as zarr-python does: blosc's typesize),
+and fuses adjacent codecs that offer it (``first.fuse(second)``: scale_offset + cast_value run
+as one pass). Decoding can go straight into the caller's array, such as the chunk's slot in the
+output. Batches go stage by stage through each codec's ``*_batch`` methods, which run in
+parallel with the GIL released where the codec has them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Buffer, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from zarr_codec.bytes_codec import BytesCodec
+from zarr_codec.chunk_spec import ChunkSpec
+from zarr_codec.errors import ConfigurationError
+from zarr_codec.protocols import Codec
+from zarr_codec.registry import get_codec
+
+__all__ = ["Chain"]
+
+
+@dataclass(frozen=True)
+class _Stage:
+    """A codec (possibly two fused) and the spec of the array going into it."""
+
+    codec: Any
+    spec: ChunkSpec
+
+
+def _codec_from_json(data: Any) -> Codec:
+    name = data.get("name") if isinstance(data, dict) else data
+    if name == "bytes":
+        return BytesCodec.from_json(data if isinstance(data, dict) else {"name": "bytes"}, 3)
+    return get_codec(data, 3)
+
+
+def _batch(codec: Any, method: str, items: Sequence[Any], *args: Any) -> list[Any]:
+    batched = getattr(codec, f"{method}_batch", None)
+    if batched is not None and len(items) > 1:
+        return list(batched(items, *args))
+    single = getattr(codec, method)
+    return [single(item, *args) for item in items]
+
+
+class Chain:
+    """A Zarr v3 codec chain bound to ``spec``, the shape, data type and fill value of its
+    chunks. Build it from codec objects or, with :meth:`from_json`, from the v3 ``codecs``
+    list of an array's metadata."""
+
+    def __init__(self, codecs: Sequence[Codec], spec: ChunkSpec) -> None:
+        self.spec = spec
+        kinds = [getattr(codec, "codec_type", None) for codec in codecs]
+        if kinds.count("array_bytes") != 1:
+            raise ConfigurationError(
+                f"a chain needs exactly one array -> bytes codec, got {kinds.count('array_bytes')}"
+            )
+        split = kinds.index("array_bytes")
+        if any(k != "array_array" for k in kinds[:split]) or any(
+            k != "bytes_bytes" for k in kinds[split + 1 :]
+        ):
+            raise ConfigurationError(
+                "a chain is array -> array codecs, one array -> bytes codec, then bytes -> "
+                f"bytes codecs; got {kinds}"
+            )
+        evolved: list[Any] = []
+        current = spec
+        for position, given in enumerate(codecs):
+            evolve = getattr(given, "evolve", None)
+            codec: Any = evolve(current) if evolve is not None else given
+            evolved.append(codec)
+            if position < split:
+                current = codec.resolve(current)
+        self.codecs: tuple[Any, ...] = tuple(evolved)
+        self.array_stages = self._fuse(evolved[:split], spec)
+        self.encoded_spec = current
+        self.array_bytes = _Stage(evolved[split], current)
+        self.bytes_codecs = tuple(evolved[split + 1 :])
+
+    @staticmethod
+    def _fuse(codecs: Sequence[Any], spec: ChunkSpec) -> tuple[_Stage, ...]:
+        stages: list[_Stage] = []
+        current, position = spec, 0
+        while position < len(codecs):
+            codec = codecs[position]
+            fuse = getattr(codec, "fuse", None)
+            fused = fuse(codecs[position + 1]) if fuse and position + 1 < len(codecs) else None
+            stage = _Stage(codec if fused is None else fused, current)
+            stages.append(stage)
+            current = stage.codec.resolve(current)
+            position += 1 if fused is None else 2
+        return tuple(stages)
+
+    @classmethod
+    def from_json(cls, codecs: Sequence[Any], spec: ChunkSpec) -> Chain:
+        """The chain of a v3 ``codecs`` list (every codec from the ``zarr_codec`` registry,
+        ``bytes`` built in)."""
+        if isinstance(codecs, str | bytes) or not isinstance(codecs, Sequence):
+            raise ConfigurationError(f"codecs must be a list of codec objects, got {codecs!r}")
+        return cls([_codec_from_json(codec) for codec in codecs], spec)
+
+    def to_json(self) -> list[dict[str, Any]]:
+        """The v3 ``codecs`` list, with evolved parameters recorded."""
+        return [codec.to_json(3) for codec in self.codecs]
+
+    @property
+    def fused(self) -> bool:
+        """Whether any adjacent codecs run as one pass."""
+        return len(self.array_stages) < self.array_bytes_index
+
+    @property
+    def array_bytes_index(self) -> int:
+        """The position of the array -> bytes codec in :attr:`codecs`."""
+        return next(i for i, c in enumerate(self.codecs) if c.codec_type == "array_bytes")
+
+    def __repr__(self) -> str:
+        return f"Chain({list(self.codecs)!r}, {self.spec!r})"
+
+    # -- one chunk -----------------------------------------------------------------------
+
+    def _check(self, array: Any) -> np.ndarray[Any, Any]:
+        data = np.asarray(array)
+        if data.shape != self.spec.shape or data.dtype != self.spec.numpy_dtype:
+            raise ConfigurationError(
+                f"chunk of shape {data.shape} and type {data.dtype} does not match the "
+                f"chain's {self.spec.shape} {self.spec.data_type.name}"
+            )
+        return data
+
+    def encode(self, array: Any) -> Buffer:
+        """Encode one chunk (shape and data type of :attr:`spec`) to its stored bytes."""
+        data: Any = self._check(array)
+        for stage in self.array_stages:
+            data = stage.codec.encode(data, stage.spec)
+        encoded: Any = self.array_bytes.codec.encode(data, self.array_bytes.spec)
+        for codec in self.bytes_codecs:
+            encoded = codec.encode(encoded)
+        return encoded  # type: ignore[no-any-return]
+
+    def _to_array_bytes(self, data: Buffer) -> Any:
+        for codec in reversed(self.bytes_codecs):
+            data = codec.decode(data)
+        return data
+
+    def decode(self, data: Buffer) -> np.ndarray[Any, Any]:
+        """Decode one chunk's stored bytes into a new array."""
+        array: Any = self.array_bytes.codec.decode(
+            self._to_array_bytes(data), self.array_bytes.spec
+        )
+        for stage in reversed(self.array_stages):
+            array = stage.codec.decode(array, stage.spec)
+        return np.asarray(array)
+
+    def decode_into(self, data: Buffer, out: Any) -> None:
+        """Decode one chunk straight into ``out`` (an array of the chunk's shape and type,
+        for example a view of the chunk's place in a larger array)."""
+        if np.shape(out) != self.spec.shape or np.asarray(out).dtype != self.spec.numpy_dtype:
+            raise ConfigurationError(
+                f"out has shape {np.shape(out)}, the chain's chunks {self.spec.shape} "
+                f"{self.spec.data_type.name}"
+            )
+        raw = self._to_array_bytes(data)
+        if not self.array_stages:
+            self.array_bytes.codec.decode_into(raw, self.array_bytes.spec, out)
+            return
+        array: Any = self.array_bytes.codec.decode(raw, self.array_bytes.spec)
+        for stage in reversed(self.array_stages[1:]):
+            array = stage.codec.decode(array, stage.spec)
+        first = self.array_stages[0]
+        first.codec.decode_into(array, first.spec, out)
+
+    # -- batches -------------------------------------------------------------------------
+
+    def encode_batch(self, arrays: Sequence[Any]) -> list[Buffer]:
+        """Encode many chunks, stage by stage (each codec's batch method where it has one)."""
+        data: list[Any] = [self._check(a) for a in arrays]
+        for stage in self.array_stages:
+            data = _batch(stage.codec, "encode", data, stage.spec)
+        data = _batch(self.array_bytes.codec, "encode", data, self.array_bytes.spec)
+        for codec in self.bytes_codecs:
+            data = _batch(codec, "encode", data)
+        return data
+
+    def _batch_to_array_bytes(self, chunks: Sequence[Buffer]) -> list[Any]:
+        data: list[Any] = list(chunks)
+        for codec in reversed(self.bytes_codecs):
+            data = _batch(codec, "decode", data)
+        return data
+
+    def decode_batch(self, chunks: Sequence[Buffer]) -> list[np.ndarray[Any, Any]]:
+        """Decode many chunks into new arrays."""
+        raw = self._batch_to_array_bytes(chunks)
+        arrays = _batch(self.array_bytes.codec, "decode", raw, self.array_bytes.spec)
+        for stage in reversed(self.array_stages):
+            arrays = _batch(stage.codec, "decode", arrays, stage.spec)
+        return [np.asarray(a) for a in arrays]
+
+    def decode_batch_into(self, chunks: Sequence[Buffer], outs: Sequence[Any]) -> None:
+        """Decode many chunks, each into its own ``out`` array."""
+        if len(chunks) != len(outs):
+            raise ConfigurationError(f"{len(chunks)} chunks but {len(outs)} outputs")
+        raw = self._batch_to_array_bytes(chunks)
+        if not self.array_stages:
+            for data, out in zip(raw, outs, strict=True):
+                self.array_bytes.codec.decode_into(data, self.array_bytes.spec, out)
+            return
+        arrays = _batch(self.array_bytes.codec, "decode", raw, self.array_bytes.spec)
+        for stage in reversed(self.array_stages[1:]):
+            arrays = _batch(stage.codec, "decode", arrays, stage.spec)
+        first = self.array_stages[0]
+        into = getattr(first.codec, "decode_batch_into", None)
+        if into is not None and len(arrays) > 1:
+            into(arrays, first.spec, list(outs))
+            return
+        for array, out in zip(arrays, outs, strict=True):
+            first.codec.decode_into(array, first.spec, out)
