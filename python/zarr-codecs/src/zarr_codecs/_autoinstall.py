@@ -22,21 +22,26 @@ from typing import Any
 
 __all__ = ["ENVIRONMENT_VARIABLE", "activate", "requested", "startup"]
 
-#: Set to 1 (or true, yes, on) to install our codecs in every Python process.
+#: Set to 1 (or true, yes, on) to install our codecs in every Python process; to
+#: ``pipeline`` to select our codec pipeline as well.
 ENVIRONMENT_VARIABLE = "ZARR_CODECS_INSTALL"
 
-_TRUE = frozenset({"1", "true", "yes", "on"})
+_TRUE = frozenset({"1", "true", "yes", "on", "pipeline"})
 _FALSE = frozenset({"", "0", "false", "no", "off"})
+
+
+def _mode(environ: Mapping[str, str] = os.environ) -> str:
+    return environ.get(ENVIRONMENT_VARIABLE, "").strip().lower()
 
 
 def requested(environ: Mapping[str, str] = os.environ) -> bool:
     """Whether the environment asks for installation. An unknown value warns and means no."""
-    value = environ.get(ENVIRONMENT_VARIABLE, "").strip().lower()
+    value = _mode(environ)
     if value in _TRUE:
         return True
     if value not in _FALSE:
         warnings.warn(
-            f"{ENVIRONMENT_VARIABLE}={value!r} is not understood (use 1 or 0); "
+            f"{ENVIRONMENT_VARIABLE}={value!r} is not understood (use 1, pipeline or 0); "
             "zarr-codecs is not installed",
             RuntimeWarning,
             stacklevel=2,
@@ -48,7 +53,8 @@ def _install_part(part: str) -> None:
     try:
         from zarr_codecs._install import install
 
-        install(zarr=part == "zarr", numcodecs=part == "numcodecs")
+        pipeline = part == "zarr" and _mode() == "pipeline"
+        install(zarr=part == "zarr", numcodecs=part == "numcodecs", pipeline=pipeline)
     except Exception as err:  # never break the user's import of zarr or numcodecs
         warnings.warn(
             f"{ENVIRONMENT_VARIABLE}: could not install zarr-codecs into {part}: {err}",

@@ -70,7 +70,8 @@ BINDINGS: tuple[Binding, ...] = (
 )
 
 _lock = threading.RLock()
-_parts: set[str] = set()  # what is installed now: "zarr" (v3) and/or "numcodecs" (v2)
+_parts: set[str] = set()  # installed now: "zarr" (v3), "numcodecs" (v2), "pipeline"
+_previous_pipeline: list[Any] = []  # zarr's codec_pipeline.path before "pipeline"
 
 
 def _available(module: str) -> bool:
@@ -111,18 +112,21 @@ class Installation:
         return f"<zarr_codecs installation: {', '.join(sorted(self.parts)) or 'nothing'}>"
 
 
-def install(*, zarr: bool = True, numcodecs: bool = True) -> Installation:
+def install(*, zarr: bool = True, numcodecs: bool = True, pipeline: bool = False) -> Installation:
     """Make zarr-python (Zarr v3, ``zarr=True``) and numcodecs (Zarr v2 arrays and direct
     numcodecs users, ``numcodecs=True``) use our gzip, blosc, cast_value, scale_offset and
-    fixedscaleoffset. A library that is not installed is skipped. Idempotent.
+    fixedscaleoffset. ``pipeline=True`` also selects zarr_codec's ``ChainCodecPipeline``,
+    which runs whole batches of chunks through our codecs. A library that is not installed
+    is skipped. Idempotent.
 
     Returns an :class:`Installation`; ``with zarr_codecs.install(): ...`` undoes it on exit.
     """
-    wanted = {part for part, on in (("zarr", zarr), ("numcodecs", numcodecs)) if on}
+    chosen = (("zarr", zarr), ("numcodecs", numcodecs), ("pipeline", pipeline))
+    wanted = {part for part, on in chosen if on}
     added: set[str] = set()
     with _lock:
         for part in sorted(wanted - _parts):
-            if _available(part):
+            if _available("zarr" if part == "pipeline" else part):
                 _INSTALLERS[part][0]()
                 _parts.add(part)
                 added.add(part)
@@ -132,7 +136,7 @@ def install(*, zarr: bool = True, numcodecs: bool = True) -> Installation:
 def uninstall() -> None:
     """Undo :func:`install`: zarr's registry and config, and numcodecs' registry, exactly as
     they were. Idempotent."""
-    _remove(frozenset(("zarr", "numcodecs")))
+    _remove(frozenset(_INSTALLERS))
 
 
 def _remove(parts: frozenset[str]) -> None:
@@ -172,7 +176,25 @@ def _unregister_in_numcodecs() -> None:
             adapter.unregister(binding.v2_id)
 
 
+def _select_pipeline() -> None:
+    import zarr
+    from zarr_codec.zarr_pipeline import PATH
+
+    _previous_pipeline[:] = [zarr.config.get("codec_pipeline.path")]
+    zarr.config.set({"codec_pipeline.path": PATH})
+
+
+def _unselect_pipeline() -> None:
+    import zarr
+    from zarr_codec.zarr_pipeline import PATH
+
+    if zarr.config.get("codec_pipeline.path") == PATH and _previous_pipeline:
+        zarr.config.set({"codec_pipeline.path": _previous_pipeline[0]})
+    _previous_pipeline.clear()
+
+
 _INSTALLERS = {
     "zarr": (_select_in_zarr, _unselect_in_zarr),
     "numcodecs": (_register_in_numcodecs, _unregister_in_numcodecs),
+    "pipeline": (_select_pipeline, _unselect_pipeline),
 }

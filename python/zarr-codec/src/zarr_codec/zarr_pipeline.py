@@ -1,0 +1,236 @@
+"""``ChainCodecPipeline``: a zarr-python 3.4 codec pipeline that reads and writes whole batches
+of chunks through :class:`zarr_codec.Chain`.
+
+zarr-python's default pipeline decodes each chunk on its own, through asyncio and fresh
+allocations. This one fetches a batch's chunks concurrently (the store is still zarr's), then
+decodes them in one call off the event loop, through each codec's batch method (compiled codecs
+run in parallel with the GIL released), straight into the output array's chunk slots. Writes
+merge, encode in one batch call and store concurrently.
+
+It handles arrays whose every codec the ``zarr_codec`` registry has (plus ``bytes``); any other
+array (sharding, v2 arrays, other codecs, data types we lack) goes to zarr-python's own
+``BatchedCodecPipeline`` code, unchanged. Select it with::
+
+    zarr.config.set({"codec_pipeline.path": "zarr_codec.zarr_pipeline.ChainCodecPipeline"})
+
+Importing this module imports zarr (nothing else in ``zarr_codec`` does) and never raises
+otherwise: zarr loads every registered pipeline whenever it builds one, so a failure here would
+break every array. If zarr's chunk helpers this relies on are missing (another zarr version),
+the pipeline runs zarr's own code for every array.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from zarr.core.codec_pipeline import BatchedCodecPipeline
+from zarr.core.common import concurrent_map
+from zarr.core.config import config
+
+try:  # zarr 3.4's helpers, so merging and scattering behave exactly as zarr's own
+    from zarr.core.chunk_utils import _merge_chunk_array, chunk_is_empty, scatter_chunk
+except ImportError:  # pragma: no cover - another zarr: every array takes zarr's own path
+    _HELPERS = False
+else:
+    _HELPERS = True
+
+from zarr_codec.chain import Chain
+from zarr_codec.errors import CodecError
+from zarr_codec.zarr_python import chunk_spec_from_zarr
+
+if TYPE_CHECKING:
+    from zarr.abc.codec import GetResult
+    from zarr.abc.store import ByteGetter, ByteSetter
+    from zarr.core.array_spec import ArraySpec
+    from zarr.core.buffer import Buffer, NDBuffer
+    from zarr.core.indexing import SelectorTuple
+
+__all__ = ["PATH", "ChainCodecPipeline"]
+
+#: What zarr's ``codec_pipeline.path`` config names to select this pipeline.
+PATH = f"{__name__}.ChainCodecPipeline"
+
+ReadItem = tuple["ByteGetter", "ArraySpec", "SelectorTuple", "SelectorTuple", bool]
+WriteItem = tuple["ByteSetter", "ArraySpec", "SelectorTuple", "SelectorTuple", bool]
+
+_chains: dict[tuple[str, Any], Chain | None] = {}  # (codecs JSON, chunk spec) -> chain
+_chains_lock = threading.Lock()
+_MAX_CACHED = 256
+
+
+def _chain_for(codecs_json: str, spec: ArraySpec) -> Chain | None:
+    """The chain for these codecs and chunks, or ``None`` when we cannot run it (cached)."""
+    try:
+        chunk_spec = chunk_spec_from_zarr(spec)
+    except (CodecError, TypeError, ValueError):
+        return None
+    key = (codecs_json, chunk_spec)
+    with _chains_lock:
+        if key in _chains:
+            return _chains[key]
+    try:
+        chain: Chain | None = Chain.from_json(json.loads(codecs_json), chunk_spec)
+    except (CodecError, TypeError, ValueError, KeyError, AttributeError):
+        chain = None
+    with _chains_lock:
+        if len(_chains) >= _MAX_CACHED:
+            _chains.clear()
+        _chains[key] = chain
+    return chain
+
+
+@dataclass(frozen=True)
+class ChainCodecPipeline(BatchedCodecPipeline):
+    """zarr-python's batched pipeline, with whole batches run through a :class:`Chain` for
+    arrays whose codecs ``zarr_codec`` has."""
+
+    def _codecs_json(self) -> str | None:
+        try:
+            return json.dumps([codec.to_dict() for codec in self])
+        except (TypeError, ValueError, AttributeError, NotImplementedError):
+            return None
+
+    def chain(self, spec: ArraySpec) -> Chain | None:
+        """The chain for chunks like ``spec``, or ``None`` (zarr's own path is used)."""
+        codecs_json = self._codecs_json() if _HELPERS else None
+        return None if codecs_json is None else _chain_for(codecs_json, spec)
+
+    # -- reading ---------------------------------------------------------------------------
+
+    async def read(
+        self,
+        batch_info: Iterable[ReadItem],
+        out: NDBuffer,
+        drop_axes: tuple[int, ...] = (),
+    ) -> tuple[GetResult, ...]:
+        batch = list(batch_info)
+        chain = self.chain(batch[0][1]) if batch else None
+        if chain is None:
+            return await super().read(batch, out, drop_axes)
+        buffers = await concurrent_map(
+            [(getter, spec.prototype) for getter, spec, *_ in batch],
+            lambda getter, prototype: getter.get(prototype),
+            config.get("async.concurrency"),
+        )
+        return await asyncio.to_thread(_decode_and_scatter, chain, batch, buffers, out, drop_axes)
+
+    # -- writing ---------------------------------------------------------------------------
+
+    async def write(
+        self,
+        batch_info: Iterable[WriteItem],
+        value: NDBuffer,
+        drop_axes: tuple[int, ...] = (),
+    ) -> None:
+        batch = list(batch_info)
+        chain = self.chain(batch[0][1]) if batch else None
+        if chain is None:
+            await super().write(batch, value, drop_axes)
+            return
+
+        async def existing(setter: ByteSetter | None, spec: ArraySpec) -> Buffer | None:
+            return None if setter is None else await setter.get(prototype=spec.prototype)
+
+        old = await concurrent_map(
+            [(None if complete else setter, spec) for setter, spec, _, _, complete in batch],
+            existing,
+            config.get("async.concurrency"),
+        )
+        encoded = await asyncio.to_thread(_merge_and_encode, chain, batch, old, value, drop_axes)
+
+        async def store(setter: ByteSetter, data: Buffer | None) -> None:
+            if data is None:
+                await setter.delete()
+            else:
+                await setter.set(data)
+
+        await concurrent_map(
+            [(setter, data) for data, (setter, *_) in zip(encoded, batch, strict=True)],
+            store,
+            config.get("async.concurrency"),
+        )
+
+
+def _slot(out: NDBuffer, selection: SelectorTuple, shape: tuple[int, ...]) -> Any:
+    """The view of ``out`` a whole chunk decodes into, or ``None`` when there is none."""
+    target = out.as_ndarray_like()
+    if not isinstance(target, np.ndarray):
+        return None
+    if not isinstance(selection, tuple) or not all(isinstance(s, slice) for s in selection):
+        return None
+    view = target[selection]
+    if view.shape != shape or not np.shares_memory(view, target):
+        return None
+    return view
+
+
+def _decode_and_scatter(
+    chain: Chain,
+    batch: Sequence[ReadItem],
+    buffers: Sequence[Buffer | None],
+    out: NDBuffer,
+    drop_axes: tuple[int, ...],
+) -> tuple[GetResult, ...]:
+    results: list[GetResult | None] = [None] * len(batch)
+    direct: list[tuple[int, Any, Any]] = []  # whole chunks: decoded straight into `out`
+    partial: list[int] = []
+    for index, (buffer, (_, spec, _, out_selection, complete)) in enumerate(
+        zip(buffers, batch, strict=True)
+    ):
+        if buffer is None:
+            results[index] = scatter_chunk(
+                None, out, chunk_spec=spec, out_selection=out_selection, drop_axes=drop_axes
+            )
+            continue
+        slot = _slot(out, out_selection, spec.shape) if complete and not drop_axes else None
+        if slot is None:
+            partial.append(index)
+        else:
+            direct.append((index, buffer.as_numpy_array(), slot))
+    if direct:
+        chain.decode_batch_into([raw for _, raw, _ in direct], [slot for _, _, slot in direct])
+        for index, _, _ in direct:
+            results[index] = {"status": "present"}
+    if partial:
+        raw = [buffers[i].as_numpy_array() for i in partial]  # type: ignore[union-attr]
+        for index, decoded in zip(partial, chain.decode_batch(raw), strict=True):
+            _, spec, chunk_selection, out_selection, _ = batch[index]
+            selected = spec.prototype.nd_buffer.from_numpy_array(decoded)[chunk_selection]
+            results[index] = scatter_chunk(
+                selected, out, chunk_spec=spec, out_selection=out_selection, drop_axes=drop_axes
+            )
+    return tuple(r for r in results if r is not None)
+
+
+def _merge_and_encode(
+    chain: Chain,
+    batch: Sequence[WriteItem],
+    old: Sequence[Buffer | None],
+    value: NDBuffer,
+    drop_axes: tuple[int, ...],
+) -> list[Buffer | None]:
+    present = [i for i, data in enumerate(old) if data is not None]
+    decoded: dict[int, NDBuffer] = {}
+    if present:
+        arrays = chain.decode_batch([old[i].as_numpy_array() for i in present])  # type: ignore[union-attr]
+        for index, array in zip(present, arrays, strict=True):
+            decoded[index] = batch[index][1].prototype.nd_buffer.from_numpy_array(array)
+    chunks: list[Any] = []
+    keep: list[int] = []
+    for index, (_, spec, chunk_selection, out_selection, complete) in enumerate(batch):
+        merged = _merge_chunk_array(
+            decoded.get(index), value, out_selection, spec, chunk_selection, complete, drop_axes
+        )
+        if not chunk_is_empty(merged, spec):
+            keep.append(index)
+            chunks.append(np.asarray(merged.as_numpy_array()))
+    stored: list[Buffer | None] = [None] * len(batch)
+    for index, data in zip(keep, chain.encode_batch(chunks), strict=True):
+        stored[index] = batch[index][1].prototype.buffer.from_bytes(memoryview(data))
+    return stored
