@@ -1,0 +1,190 @@
+"""End-to-end reads and writes through zarr-python, by codec pipeline:
+``python -m zarr_codecs.bench.pipelines [--size MiB] [--chunk MiB]``.
+
+One float32 array (the ``float32_field`` dataset) is written and read whole through zarr-python
+with: zarr's default pipeline and codecs; the default pipeline with our codecs installed; our
+``ChainCodecPipeline`` with our codecs; and the ``zarrs`` pipeline (a Rust Zarr implementation;
+LocalStore only, strict, so it never silently falls back). Each cell is the median of several
+runs; ratios are against zarr's default. Values are checked after every read. Never asserts a
+time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib.util
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from zarr_codecs.bench import datasets
+
+MiB = 1 << 20
+
+COMPRESSORS: dict[str, list[dict[str, Any]] | None] = {
+    "none": None,
+    "blosc lz4 shuffle": [
+        {
+            "name": "blosc",
+            "configuration": {
+                "cname": "lz4",
+                "clevel": 5,
+                "shuffle": "shuffle",
+                "typesize": 4,
+                "blocksize": 0,
+            },
+        }
+    ],
+    "gzip 1": [{"name": "gzip", "configuration": {"level": 1}}],
+}
+
+DEFAULT = "zarr.core.codec_pipeline.BatchedCodecPipeline"
+
+
+@contextlib.contextmanager
+def _setup(name: str) -> Iterator[None]:
+    import zarr
+    import zarr_codecs
+
+    if name == "zarr default":
+        with zarr.config.set({"codec_pipeline.path": DEFAULT}):
+            yield
+    elif name == "default + our codecs":
+        with zarr.config.set({"codec_pipeline.path": DEFAULT}), zarr_codecs.install():
+            yield
+    elif name == "zarr-codecs pipeline":
+        with zarr_codecs.install(pipeline=True):
+            yield
+    elif name == "zarrs":
+        with zarr.config.set(
+            {"codec_pipeline.path": "zarrs.ZarrsCodecPipeline", "codec_pipeline.strict": True}
+        ):
+            yield
+    else:
+        raise ValueError(name)
+
+
+def pipelines() -> list[str]:
+    """The pipelines that can run here."""
+    names = ["zarr default", "default + our codecs", "zarr-codecs pipeline"]
+    return [*names, "zarrs"] if importlib.util.find_spec("zarrs") else names
+
+
+def _median(fn: Callable[[], object], repeats: int) -> float:
+    fn()  # warm up: imports, thread pools, page faults
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def _one(
+    store_kind: str,
+    compressors: list[dict[str, Any]] | None,
+    name: str,
+    data: np.ndarray[Any, Any],
+    chunk: int,
+    repeats: int,
+    path: Path,
+) -> tuple[float, float]:
+    """Write and read seconds for one store, compressor and pipeline."""
+    import zarr
+
+    memory = zarr.storage.MemoryStore()
+
+    def store() -> Any:
+        return memory if store_kind == "memory" else zarr.storage.LocalStore(path)
+
+    with _setup(name):
+        array = zarr.create_array(
+            store=store(),
+            shape=data.shape,
+            chunks=(chunk,),
+            dtype=data.dtype,
+            compressors=compressors,
+            overwrite=True,
+        )
+
+        def write() -> None:
+            array[...] = data
+
+        def read() -> Any:
+            return zarr.open_array(store(), mode="r")[...]
+
+        seconds_write = _median(write, repeats)
+        if not np.array_equal(read(), data):
+            raise AssertionError(f"{name} read different values")
+        return seconds_write, _median(read, repeats)
+
+
+def measure(
+    data: np.ndarray[Any, Any], chunk: int, repeats: int, root: Path
+) -> list[tuple[str, str, str, float, float]]:
+    """(store, compressor, pipeline, write seconds, read seconds) for every combination."""
+    rows = []
+    for store_kind in ("memory", "local"):
+        for label, compressors in COMPRESSORS.items():
+            for name in pipelines():
+                if name == "zarrs" and store_kind == "memory":
+                    continue  # zarrs reads and writes files only
+                path = root / f"{store_kind}-{label}-{name}".replace(" ", "_")
+                shutil.rmtree(path, ignore_errors=True)
+                write, read = _one(store_kind, compressors, name, data, chunk, repeats, path)
+                shutil.rmtree(path, ignore_errors=True)
+                rows.append((store_kind, label, name, write, read))
+                print(
+                    f"{store_kind:6} {label:18} {name:22} write {write * 1e3:8.1f} ms "
+                    f"read {read * 1e3:8.1f} ms",
+                    file=sys.stderr,
+                )
+    return rows
+
+
+def to_markdown(rows: Sequence[tuple[str, str, str, float, float]], nbytes: int) -> str:
+    """A table: throughput and ratio to zarr's default pipeline, per store and compressor."""
+    base = {(s, c): (w, r) for s, c, p, w, r in rows if p == "zarr default"}
+    lines = [
+        "| store | compressor | pipeline | write MB/s | vs default | read MB/s | vs default |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for store, compressor, name, write, read in rows:
+        base_write, base_read = base[(store, compressor)]
+        lines.append(
+            f"| {store} | {compressor} | {name} | {nbytes / write / 1e6:,.0f} | "
+            f"{base_write / write:.2f}x | {nbytes / read / 1e6:,.0f} | {base_read / read:.2f}x |"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point."""
+    parser = argparse.ArgumentParser(
+        prog="python -m zarr_codecs.bench.pipelines", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument("--size", type=float, default=256, help="MiB of float32 (default 256)")
+    parser.add_argument("--chunk", type=float, default=2, help="MiB per chunk (default 2)")
+    parser.add_argument("--repeats", type=int, default=3, help="timed runs, median")
+    args = parser.parse_args(argv)
+    data = datasets.load("float32_field", int(args.size * MiB)).reshape(-1)
+    chunk = max(1, int(args.chunk * MiB) // data.itemsize)
+    with tempfile.TemporaryDirectory(prefix="zarr-codecs-pipelines-") as root:
+        rows = measure(data, chunk, args.repeats, Path(root))
+    print(
+        f"float32_field, {data.nbytes / MiB:.0f} MiB in chunks of {chunk * 4 / MiB:g} MiB; "
+        f"median of {args.repeats}\n"
+    )
+    print(to_markdown(rows, data.nbytes))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

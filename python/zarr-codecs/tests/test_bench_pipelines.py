@@ -1,0 +1,26 @@
+"""The end-to-end pipeline benchmark runs every pipeline, checks values, and reports ratios
+(its logic only: benchmarks never assert a time)."""
+
+from __future__ import annotations
+
+import pytest
+from zarr_codecs.bench import pipelines
+
+
+def test_every_pipeline_runs_on_both_stores(capsys: pytest.CaptureFixture[str]) -> None:
+    assert pipelines.main(["--size", "0.5", "--chunk", "0.125", "--repeats", "1"]) == 0
+    out = capsys.readouterr().out
+    rows = [line for line in out.splitlines() if line.startswith("| ") and "---" not in line]
+    assert rows[0].startswith("| store | compressor | pipeline |")
+    body = rows[1:]
+    expected = 2 * len(pipelines.COMPRESSORS) * len(pipelines.pipelines())
+    if "zarrs" in pipelines.pipelines():
+        expected -= len(pipelines.COMPRESSORS)  # zarrs: LocalStore only
+    assert len(body) == expected
+    assert all("| 1.00x |" in row for row in body if "| zarr default |" in row)
+
+
+def test_the_table_divides_by_the_default() -> None:
+    rows = [("memory", "none", "zarr default", 2.0, 4.0), ("memory", "none", "x", 1.0, 1.0)]
+    table = pipelines.to_markdown(rows, 10**6)
+    assert "| memory | none | x | 1 | 2.00x | 1 | 4.00x |" in table
