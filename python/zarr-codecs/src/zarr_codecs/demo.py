@@ -10,9 +10,7 @@ to a thousandth of a degree, NaN mapped to a reserved integer, with blosc and wi
 from __future__ import annotations
 
 import shutil
-import statistics
 import tempfile
-import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
@@ -23,6 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from zarr_codecs._install import install, installed_parts
+from zarr_codecs.bench.harness import measure
 
 __all__ = ["CHAINS", "DemoResult", "run_demo", "sample"]
 
@@ -117,13 +116,9 @@ class DemoResult:
         return self.max_error <= TOLERANCE and self.nan_exact and self.same_as_theirs is not False
 
 
-def _median_seconds(fn: Callable[[], object], repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+def _time(fn: Callable[[], object], repeats: int) -> float:
+    """Median seconds of ``repeats`` calls (the first included: a user's first write counts)."""
+    return measure(fn, warmup=0, repeats=repeats, min_time=0)
 
 
 def _write(path: Path, data: npt.NDArray[np.float32], chain: str) -> None:
@@ -165,8 +160,8 @@ def _measure(
 ) -> DemoResult:
     path, their_path = root / f"{chain}.zarr", root / f"{chain}-zarr-python.zarr"
     with ours():
-        write_ours = _median_seconds(lambda: _write(path, data, chain), repeats)
-        read_ours = _median_seconds(lambda: _read(path), repeats)
+        write_ours = _time(lambda: _write(path, data, chain), repeats)
+        read_ours = _time(lambda: _read(path), repeats)
         decoded = _read(path)
     nan_exact = bool(np.array_equal(np.isnan(decoded), np.isnan(data)))
     finite = ~np.isnan(data)
@@ -185,8 +180,8 @@ def _measure(
     )
     try:
         with theirs():
-            result.write_theirs = _median_seconds(lambda: _write(their_path, data, chain), repeats)
-            result.read_theirs = _median_seconds(lambda: _read(their_path), repeats)
+            result.write_theirs = _time(lambda: _write(their_path, data, chain), repeats)
+            result.read_theirs = _time(lambda: _read(their_path), repeats)
             result.same_as_theirs = bool(np.array_equal(_read(path), decoded, equal_nan=True))
     except ImportError as err:  # zarr's built-in cast_value needs the cast-value-rs package
         result.note = f"zarr-python's own codecs unavailable here: {err}"

@@ -15,16 +15,14 @@ import argparse
 import contextlib
 import importlib.util
 import shutil
-import statistics
 import sys
 import tempfile
-import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from zarr_codecs.bench import datasets
+from zarr_codecs.bench import datasets, harness
 
 MiB = 1 << 20
 
@@ -77,16 +75,6 @@ def pipelines() -> list[str]:
     return [*names, "zarrs"] if importlib.util.find_spec("zarrs") else names
 
 
-def _median(fn: Callable[[], object], repeats: int) -> float:
-    fn()  # warm up: imports, thread pools, page faults
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
-
-
 def _one(
     store_kind: str,
     compressors: list[dict[str, Any]] | None,
@@ -120,13 +108,13 @@ def _one(
         def read() -> Any:
             return zarr.open_array(store(), mode="r")[...]
 
-        seconds_write = _median(write, repeats)
+        seconds_write = harness.measure(write, warmup=1, repeats=repeats, min_time=0)
         if not np.array_equal(read(), data):
             raise AssertionError(f"{name} read different values")
-        return seconds_write, _median(read, repeats)
+        return seconds_write, harness.measure(read, warmup=1, repeats=repeats, min_time=0)
 
 
-def measure(
+def measure_all(
     data: np.ndarray[Any, Any], chunk: int, repeats: int, root: Path
 ) -> list[tuple[str, str, str, float, float]]:
     """(store, compressor, pipeline, write seconds, read seconds) for every combination."""
@@ -177,7 +165,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     data = datasets.load("float32_field", int(args.size * MiB)).reshape(-1)
     chunk = max(1, int(args.chunk * MiB) // data.itemsize)
     with tempfile.TemporaryDirectory(prefix="zarr-codecs-pipelines-") as root:
-        rows = measure(data, chunk, args.repeats, Path(root))
+        rows = measure_all(data, chunk, args.repeats, Path(root))
     print(
         f"float32_field, {data.nbytes / MiB:.0f} MiB in chunks of {chunk * 4 / MiB:g} MiB; "
         f"median of {args.repeats}\n"
