@@ -129,5 +129,3 @@ def test_unsupported_dtypes_are_refused() -> None:
         FixedScaleOffset(1, 2, "<c8", "<f4")
     with pytest.raises(UnsupportedError):
         FixedScaleOffset(1, 2, "<f8", "|b1")
-
-
