@@ -161,6 +161,10 @@ def test_batches_equal_single_chunks(name: str) -> None:
     whole = np.empty((96, 40), dtype=dtype)
     chain.decode_batch_into(encoded, [whole[k * 24 : (k + 1) * 24] for k in range(4)])
     assert whole.tobytes() == b"".join(d.tobytes() for d in decoded)
+    # Side by side: each chunk's place in the output is a strided view.
+    wide = np.empty((24, 160), dtype=dtype)
+    chain.decode_batch_into(encoded, [wide[:, k * 40 : (k + 1) * 40] for k in range(4)])
+    assert wide.tobytes() == np.concatenate(decoded, axis=1).tobytes()
 
 
 def test_json_records_evolved_parameters() -> None:

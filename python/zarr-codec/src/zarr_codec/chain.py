@@ -50,6 +50,10 @@ def _batch(codec: Any, method: str, items: Sequence[Any], *args: Any) -> list[An
     return [single(item, *args) for item in items]
 
 
+def _c_contiguous(array: Any) -> bool:
+    return isinstance(array, np.ndarray) and array.flags.c_contiguous
+
+
 class Chain:
     """A Zarr v3 codec chain bound to ``spec``, the shape, data type and fill value of its
     chunks. Build it from codec objects or, with :meth:`from_json`, from the v3 ``codecs``
@@ -216,8 +220,14 @@ class Chain:
             arrays = _batch(stage.codec, "decode", arrays, stage.spec)
         first = self.array_stages[0]
         into = getattr(first.codec, "decode_batch_into", None)
-        if into is not None and len(arrays) > 1:
-            into(arrays, first.spec, list(outs))
-            return
-        for array, out in zip(arrays, outs, strict=True):
-            first.codec.decode_into(array, first.spec, out)
+        # Batch methods write whole C-contiguous arrays; a chunk's place in a larger array
+        # (a strided view) takes the single-chunk path, which copies where it must.
+        contiguous = [i for i, out in enumerate(outs) if _c_contiguous(out)]
+        if into is not None and len(contiguous) > 1:
+            into([arrays[i] for i in contiguous], first.spec, [outs[i] for i in contiguous])
+            done = set(contiguous)
+        else:
+            done = set()
+        for index, (array, out) in enumerate(zip(arrays, outs, strict=True)):
+            if index not in done:
+                first.codec.decode_into(array, first.spec, out)

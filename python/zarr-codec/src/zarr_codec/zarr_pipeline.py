@@ -101,6 +101,15 @@ class ChainCodecPipeline(BatchedCodecPipeline):
         codecs_json = self._codecs_json() if _HELPERS else None
         return None if codecs_json is None else _chain_for(codecs_json, spec)
 
+    def _chains(self, batch: Sequence[ReadItem | WriteItem]) -> list[Chain] | None:
+        """Each item's chain (chunks may differ in shape: rectilinear grids), or ``None``
+        when any of them has none."""
+        codecs_json = self._codecs_json() if _HELPERS and batch else None
+        if codecs_json is None:
+            return None
+        chains = [_chain_for(codecs_json, spec) for _, spec, *_ in batch]
+        return None if any(c is None for c in chains) else chains  # type: ignore[return-value]
+
     # -- reading ---------------------------------------------------------------------------
 
     async def read(
@@ -110,15 +119,15 @@ class ChainCodecPipeline(BatchedCodecPipeline):
         drop_axes: tuple[int, ...] = (),
     ) -> tuple[GetResult, ...]:
         batch = list(batch_info)
-        chain = self.chain(batch[0][1]) if batch else None
-        if chain is None:
+        chains = self._chains(batch)
+        if chains is None:
             return await super().read(batch, out, drop_axes)
         buffers = await concurrent_map(
             [(getter, spec.prototype) for getter, spec, *_ in batch],
             lambda getter, prototype: getter.get(prototype),
             config.get("async.concurrency"),
         )
-        return await asyncio.to_thread(_decode_and_scatter, chain, batch, buffers, out, drop_axes)
+        return await asyncio.to_thread(_decode_and_scatter, chains, batch, buffers, out, drop_axes)
 
     # -- writing ---------------------------------------------------------------------------
 
@@ -129,8 +138,8 @@ class ChainCodecPipeline(BatchedCodecPipeline):
         drop_axes: tuple[int, ...] = (),
     ) -> None:
         batch = list(batch_info)
-        chain = self.chain(batch[0][1]) if batch else None
-        if chain is None:
+        chains = self._chains(batch)
+        if chains is None:
             await super().write(batch, value, drop_axes)
             return
 
@@ -142,7 +151,7 @@ class ChainCodecPipeline(BatchedCodecPipeline):
             existing,
             config.get("async.concurrency"),
         )
-        encoded = await asyncio.to_thread(_merge_and_encode, chain, batch, old, value, drop_axes)
+        encoded = await asyncio.to_thread(_merge_and_encode, chains, batch, old, value, drop_axes)
 
         async def store(setter: ByteSetter, data: Buffer | None) -> None:
             if data is None:
@@ -170,15 +179,23 @@ def _slot(out: NDBuffer, selection: SelectorTuple, shape: tuple[int, ...]) -> An
     return view
 
 
+def _by_chain(indices: Iterable[int], chains: Sequence[Chain]) -> dict[int, list[int]]:
+    """``indices`` grouped by their chain (by identity), so each group is one batch call."""
+    groups: dict[int, list[int]] = {}
+    for index in indices:
+        groups.setdefault(id(chains[index]), []).append(index)
+    return groups
+
+
 def _decode_and_scatter(
-    chain: Chain,
+    chains: Sequence[Chain],
     batch: Sequence[ReadItem],
     buffers: Sequence[Buffer | None],
     out: NDBuffer,
     drop_axes: tuple[int, ...],
 ) -> tuple[GetResult, ...]:
     results: list[GetResult | None] = [None] * len(batch)
-    direct: list[tuple[int, Any, Any]] = []  # whole chunks: decoded straight into `out`
+    slots: dict[int, Any] = {}  # whole chunks: decoded straight into their place in `out`
     partial: list[int] = []
     for index, (buffer, (_, spec, _, out_selection, complete)) in enumerate(
         zip(buffers, batch, strict=True)
@@ -192,14 +209,16 @@ def _decode_and_scatter(
         if slot is None:
             partial.append(index)
         else:
-            direct.append((index, buffer.as_numpy_array(), slot))
-    if direct:
-        chain.decode_batch_into([raw for _, raw, _ in direct], [slot for _, _, slot in direct])
-        for index, _, _ in direct:
+            slots[index] = slot
+    raw = {i: buffers[i].as_numpy_array() for i in (*slots, *partial)}  # type: ignore[union-attr]
+    for group in _by_chain(slots, chains).values():
+        chains[group[0]].decode_batch_into([raw[i] for i in group], [slots[i] for i in group])
+        for index in group:
             results[index] = {"status": "present"}
-    if partial:
-        raw = [buffers[i].as_numpy_array() for i in partial]  # type: ignore[union-attr]
-        for index, decoded in zip(partial, chain.decode_batch(raw), strict=True):
+    for group in _by_chain(partial, chains).values():
+        for index, decoded in zip(
+            group, chains[group[0]].decode_batch([raw[i] for i in group]), strict=True
+        ):
             _, spec, chunk_selection, out_selection, _ = batch[index]
             selected = spec.prototype.nd_buffer.from_numpy_array(decoded)[chunk_selection]
             results[index] = scatter_chunk(
@@ -209,28 +228,28 @@ def _decode_and_scatter(
 
 
 def _merge_and_encode(
-    chain: Chain,
+    chains: Sequence[Chain],
     batch: Sequence[WriteItem],
     old: Sequence[Buffer | None],
     value: NDBuffer,
     drop_axes: tuple[int, ...],
 ) -> list[Buffer | None]:
-    present = [i for i, data in enumerate(old) if data is not None]
     decoded: dict[int, NDBuffer] = {}
-    if present:
-        arrays = chain.decode_batch([old[i].as_numpy_array() for i in present])  # type: ignore[union-attr]
-        for index, array in zip(present, arrays, strict=True):
+    present = [i for i, data in enumerate(old) if data is not None]
+    for group in _by_chain(present, chains).values():
+        raw = [old[i].as_numpy_array() for i in group]  # type: ignore[union-attr]
+        for index, array in zip(group, chains[group[0]].decode_batch(raw), strict=True):
             decoded[index] = batch[index][1].prototype.nd_buffer.from_numpy_array(array)
-    chunks: list[Any] = []
-    keep: list[int] = []
+    chunks: dict[int, Any] = {}
     for index, (_, spec, chunk_selection, out_selection, complete) in enumerate(batch):
         merged = _merge_chunk_array(
             decoded.get(index), value, out_selection, spec, chunk_selection, complete, drop_axes
         )
         if not chunk_is_empty(merged, spec):
-            keep.append(index)
-            chunks.append(np.asarray(merged.as_numpy_array()))
+            chunks[index] = np.asarray(merged.as_numpy_array())
     stored: list[Buffer | None] = [None] * len(batch)
-    for index, data in zip(keep, chain.encode_batch(chunks), strict=True):
-        stored[index] = batch[index][1].prototype.buffer.from_bytes(memoryview(data))
+    for group in _by_chain(chunks, chains).values():
+        encoded = chains[group[0]].encode_batch([chunks[i] for i in group])
+        for index, data in zip(group, encoded, strict=True):
+            stored[index] = batch[index][1].prototype.buffer.from_bytes(memoryview(data))
     return stored
