@@ -220,14 +220,14 @@ class Chain:
             arrays = _batch(stage.codec, "decode", arrays, stage.spec)
         first = self.array_stages[0]
         into = getattr(first.codec, "decode_batch_into", None)
-        # Batch methods write whole C-contiguous arrays; a chunk's place in a larger array
-        # (a strided view) takes the single-chunk path, which copies where it must.
+        # Batch methods write whole C-contiguous arrays. A chunk's place in a larger array (a
+        # strided view) gets a batch-decoded chunk copied in, which keeps the parallelism.
         contiguous = [i for i, out in enumerate(outs) if _c_contiguous(out)]
-        if into is not None and len(contiguous) > 1:
-            into([arrays[i] for i in contiguous], first.spec, [outs[i] for i in contiguous])
-            done = set(contiguous)
+        if into is None or len(contiguous) < 2:
+            contiguous = []
         else:
-            done = set()
-        for index, (array, out) in enumerate(zip(arrays, outs, strict=True)):
-            if index not in done:
-                first.codec.decode_into(array, first.spec, out)
+            into([arrays[i] for i in contiguous], first.spec, [outs[i] for i in contiguous])
+        rest = [i for i in range(len(outs)) if i not in set(contiguous)]
+        decoded = _batch(first.codec, "decode", [arrays[i] for i in rest], first.spec)
+        for index, array in zip(rest, decoded, strict=True):
+            np.copyto(outs[index], np.asarray(array).reshape(np.shape(outs[index])))
