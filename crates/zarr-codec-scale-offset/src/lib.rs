@@ -299,7 +299,7 @@ impl Affine {
             } else {
                 if x % scale != 0 {
                     return Err(CodecError::out_of_range(format!(
-                        "scale_offset: {x} / {scale} is not an integer, so not a {} value",
+                        "scale_offset: {x} / {scale} has a non-zero remainder, so it is not a {} value",
                         self.data_type
                     )));
                 }
@@ -322,7 +322,7 @@ impl Affine {
     fn out_of_range(&self, x: i128, what: &str, value: Option<i128>) -> CodecError {
         let shown = value.map_or_else(String::new, |v| format!(" = {v}"));
         CodecError::out_of_range(format!(
-            "scale_offset: for x = {x}, {what}{shown} is outside the range of {}",
+            "scale_offset: for x = {x}, {what}{shown} is outside the range of dtype {}",
             self.data_type
         ))
     }

@@ -54,6 +54,10 @@ def _c_contiguous(array: Any) -> bool:
     return isinstance(array, np.ndarray) and array.flags.c_contiguous
 
 
+def _native(array: Any) -> bool:
+    return bool(np.asarray(array).dtype.isnative)
+
+
 class Chain:
     """A Zarr v3 codec chain bound to ``spec``, the shape, data type and fill value of its
     chunks. Build it from codec objects or, with :meth:`from_json`, from the v3 ``codecs``
@@ -129,14 +133,21 @@ class Chain:
 
     # -- one chunk -----------------------------------------------------------------------
 
+    def _matches(self, array: Any) -> bool:
+        """Shape and data type of the chain's chunks, in either byte order."""
+        dtype = np.asarray(array).dtype
+        native = dtype.newbyteorder("=") if dtype.byteorder in "<>" else dtype
+        return bool(np.shape(array) == self.spec.shape and native == self.spec.numpy_dtype)
+
     def _check(self, array: Any) -> np.ndarray[Any, Any]:
-        data = np.asarray(array)
-        if data.shape != self.spec.shape or data.dtype != self.spec.numpy_dtype:
+        """``array`` in native byte order (copied only when swapped)."""
+        if not self._matches(array):
+            data = np.asarray(array)
             raise ConfigurationError(
                 f"chunk of shape {data.shape} and type {data.dtype} does not match the "
                 f"chain's {self.spec.shape} {self.spec.data_type.name}"
             )
-        return data
+        return np.asarray(array, dtype=self.spec.numpy_dtype)
 
     def encode(self, array: Any) -> Buffer:
         """Encode one chunk (shape and data type of :attr:`spec`) to its stored bytes."""
@@ -165,11 +176,14 @@ class Chain:
     def decode_into(self, data: Buffer, out: Any) -> None:
         """Decode one chunk straight into ``out`` (an array of the chunk's shape and type,
         for example a view of the chunk's place in a larger array)."""
-        if np.shape(out) != self.spec.shape or np.asarray(out).dtype != self.spec.numpy_dtype:
+        if not self._matches(out):
             raise ConfigurationError(
                 f"out has shape {np.shape(out)}, the chain's chunks {self.spec.shape} "
                 f"{self.spec.data_type.name}"
             )
+        if not _native(out):  # the codecs write native elements: swap on the way in
+            np.copyto(out, self.decode(data))
+            return
         raw = self._to_array_bytes(data)
         if not self.array_stages:
             self.array_bytes.codec.decode_into(raw, self.array_bytes.spec, out)
@@ -222,7 +236,7 @@ class Chain:
         into = getattr(first.codec, "decode_batch_into", None)
         # Batch methods write whole C-contiguous arrays. A chunk's place in a larger array (a
         # strided view) gets a batch-decoded chunk copied in, which keeps the parallelism.
-        contiguous = [i for i, out in enumerate(outs) if _c_contiguous(out)]
+        contiguous = [i for i, out in enumerate(outs) if _c_contiguous(out) and _native(out)]
         if into is None or len(contiguous) < 2:
             contiguous = []
         else:

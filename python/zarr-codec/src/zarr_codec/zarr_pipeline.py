@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -42,6 +43,7 @@ else:
 
 from zarr_codec.chain import Chain
 from zarr_codec.errors import CodecError
+from zarr_codec.registry import available_codecs
 from zarr_codec.zarr_python import chunk_spec_from_zarr
 
 if TYPE_CHECKING:
@@ -64,10 +66,24 @@ _chains_lock = threading.Lock()
 _MAX_CACHED = 256
 
 
+def _supported(codecs_json: str) -> bool:
+    """Whether every codec of the list is one ``zarr_codec`` has (cheap: names only)."""
+    try:
+        names = [codec["name"] for codec in json.loads(codecs_json)]
+    except (TypeError, ValueError, KeyError):
+        return False
+    ours = available_codecs()
+    return all(isinstance(n, str) and (n == "bytes" or n in ours) for n in names)
+
+
 def _chain_for(codecs_json: str, spec: ArraySpec) -> Chain | None:
     """The chain for these codecs and chunks, or ``None`` when we cannot run it (cached)."""
+    if not _supported(codecs_json):
+        return None
     try:
-        chunk_spec = chunk_spec_from_zarr(spec)
+        with warnings.catch_warnings():  # zarr warns about data types without a v3 spec
+            warnings.simplefilter("ignore")
+            chunk_spec = chunk_spec_from_zarr(spec)
     except (CodecError, TypeError, ValueError):
         return None
     key = (codecs_json, chunk_spec)
