@@ -12,7 +12,10 @@ parallel with the GIL released where the codec has them.
 
 from __future__ import annotations
 
-from collections.abc import Buffer, Sequence
+import os
+import threading
+from collections.abc import Buffer, Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,6 +51,26 @@ def _batch(codec: Any, method: str, items: Sequence[Any], *args: Any) -> list[An
         return list(batched(items, *args))
     single = getattr(codec, method)
     return [single(item, *args) for item in items]
+
+
+_pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
+
+
+def _each(fn: Callable[..., object], *columns: Sequence[Any]) -> None:
+    """``fn`` on each row of ``columns``, on a thread pool when there are several rows: the
+    copies into a chunk's place in the output release the GIL, so they run in parallel."""
+    rows = list(zip(*columns, strict=True))
+    if len(rows) < 2 or (os.cpu_count() or 1) < 2:
+        for row in rows:
+            fn(*row)
+        return
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(os.cpu_count(), thread_name_prefix="zarr-codec-chain")
+    for future in [_pool.submit(fn, *row) for row in rows]:
+        future.result()
 
 
 def _c_contiguous(array: Any) -> bool:
@@ -226,8 +249,8 @@ class Chain:
             raise ConfigurationError(f"{len(chunks)} chunks but {len(outs)} outputs")
         raw = self._batch_to_array_bytes(chunks)
         if not self.array_stages:
-            for data, out in zip(raw, outs, strict=True):
-                self.array_bytes.codec.decode_into(data, self.array_bytes.spec, out)
+            stage = self.array_bytes
+            _each(lambda data, out: stage.codec.decode_into(data, stage.spec, out), raw, outs)
             return
         arrays = _batch(self.array_bytes.codec, "decode", raw, self.array_bytes.spec)
         for stage in reversed(self.array_stages[1:]):
@@ -243,5 +266,8 @@ class Chain:
             into([arrays[i] for i in contiguous], first.spec, [outs[i] for i in contiguous])
         rest = [i for i in range(len(outs)) if i not in set(contiguous)]
         decoded = _batch(first.codec, "decode", [arrays[i] for i in rest], first.spec)
-        for index, array in zip(rest, decoded, strict=True):
-            np.copyto(outs[index], np.asarray(array).reshape(np.shape(outs[index])))
+        _each(
+            lambda out, array: np.copyto(out, np.asarray(array).reshape(np.shape(out))),
+            [outs[i] for i in rest],
+            decoded,
+        )
