@@ -205,6 +205,23 @@ def test_bad_chunks_raise_codec_errors() -> None:
         short.decode(b"\0" * 12)
 
 
+def test_chunks_of_the_wrong_size_are_corrupt_on_every_path() -> None:
+    """A compressed chunk that decodes to too few or too many bytes is refused, whether it is
+    decompressed straight into the output or through a buffer."""
+    chain = Chain.from_json([_bytes(), GZIP], ChunkSpec(CHUNK, "float32"))
+    gzip = get_codec(GZIP, 3)
+    short, long = gzip.encode(b"\0" * 100), gzip.encode(b"\0" * (24 * 40 * 4 + 4))
+    for data in (short, long):
+        with pytest.raises(CodecError):
+            chain.decode(data)
+        outs = [np.empty(CHUNK, "float32") for _ in range(2)]
+        with pytest.raises(CodecError):
+            chain.decode_batch_into([data, data], outs)
+        wide = np.empty((24, 80), "float32")  # strided places: the buffered path
+        with pytest.raises(CodecError):
+            chain.decode_batch_into([data, data], [wide[:, :40], wide[:, 40:]])
+
+
 def test_bytes_codec_json_and_endianness() -> None:
     assert BytesCodec.from_json({"name": "bytes"}, 3) == BytesCodec(None)
     assert BytesCodec("big").to_json(3) == {"name": "bytes", "configuration": {"endian": "big"}}

@@ -13,6 +13,7 @@ parallel with the GIL released where the codec has them.
 from __future__ import annotations
 
 import os
+import sys
 import threading
 from collections.abc import Buffer, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -23,7 +24,7 @@ import numpy as np
 
 from zarr_codec.bytes_codec import BytesCodec
 from zarr_codec.chunk_spec import ChunkSpec
-from zarr_codec.errors import ConfigurationError
+from zarr_codec.errors import ConfigurationError, CorruptInputError
 from zarr_codec.protocols import Codec
 from zarr_codec.registry import get_codec
 
@@ -71,6 +72,20 @@ def _each(fn: Callable[..., object], *columns: Sequence[Any]) -> None:
             _pool = ThreadPoolExecutor(os.cpu_count(), thread_name_prefix="zarr-codec-chain")
     for future in [_pool.submit(fn, *row) for row in rows]:
         future.result()
+
+
+#: The byte order of this machine, as the ``bytes`` codec spells it.
+NATIVE = "little" if sys.byteorder == "little" else "big"
+
+
+def _decode_whole(codec: Any, data: Buffer, out: np.ndarray[Any, Any]) -> None:
+    """Decode ``data`` into all of ``out``'s bytes; a chunk that decodes short is corrupt."""
+    target = out.reshape(-1).view(np.uint8)
+    written = codec.decode_into(data, target)
+    if written != target.size:
+        raise CorruptInputError(
+            f"{codec.name}: the chunk decodes to {written} bytes, {target.size} expected"
+        )
 
 
 def _c_contiguous(array: Any) -> bool:
@@ -219,6 +234,19 @@ class Chain:
 
     # -- batches -------------------------------------------------------------------------
 
+    def _straight_into(self, outs: Sequence[Any]) -> bool:
+        """Whether a chunk's stored bytes decompress straight into ``out``'s memory: one
+        bytes codec after ``bytes`` in native order, no array codecs, and every ``out`` a
+        C-contiguous native array."""
+        codec = self.array_bytes.codec
+        return (
+            not self.array_stages
+            and len(self.bytes_codecs) == 1
+            and isinstance(codec, BytesCodec)
+            and (codec.endian == NATIVE or self.spec.data_type.itemsize == 1)
+            and all(_c_contiguous(out) and _native(out) for out in outs)
+        )
+
     def encode_batch(self, arrays: Sequence[Any]) -> list[Buffer]:
         """Encode many chunks, stage by stage (each codec's batch method where it has one)."""
         data: list[Any] = [self._check(a) for a in arrays]
@@ -247,6 +275,11 @@ class Chain:
         """Decode many chunks, each into its own ``out`` array."""
         if len(chunks) != len(outs):
             raise ConfigurationError(f"{len(chunks)} chunks but {len(outs)} outputs")
+        if self._straight_into(outs):
+            # The last bytes codec decompresses straight into each chunk's memory.
+            codec = self.bytes_codecs[0]
+            _each(lambda data, out: _decode_whole(codec, data, out), chunks, outs)
+            return
         raw = self._batch_to_array_bytes(chunks)
         if not self.array_stages:
             stage = self.array_bytes
