@@ -234,3 +234,25 @@ def test_bytes_codec_json_and_endianness() -> None:
     assert bytes(BytesCodec("little").encode(np.array([1, 2], "u2"), spec)) == b"\1\0\2\0"
     with pytest.raises(ConfigurationError):
         BytesCodec(None).encode(np.array([1, 2], "u2"), spec)
+
+
+def test_pipeline_reads_files_of_a_local_store_straight_into_place(tmp_path: Path) -> None:
+    """Uncompressed chunks of a LocalStore are read from their files into the output; a file
+    of the wrong size is corrupt, a missing one is the fill value."""
+    from zarr_codec.zarr_pipeline import PATH
+
+    with zarr.config.set({"codec_pipeline.path": PATH}):
+        array = zarr.create_array(
+            store=str(tmp_path / "a"),
+            shape=(100,),
+            chunks=(10,),
+            dtype="float64",
+            compressors=None,
+            fill_value=-1.0,
+        )
+        array[:50] = np.arange(50.0)
+        values = array[...]
+        assert values[:50].tolist() == list(range(50)) and set(values[50:]) == {-1.0}
+        (tmp_path / "a" / "c" / "2").write_bytes(b"short")
+        with pytest.raises(CodecError, match="does not hold exactly 80 bytes"):
+            array[...]

@@ -58,7 +58,7 @@ _pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
 
 
-def _each(fn: Callable[..., object], *columns: Sequence[Any]) -> None:
+def each_in_parallel(fn: Callable[..., object], *columns: Sequence[Any]) -> None:
     """``fn`` on each row of ``columns``, on a thread pool when there are several rows: the
     copies into a chunk's place in the output release the GIL, so they run in parallel."""
     rows = list(zip(*columns, strict=True))
@@ -234,6 +234,18 @@ class Chain:
 
     # -- batches -------------------------------------------------------------------------
 
+    @property
+    def stored_as_is(self) -> bool:
+        """Whether a chunk's stored bytes are its elements in native order: the ``bytes``
+        codec alone, so a chunk can be read from a file straight into place."""
+        codec = self.array_bytes.codec
+        return (
+            not self.array_stages
+            and not self.bytes_codecs
+            and isinstance(codec, BytesCodec)
+            and (codec.endian == NATIVE or self.spec.data_type.itemsize == 1)
+        )
+
     def _straight_into(self, outs: Sequence[Any]) -> bool:
         """Whether a chunk's stored bytes decompress straight into ``out``'s memory: one
         bytes codec after ``bytes`` in native order, no array codecs, and every ``out`` a
@@ -278,12 +290,14 @@ class Chain:
         if self._straight_into(outs):
             # The last bytes codec decompresses straight into each chunk's memory.
             codec = self.bytes_codecs[0]
-            _each(lambda data, out: _decode_whole(codec, data, out), chunks, outs)
+            each_in_parallel(lambda data, out: _decode_whole(codec, data, out), chunks, outs)
             return
         raw = self._batch_to_array_bytes(chunks)
         if not self.array_stages:
             stage = self.array_bytes
-            _each(lambda data, out: stage.codec.decode_into(data, stage.spec, out), raw, outs)
+            each_in_parallel(
+                lambda data, out: stage.codec.decode_into(data, stage.spec, out), raw, outs
+            )
             return
         arrays = _batch(self.array_bytes.codec, "decode", raw, self.array_bytes.spec)
         for stage in reversed(self.array_stages[1:]):
@@ -299,7 +313,7 @@ class Chain:
             into([arrays[i] for i in contiguous], first.spec, [outs[i] for i in contiguous])
         rest = [i for i in range(len(outs)) if i not in set(contiguous)]
         decoded = _batch(first.codec, "decode", [arrays[i] for i in rest], first.spec)
-        _each(
+        each_in_parallel(
             lambda out, array: np.copyto(out, np.asarray(array).reshape(np.shape(out))),
             [outs[i] for i in rest],
             decoded,

@@ -4,8 +4,9 @@ of chunks through :class:`zarr_codec.Chain`.
 zarr-python's default pipeline decodes each chunk on its own, through asyncio and fresh
 allocations. This one fetches a batch's chunks concurrently (the store is still zarr's), then
 decodes them in one call off the event loop, through each codec's batch method (compiled codecs
-run in parallel with the GIL released), straight into the output array's chunk slots. Writes
-merge, encode in one batch call and store concurrently.
+run in parallel with the GIL released), straight into the output array's chunk slots. Chunks of
+a ``LocalStore`` are read from their files here, in parallel, uncompressed ones straight into
+place. Writes merge, encode in one batch call and store concurrently.
 
 It handles arrays whose every codec the ``zarr_codec`` registry has (plus ``bytes``); any other
 array (sharding, v2 arrays, other codecs, data types we lack) goes to zarr-python's own
@@ -27,6 +28,7 @@ import threading
 import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -41,8 +43,8 @@ except ImportError:  # pragma: no cover - another zarr: every array takes zarr's
 else:
     _HELPERS = True
 
-from zarr_codec.chain import Chain
-from zarr_codec.errors import CodecError
+from zarr_codec.chain import Chain, each_in_parallel
+from zarr_codec.errors import CodecError, CorruptInputError
 from zarr_codec.registry import available_codecs
 from zarr_codec.zarr_python import chunk_spec_from_zarr
 
@@ -138,6 +140,9 @@ class ChainCodecPipeline(BatchedCodecPipeline):
         chains = self._chains(batch)
         if chains is None:
             return await super().read(batch, out, drop_axes)
+        files = _local_files(batch)
+        if files is not None:  # files of a LocalStore: read here, whole chunks into place
+            return await asyncio.to_thread(_read_files, chains, batch, files, out, drop_axes)
         buffers = await concurrent_map(
             [(getter, spec.prototype) for getter, spec, *_ in batch],
             lambda getter, prototype: getter.get(prototype),
@@ -182,6 +187,13 @@ class ChainCodecPipeline(BatchedCodecPipeline):
         )
 
 
+def _raw(buffer: Any) -> Any:
+    """A chunk's stored bytes as a numpy array: from a zarr ``Buffer`` or ``bytes``."""
+    if isinstance(buffer, bytes):
+        return np.frombuffer(buffer, dtype=np.uint8)
+    return buffer.as_numpy_array()
+
+
 def _slot(out: NDBuffer, selection: SelectorTuple, shape: tuple[int, ...]) -> Any:
     """The view of ``out`` a whole chunk decodes into, or ``None`` when there is none."""
     target = out.as_ndarray_like()
@@ -193,6 +205,89 @@ def _slot(out: NDBuffer, selection: SelectorTuple, shape: tuple[int, ...]) -> An
     if view.shape != shape or not np.shares_memory(view, target):
         return None
     return view
+
+
+def _local_files(batch: Sequence[ReadItem]) -> list[Path] | None:
+    """The chunk files, when every chunk is a key of a plain ``LocalStore``."""
+    from zarr.storage import LocalStore, StorePath
+
+    files = []
+    for getter, *_ in batch:
+        if not isinstance(getter, StorePath) or type(getter.store) is not LocalStore:
+            return None
+        files.append(Path(getter.store.root) / getter.path)
+    return files
+
+
+def _read_into(path: Path, slot: np.ndarray[Any, Any]) -> bool:
+    """Read a stored-as-is chunk file into ``slot``; ``False`` when there is no file."""
+    try:
+        file = path.open("rb")
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        return False
+    with file:
+        target = memoryview(slot.reshape(-1).view(np.uint8))
+        size = file.readinto(target)
+        if size != target.nbytes or file.read(1):
+            raise CorruptInputError(
+                f"bytes: chunk file {path} does not hold exactly {target.nbytes} bytes"
+            )
+    return True
+
+
+def _read_bytes(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        return None
+
+
+def _read_files(
+    chains: Sequence[Chain],
+    batch: Sequence[ReadItem],
+    files: Sequence[Path],
+    out: NDBuffer,
+    drop_axes: tuple[int, ...],
+) -> tuple[GetResult, ...]:
+    """Whole chunks stored as is go from their files straight into ``out``; the others are
+    read (in parallel) and decoded as usual."""
+    found: dict[int, bool] = {}
+    buffers: list[Any] = [None] * len(batch)
+    for index, (_, spec, _, out_selection, complete) in enumerate(batch):
+        slot = _slot(out, out_selection, spec.shape) if complete and not drop_axes else None
+        if slot is not None and chains[index].stored_as_is and slot.flags.c_contiguous:
+            found[index] = False
+            buffers[index] = slot
+    direct = list(found)
+
+    def read_direct(index: int) -> None:
+        found[index] = _read_into(files[index], buffers[index])
+
+    def read_other(index: int) -> None:
+        buffers[index] = _read_bytes(files[index])
+
+    each_in_parallel(read_direct, direct)
+    each_in_parallel(read_other, [i for i in range(len(batch)) if i not in found])
+    results: list[GetResult | None] = [None] * len(batch)
+    for index in direct:
+        if found[index]:
+            results[index] = {"status": "present"}
+        else:
+            _, spec, _, out_selection, _ = batch[index]
+            results[index] = scatter_chunk(
+                None, out, chunk_spec=spec, out_selection=out_selection, drop_axes=drop_axes
+            )
+    rest = [i for i in range(len(batch)) if i not in found]
+    decoded = _decode_and_scatter(
+        [chains[i] for i in rest],
+        [batch[i] for i in rest],
+        [buffers[i] for i in rest],
+        out,
+        drop_axes,
+    )
+    for index, result in zip(rest, decoded, strict=True):
+        results[index] = result
+    return tuple(r for r in results if r is not None)
 
 
 def _by_chain(indices: Iterable[int], chains: Sequence[Chain]) -> dict[int, list[int]]:
@@ -226,7 +321,7 @@ def _decode_and_scatter(
             partial.append(index)
         else:
             slots[index] = slot
-    raw = {i: buffers[i].as_numpy_array() for i in (*slots, *partial)}  # type: ignore[union-attr]
+    raw = {i: _raw(buffers[i]) for i in (*slots, *partial)}
     for group in _by_chain(slots, chains).values():
         chains[group[0]].decode_batch_into([raw[i] for i in group], [slots[i] for i in group])
         for index in group:
