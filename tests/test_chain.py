@@ -253,6 +253,11 @@ def test_pipeline_reads_files_of_a_local_store_straight_into_place(tmp_path: Pat
         array[:50] = np.arange(50.0)
         values = array[...]
         assert values[:50].tolist() == list(range(50)) and set(values[50:]) == {-1.0}
+        out = np.zeros(100, dtype=">f8")  # into another byte order: not as is
+        array.get_basic_selection(
+            ..., out=zarr.core.buffer.default_buffer_prototype().nd_buffer.from_numpy_array(out)
+        )
+        assert out.tolist() == values.tolist()
         (tmp_path / "a" / "c" / "2").write_bytes(b"short")
         with pytest.raises(CodecError, match="does not hold exactly 80 bytes"):
             array[...]

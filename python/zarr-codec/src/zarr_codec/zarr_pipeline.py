@@ -255,7 +255,8 @@ def _read_files(
     buffers: list[Any] = [None] * len(batch)
     for index, (_, spec, _, out_selection, complete) in enumerate(batch):
         slot = _slot(out, out_selection, spec.shape) if complete and not drop_axes else None
-        if slot is not None and chains[index].stored_as_is and slot.flags.c_contiguous:
+        raw = slot is not None and slot.flags.c_contiguous and slot.dtype.isnative
+        if raw and chains[index].stored_as_is:
             found[index] = False
             buffers[index] = slot
     direct = list(found)
