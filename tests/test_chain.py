@@ -261,3 +261,32 @@ def test_pipeline_reads_files_of_a_local_store_straight_into_place(tmp_path: Pat
         (tmp_path / "a" / "c" / "2").write_bytes(b"short")
         with pytest.raises(CodecError, match="does not hold exactly 80 bytes"):
             array[...]
+
+
+def test_pipeline_leaves_a_configured_codec_subclass_to_zarr() -> None:
+    """A class the user configured for a name (here a subclass of zarr's BloscCodec) is run
+    by zarr, not replaced by ours."""
+    from zarr.codecs import BloscCodec
+    from zarr.registry import register_codec
+    from zarr_codec.zarr_pipeline import PATH
+
+    calls = []
+
+    class CountingBlosc(BloscCodec):
+        def _encode_sync(self, chunk_bytes: Any, chunk_spec: Any) -> Any:
+            calls.append(1)
+            return super()._encode_sync(chunk_bytes, chunk_spec)
+
+    register_codec("blosc", CountingBlosc)
+    name = f"{CountingBlosc.__module__}.{CountingBlosc.__qualname__}"
+    with zarr.config.set({"codec_pipeline.path": PATH, "codecs.blosc": name}):
+        array = zarr.create_array(
+            zarr.storage.MemoryStore(),
+            shape=(40,),
+            chunks=(10,),
+            dtype="int32",
+            compressors=[BLOSC],
+        )
+        array[:] = np.arange(40, dtype="int32")
+        assert array.metadata.codecs[1].__class__ is CountingBlosc
+        assert calls and array[:].tolist() == list(range(40))

@@ -103,12 +103,38 @@ def _chain_for(codecs_json: str, spec: ArraySpec) -> Chain | None:
     return chain
 
 
+#: zarr-python's own codec classes whose chunks ours read and write identically (exact
+#: classes: a subclass may behave differently).
+_ZARR_EQUIVALENTS = frozenset(
+    {
+        "zarr.codecs.bytes.BytesCodec",
+        "zarr.codecs.gzip.GzipCodec",
+        "zarr.codecs.blosc.BloscCodec",
+        "zarr.codecs.cast_value.CastValue",
+        "zarr.codecs.scale_offset.ScaleOffset",
+        "zarr.codecs.numcodecs._codecs.FixedScaleOffset",
+    }
+)
+
+
+def _replaceable(cls: type) -> bool:
+    """Ours (the zarr_codec adapters of our wheels), or one of :data:`_ZARR_EQUIVALENTS`."""
+    if cls.__module__.startswith("zarr_codec"):
+        return True
+    return f"{cls.__module__}.{cls.__qualname__}" in _ZARR_EQUIVALENTS
+
+
 @dataclass(frozen=True)
 class ChainCodecPipeline(BatchedCodecPipeline):
     """zarr-python's batched pipeline, with whole batches run through a :class:`Chain` for
     arrays whose codecs ``zarr_codec`` has."""
 
     def _codecs_json(self) -> str | None:
+        """The chain's JSON, when every codec object is ours or one of zarr-python's own
+        classes that ours read and write identically. Anything else, such as a subclass a
+        user configured for a name, is zarr's to run."""
+        if not all(_replaceable(type(codec)) for codec in self):
+            return None
         try:
             return json.dumps([codec.to_dict() for codec in self])
         except (TypeError, ValueError, AttributeError, NotImplementedError):
