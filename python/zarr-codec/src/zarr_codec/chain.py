@@ -311,7 +311,8 @@ class Chain:
             contiguous = []
         else:
             into([arrays[i] for i in contiguous], first.spec, [outs[i] for i in contiguous])
-        rest = [i for i in range(len(outs)) if i not in set(contiguous)]
+        done = set(contiguous)
+        rest = [i for i in range(len(outs)) if i not in done]
         decoded = _batch(first.codec, "decode", [arrays[i] for i in rest], first.spec)
         each_in_parallel(
             lambda out, array: np.copyto(out, np.asarray(array).reshape(np.shape(out))),
