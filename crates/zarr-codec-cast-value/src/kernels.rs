@@ -37,10 +37,7 @@ const BLOCK: usize = 512;
 /// Runs a kernel for the plan's pair of types if there is one; `Ok(false)` when there is not.
 pub(crate) fn apply(plan: &CastPlan, input: &[u8], output: &mut [u8]) -> Result<bool> {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2")
-        && std::arch::is_x86_feature_detected!("fma")
-        && std::arch::is_x86_feature_detected!("sse4.1")
-    {
+    if has_avx2() {
         if std::arch::is_x86_feature_detected!("f16c")
             && let Some(done) = f16c::apply(plan, input, output)
         {
@@ -50,6 +47,14 @@ pub(crate) fn apply(plan: &CastPlan, input: &[u8], output: &mut [u8]) -> Result<
         return unsafe { apply_avx2(plan, input, output) };
     }
     dispatch(plan, input, output)
+}
+
+/// Whether the CPU has what the AVX2 copy of the kernels is compiled for.
+#[cfg(target_arch = "x86_64")]
+fn has_avx2() -> bool {
+    std::arch::is_x86_feature_detected!("avx2")
+        && std::arch::is_x86_feature_detected!("fma")
+        && std::arch::is_x86_feature_detected!("sse4.1")
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -124,45 +129,77 @@ fn run<S: Elem, T: Elem>(
     exact: impl Fn(S) -> f64,
     convert: impl Fn(S) -> (T, bool),
 ) -> Result<bool> {
+    run_mapped(plan, keys, (input, output), exact, convert, |s| s, |t| t)
+}
+
+/// [`run`] with `pre` applied to each source element before the cast and `post` to each result
+/// after it (the identities but for a fused affine map): every element, mapped and exact-path
+/// ones included, becomes `post(cast(pre(x)))`.
+///
+/// The first pass over a block only converts and notes whether every element was easy; only
+/// the rare blocks that were not pay for per-element bookkeeping.
+#[inline(always)]
+fn run_mapped<S: Elem, T: Elem>(
+    plan: &CastPlan,
+    keys: &Keys,
+    (input, output): Io<'_, '_>,
+    exact: impl Fn(S) -> f64,
+    convert: impl Fn(S) -> (T, bool),
+    pre: impl Fn(S) -> S,
+    post: impl Fn(T) -> T,
+) -> Result<bool> {
     let sources = S::split(input);
     let targets = T::split_mut(output);
-    let mut ok = [true; BLOCK]; // which elements of the block were easy
+    let mapped: Vec<(f64, T::Bytes)> = keys
+        .values
+        .iter()
+        .map(|&(key, bits)| (key, post(T::from_bytes(T::from_bits(bits))).to_bytes()))
+        .collect();
+    let nan = keys
+        .nan
+        .map(|bits| post(T::from_bytes(T::from_bits(bits))).to_bytes());
     for (source, target) in sources.chunks(BLOCK).zip(targets.chunks_mut(BLOCK)) {
-        let mut easy = true;
-        for ((s, t), ok) in source.iter().zip(target.iter_mut()).zip(ok.iter_mut()) {
-            let (value, fine) = convert(S::from_bytes(*s));
-            *t = value.to_bytes();
-            *ok = fine;
-            easy &= fine;
+        // A count of hard elements rather than a `bool`: an integer sum of the comparison
+        // masks, in integers as wide as the source's lanes, vectorises without repacking them.
+        let (mut hard, mut hard_wide) = (0u32, 0u64);
+        for (s, t) in source.iter().zip(target.iter_mut()) {
+            let (value, fine) = convert(pre(S::from_bytes(*s)));
+            *t = post(value).to_bytes();
+            if size_of::<S>() == 8 {
+                hard_wide += u64::from(!fine);
+            } else {
+                hard += u32::from(!fine);
+            }
         }
         // Mapped elements take their output straight from the map, as the exact path would:
         // one select per key over the block, which vectorises (keys are few and distinct).
-        for &(key, bits) in &keys.values {
-            let mapped = T::from_bits(bits);
-            for ((s, t), ok) in source.iter().zip(target.iter_mut()).zip(ok.iter_mut()) {
+        for &(key, out) in &mapped {
+            for (s, t) in source.iter().zip(target.iter_mut()) {
                 #[allow(clippy::float_cmp)] // numerical equality is the rule
-                let hit = exact(S::from_bytes(*s)) == key;
-                *t = if hit { mapped } else { *t };
-                *ok |= hit;
+                let hit = exact(pre(S::from_bytes(*s))) == key;
+                *t = if hit { out } else { *t };
             }
         }
-        if let Some(bits) = keys.nan {
-            let mapped = T::from_bits(bits);
-            for ((s, t), ok) in source.iter().zip(target.iter_mut()).zip(ok.iter_mut()) {
-                let hit = exact(S::from_bytes(*s)).is_nan();
-                *t = if hit { mapped } else { *t };
-                *ok |= hit;
+        if let Some(out) = nan {
+            for (s, t) in source.iter().zip(target.iter_mut()) {
+                let hit = exact(pre(S::from_bytes(*s))).is_nan();
+                *t = if hit { out } else { *t };
             }
         }
-        if !easy {
-            for ((s, t), _) in source
-                .iter()
-                .zip(target.iter_mut())
-                .zip(ok)
-                .filter(|(_, ok)| !ok)
-            {
+        if hard != 0 || hard_wide != 0 {
+            let is_key = |x: f64| {
+                #[allow(clippy::float_cmp)] // numerical equality is the rule
+                let hit = mapped.iter().any(|&(key, _)| key == x);
+                hit || (nan.is_some() && x.is_nan())
+            };
+            for (s, t) in source.iter().zip(target.iter_mut()) {
+                let x = pre(S::from_bytes(*s));
+                if convert(x).1 || is_key(exact(x)) {
+                    continue;
+                }
                 let one = std::slice::from_mut(t);
-                plan.apply_slow(S::join(std::slice::from_ref(s)), T::join_mut(one))?;
+                plan.apply_slow(S::join(&[x.to_bytes()]), T::join_mut(one))?;
+                *t = post(T::from_bytes(*t)).to_bytes();
             }
         }
     }
@@ -489,19 +526,19 @@ fn dispatch(plan: &CastPlan, input: &[u8], output: &mut [u8]) -> Result<bool> {
     macro_rules! from_f32 {
         ($s:ty) => {
             match to {
-                DataType::Int8 => by_mode!(rounding, f32_to_int::<$s, i8>(plan, keys, io)),
-                DataType::Int16 => by_mode!(rounding, f32_to_int::<$s, i16>(plan, keys, io)),
-                DataType::Int32 => by_mode!(rounding, f32_to_int::<$s, i32>(plan, keys, io)),
-                DataType::Int64 => by_mode!(rounding, f32_to_int::<$s, i64>(plan, keys, io)),
-                DataType::UInt8 => by_mode!(rounding, f32_to_int::<$s, u8>(plan, keys, io)),
-                DataType::UInt16 => by_mode!(rounding, f32_to_int::<$s, u16>(plan, keys, io)),
-                DataType::UInt32 => by_mode!(rounding, f32_to_int::<$s, u32>(plan, keys, io)),
-                DataType::UInt64 => by_mode!(rounding, f32_to_int::<$s, u64>(plan, keys, io)),
+                DataType::Int8 => by_mode!(rounding, f32_to_int::<$s, i8>(plan, keys, io, same)),
+                DataType::Int16 => by_mode!(rounding, f32_to_int::<$s, i16>(plan, keys, io, same)),
+                DataType::Int32 => by_mode!(rounding, f32_to_int::<$s, i32>(plan, keys, io, same)),
+                DataType::Int64 => by_mode!(rounding, f32_to_int::<$s, i64>(plan, keys, io, same)),
+                DataType::UInt8 => by_mode!(rounding, f32_to_int::<$s, u8>(plan, keys, io, same)),
+                DataType::UInt16 => by_mode!(rounding, f32_to_int::<$s, u16>(plan, keys, io, same)),
+                DataType::UInt32 => by_mode!(rounding, f32_to_int::<$s, u32>(plan, keys, io, same)),
+                DataType::UInt64 => by_mode!(rounding, f32_to_int::<$s, u64>(plan, keys, io, same)),
                 DataType::Float32 => {
-                    exact_to::<$s, f32>(plan, keys, io, |v| canonical_f32(v.f32()))
+                    exact_to::<$s, f32>(plan, keys, io, |v| canonical_f32(v.f32()), same)
                 }
                 DataType::Float64 => {
-                    exact_to::<$s, f64>(plan, keys, io, |v| canonical_f64(f64::from(v.f32())))
+                    exact_to::<$s, f64>(plan, keys, io, |v| canonical_f64(f64::from(v.f32())), same)
                 }
                 DataType::Float16 if rounding == Rounding::NearestEven => {
                     narrow::<$s>(plan, keys, io, |v| f32_to_f16(v.f32()))
@@ -517,18 +554,18 @@ fn dispatch(plan: &CastPlan, input: &[u8], output: &mut [u8]) -> Result<bool> {
     macro_rules! from_f64 {
         ($s:ty) => {
             match to {
-                DataType::Int8 => by_mode!(rounding, f64_to_int::<$s, i8>(plan, keys, io)),
-                DataType::Int16 => by_mode!(rounding, f64_to_int::<$s, i16>(plan, keys, io)),
-                DataType::Int32 => by_mode!(rounding, f64_to_int::<$s, i32>(plan, keys, io)),
-                DataType::Int64 => by_mode!(rounding, f64_to_int::<$s, i64>(plan, keys, io)),
-                DataType::UInt8 => by_mode!(rounding, f64_to_int::<$s, u8>(plan, keys, io)),
-                DataType::UInt16 => by_mode!(rounding, f64_to_int::<$s, u16>(plan, keys, io)),
-                DataType::UInt32 => by_mode!(rounding, f64_to_int::<$s, u32>(plan, keys, io)),
-                DataType::UInt64 => by_mode!(rounding, f64_to_int::<$s, u64>(plan, keys, io)),
+                DataType::Int8 => by_mode!(rounding, f64_to_int::<$s, i8>(plan, keys, io, same)),
+                DataType::Int16 => by_mode!(rounding, f64_to_int::<$s, i16>(plan, keys, io, same)),
+                DataType::Int32 => by_mode!(rounding, f64_to_int::<$s, i32>(plan, keys, io, same)),
+                DataType::Int64 => by_mode!(rounding, f64_to_int::<$s, i64>(plan, keys, io, same)),
+                DataType::UInt8 => by_mode!(rounding, f64_to_int::<$s, u8>(plan, keys, io, same)),
+                DataType::UInt16 => by_mode!(rounding, f64_to_int::<$s, u16>(plan, keys, io, same)),
+                DataType::UInt32 => by_mode!(rounding, f64_to_int::<$s, u32>(plan, keys, io, same)),
+                DataType::UInt64 => by_mode!(rounding, f64_to_int::<$s, u64>(plan, keys, io, same)),
                 DataType::Float64 => {
-                    exact_to::<$s, f64>(plan, keys, io, |v| canonical_f64(v.f64()))
+                    exact_to::<$s, f64>(plan, keys, io, |v| canonical_f64(v.f64()), same)
                 }
-                DataType::Float32 => by_mode!(rounding, f64_to_f32::<$s>(plan, keys, io)),
+                DataType::Float32 => by_mode!(rounding, f64_to_f32::<$s>(plan, keys, io, same)),
                 DataType::Float16 if rounding == Rounding::NearestEven => {
                     narrow::<$s>(plan, keys, io, |v| f64_to_f16(v.f64()))
                 }
@@ -561,6 +598,12 @@ fn dispatch(plan: &CastPlan, input: &[u8], output: &mut [u8]) -> Result<bool> {
         DataType::UInt64 => int_to_int!(u64),
         _ => Ok(false),
     }
+}
+
+/// The identity, for kernels with nothing to fuse.
+#[inline(always)]
+fn same<X>(x: X) -> X {
+    x
 }
 
 /// The input and output bytes of one kernel call.
@@ -665,19 +708,27 @@ where
 fn f64_to_int<S: Exact64, T: IntTarget, M: Mode>(
     plan: &CastPlan,
     keys: &Keys,
-    (input, output): Io<'_, '_>,
+    io: Io<'_, '_>,
+    pre: impl Fn(S) -> S,
 ) -> Result<bool> {
-    run(plan, keys, input, output, S::f64, |v: S| {
+    // The largest integer below HIGH (exact: the bounds of the non-wide targets are at most
+    // 2^32).
+    let high = T::HIGH - 1.0;
+    let convert = move |v: S| {
         let r = M::f64(v.f64());
         if T::WIDE {
             return wide_from_f64(r);
         }
-        // NaN fails both comparisons; anything that fails is converted as 0 and redone.
-        let ok = r >= T::LOW && r < T::HIGH;
-        let safe = if ok { r } else { 0.0 };
-        // SAFETY: `safe` is a rounded (integer) value in [LOW, HIGH), or 0.
+        // Clamped into range (NaN to the low end; the forms compile to maxpd/minpd), so the
+        // conversion is always defined; an element the clamp changed is hard and redone.
+        let above = if r > T::LOW { r } else { T::LOW };
+        let safe = if above < high { above } else { high };
+        #[allow(clippy::float_cmp)] // exactly unchanged is the test
+        let ok = safe == r;
+        // SAFETY: `safe` is an integer value in [LOW, HIGH): `r` rounded, or a bound.
         (unsafe { T::from_f64_unchecked(safe) }, ok)
-    })
+    };
+    run_mapped(plan, keys, io, S::f64, convert, pre, |t| t)
 }
 
 /// A rounded (integer-valued) `r` as a 64-bit integer, for `|r| < 2^51` (others are hard
@@ -697,27 +748,34 @@ fn wide_from_f64<T: IntTarget>(r: f64) -> (T, bool) {
 fn f32_to_int<S: Exact32, T: IntTarget, M: Mode>(
     plan: &CastPlan,
     keys: &Keys,
-    (input, output): Io<'_, '_>,
+    io: Io<'_, '_>,
+    pre: impl Fn(S) -> S,
 ) -> Result<bool> {
     // The bounds are powers of two (or zero): exact in f32 as well.
     #[allow(clippy::cast_possible_truncation)]
-    let (low, high) = (T::LOW as f32, T::HIGH as f32);
-    run(
+    // ... and the largest float32 below HIGH, an integer.
+    let (low, high) = (T::LOW as f32, (T::HIGH as f32).next_down());
+    let convert = move |v: S| {
+        let r = M::f32(v.f32());
+        if T::WIDE {
+            return wide_from_f64(f64::from(r));
+        }
+        // Clamped as in `f64_to_int`.
+        let above = if r > low { r } else { low };
+        let safe = if above < high { above } else { high };
+        #[allow(clippy::float_cmp)] // exactly unchanged is the test
+        let ok = safe == r;
+        // SAFETY: `safe` is an integer value in [LOW, HIGH): `r` rounded, or a bound.
+        (unsafe { T::from_f32_unchecked(safe) }, ok)
+    };
+    run_mapped(
         plan,
         keys,
-        input,
-        output,
+        io,
         |v: S| f64::from(v.f32()),
-        |v: S| {
-            let r = M::f32(v.f32());
-            if T::WIDE {
-                return wide_from_f64(f64::from(r));
-            }
-            let ok = r >= low && r < high;
-            let safe = if ok { r } else { 0.0 };
-            // SAFETY: `safe` is a rounded (integer) value in [LOW, HIGH), or 0.
-            (unsafe { T::from_f32_unchecked(safe) }, ok)
-        },
+        convert,
+        pre,
+        |t| t,
     )
 }
 
@@ -726,12 +784,12 @@ fn f32_to_int<S: Exact32, T: IntTarget, M: Mode>(
 fn exact_to<S: Elem + Exact, T: Elem>(
     plan: &CastPlan,
     keys: &Keys,
-    (input, output): Io<'_, '_>,
+    io: Io<'_, '_>,
     convert: impl Fn(S) -> T,
+    post: impl Fn(T) -> T,
 ) -> Result<bool> {
-    run(plan, keys, input, output, S::exact, |v: S| {
-        (convert(v), true)
-    })
+    let convert = |v: S| (convert(v), true);
+    run_mapped(plan, keys, io, S::exact, convert, |s| s, post)
 }
 
 /// A narrowing to 16 bits whose routine says when the value overflowed.
@@ -770,9 +828,10 @@ exact_via!(f32: f32, F16, BF16, i8, u8, i16, u16; f64: f64, i32, u32);
 fn f64_to_f32<S: Exact64, M: Mode>(
     plan: &CastPlan,
     keys: &Keys,
-    (input, output): Io<'_, '_>,
+    io: Io<'_, '_>,
+    post: impl Fn(f32) -> f32,
 ) -> Result<bool> {
-    run(plan, keys, input, output, S::f64, |v: S| {
+    let convert = |v: S| {
         let x = v.f64();
         #[allow(clippy::cast_possible_truncation)] // rounding is the point
         let nearest = x as f32;
@@ -796,7 +855,8 @@ fn f64_to_f32<S: Exact64, M: Mode>(
         // path applies the range rule.
         let ok = ok && result.is_finite() == x.is_finite() && nearest.is_finite() == x.is_finite();
         (canonical_f32(result), ok)
-    })
+    };
+    run_mapped(plan, keys, io, S::f64, convert, |s| s, post)
 }
 
 /// `v` as an `f64`, exact for `|v| < 2^51` (the caller checks): see `wide_int_to_float`.
@@ -951,6 +1011,10 @@ mod f16c {
     }
 }
 
+mod affine;
+
+pub(crate) use affine::{apply_after, apply_then};
+
 #[cfg(test)]
 mod tests {
     //! The kernels against the exact path, on every pair of the types they cover.
@@ -988,7 +1052,7 @@ mod tests {
 
     /// Elements of `data_type` as native bytes: random bit patterns, and values near the
     /// interesting places (small integers, halves, powers of two and their neighbours).
-    fn elements(data_type: DataType, count: usize, seed: u64) -> Vec<u8> {
+    pub(super) fn elements(data_type: DataType, count: usize, seed: u64) -> Vec<u8> {
         let mut rng = Bits(seed | 1);
         let size = data_type.size();
         let mut out = Vec::with_capacity(count * size);

@@ -22,6 +22,7 @@
 //! rounding mode are all correctly rounded. Fast kernels handle common pairs; everything else,
 //! and every element a kernel cannot settle, takes the exact path.
 
+mod affine;
 mod kernels;
 mod numeric;
 mod plan;
@@ -35,6 +36,7 @@ use zarr_codec::{
     ArrayToArrayCodec, ChunkSpec, Codec, CodecError, CodecFromJson, DataType, FillValue, Result,
 };
 
+pub use affine::Affine;
 pub use numeric::{Numeric, Rules, Scalar};
 pub use plan::CastPlan;
 pub use round::Rounding;

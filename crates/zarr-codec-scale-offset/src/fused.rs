@@ -1,6 +1,8 @@
-//! `[scale_offset, cast_value]` as one pass: each block of elements goes through both codecs
-//! while it is in cache, with no intermediate array, and gives exactly what the two codecs
-//! give one after the other (the same functions run, in the same order, on every element).
+//! `[scale_offset, cast_value]` as one pass, with exactly what the two codecs give one after
+//! the other. For float32 and float64 arrays the affine map runs inside `cast_value`'s kernels
+//! ([`CastPlan::apply_after`], [`CastPlan::apply_then`]); other types, and pairs no kernel
+//! covers, go through both codecs one cache-sized block at a time, with no intermediate array
+//! (the same functions run, in the same order, on every element).
 
 use zarr_codec::{CodecError, DataType, Result};
 use zarr_codec_cast_value::{CastPlan, CastValue, Direction};
@@ -42,6 +44,11 @@ impl ScaleOffsetCast {
 
     /// `cast((x - offset) * scale)` for every element of `input` into `output`.
     pub fn encode(&self, input: &[u8], output: &mut [u8]) -> Result<()> {
+        if let Some(affine) = self.affine.native()
+            && self.encode.apply_after(affine, input, output)?
+        {
+            return Ok(());
+        }
         let types = (self.data_type(), self.data_type(), self.encoded_type());
         blocks(
             input,
@@ -54,6 +61,11 @@ impl ScaleOffsetCast {
 
     /// `cast⁻¹(x) / scale + offset` for every element of `input` into `output`.
     pub fn decode(&self, input: &[u8], output: &mut [u8]) -> Result<()> {
+        if let Some(affine) = self.affine.native()
+            && self.decode.apply_then(input, output, affine)?
+        {
+            return Ok(());
+        }
         let types = (self.encoded_type(), self.data_type(), self.data_type());
         blocks(
             input,

@@ -245,6 +245,21 @@ impl Affine {
         }
     }
 
+    /// The map as `cast_value`'s kernels run it fused, for float32 and float64 arrays.
+    fn native(&self) -> Option<zarr_codec_cast_value::Affine> {
+        let Kind::Float { offset, scale, .. } = self.kind else {
+            return None;
+        };
+        match self.data_type {
+            DataType::Float64 => Some(zarr_codec_cast_value::Affine::Float64 { offset, scale }),
+            DataType::Float32 => Some(zarr_codec_cast_value::Affine::Float32 {
+                offset: narrow(offset),
+                scale: narrow(scale),
+            }),
+            _ => None,
+        }
+    }
+
     fn check(&self, input: &[u8], output: &[u8]) -> Result<()> {
         let size = self.data_type.size();
         if !input.len().is_multiple_of(size) {
