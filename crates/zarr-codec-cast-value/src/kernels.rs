@@ -129,7 +129,43 @@ fn run<S: Elem, T: Elem>(
     exact: impl Fn(S) -> f64,
     convert: impl Fn(S) -> (T, bool),
 ) -> Result<bool> {
-    run_mapped(plan, keys, (input, output), exact, convert, |s| s, |t| t)
+    run_mapped(
+        plan,
+        keys,
+        (input, output),
+        exact,
+        convert,
+        same,
+        Post::same(),
+    )
+}
+
+/// What a kernel applies to each result after the cast: `converted` to the values its own
+/// conversion gives, `any` to every other (mapped outputs, exact-path results). Both compute
+/// the same function; `converted` may rely on what the kernel's conversion can give.
+struct Post<F, G> {
+    converted: F,
+    any: G,
+}
+
+impl<T> Post<fn(T) -> T, fn(T) -> T> {
+    /// Nothing after the cast.
+    fn same() -> Self {
+        Self {
+            converted: same,
+            any: same,
+        }
+    }
+}
+
+impl<P: Copy> Post<P, P> {
+    /// `post` for every value.
+    fn all(post: P) -> Self {
+        Self {
+            converted: post,
+            any: post,
+        }
+    }
 }
 
 /// [`run`] with `pre` applied to each source element before the cast and `post` to each result
@@ -146,18 +182,22 @@ fn run_mapped<S: Elem, T: Elem>(
     exact: impl Fn(S) -> f64,
     convert: impl Fn(S) -> (T, bool),
     pre: impl Fn(S) -> S,
-    post: impl Fn(T) -> T,
+    post: Post<impl Fn(T) -> T, impl Fn(T) -> T>,
 ) -> Result<bool> {
+    let Post {
+        converted: post,
+        any: post_any,
+    } = post;
     let sources = S::split(input);
     let targets = T::split_mut(output);
     let mapped: Vec<(f64, T::Bytes)> = keys
         .values
         .iter()
-        .map(|&(key, bits)| (key, post(T::from_bytes(T::from_bits(bits))).to_bytes()))
+        .map(|&(key, bits)| (key, post_any(T::from_bytes(T::from_bits(bits))).to_bytes()))
         .collect();
     let nan = keys
         .nan
-        .map(|bits| post(T::from_bytes(T::from_bits(bits))).to_bytes());
+        .map(|bits| post_any(T::from_bytes(T::from_bits(bits))).to_bytes());
     for (source, target) in sources.chunks(BLOCK).zip(targets.chunks_mut(BLOCK)) {
         // A count of hard elements rather than a `bool`: an integer sum of the comparison
         // masks, in integers as wide as the source's lanes, vectorises without repacking them.
@@ -199,7 +239,7 @@ fn run_mapped<S: Elem, T: Elem>(
                 }
                 let one = std::slice::from_mut(t);
                 plan.apply_slow(S::join(&[x.to_bytes()]), T::join_mut(one))?;
-                *t = post(T::from_bytes(*t)).to_bytes();
+                *t = post_any(T::from_bytes(*t)).to_bytes();
             }
         }
     }
@@ -535,11 +575,15 @@ fn dispatch(plan: &CastPlan, input: &[u8], output: &mut [u8]) -> Result<bool> {
                 DataType::UInt32 => by_mode!(rounding, f32_to_int::<$s, u32>(plan, keys, io, same)),
                 DataType::UInt64 => by_mode!(rounding, f32_to_int::<$s, u64>(plan, keys, io, same)),
                 DataType::Float32 => {
-                    exact_to::<$s, f32>(plan, keys, io, |v| canonical_f32(v.f32()), same)
+                    exact_to::<$s, f32>(plan, keys, io, |v| canonical_f32(v.f32()), Post::same())
                 }
-                DataType::Float64 => {
-                    exact_to::<$s, f64>(plan, keys, io, |v| canonical_f64(f64::from(v.f32())), same)
-                }
+                DataType::Float64 => exact_to::<$s, f64>(
+                    plan,
+                    keys,
+                    io,
+                    |v| canonical_f64(f64::from(v.f32())),
+                    Post::same(),
+                ),
                 DataType::Float16 if rounding == Rounding::NearestEven => {
                     narrow::<$s>(plan, keys, io, |v| f32_to_f16(v.f32()))
                 }
@@ -563,9 +607,11 @@ fn dispatch(plan: &CastPlan, input: &[u8], output: &mut [u8]) -> Result<bool> {
                 DataType::UInt32 => by_mode!(rounding, f64_to_int::<$s, u32>(plan, keys, io, same)),
                 DataType::UInt64 => by_mode!(rounding, f64_to_int::<$s, u64>(plan, keys, io, same)),
                 DataType::Float64 => {
-                    exact_to::<$s, f64>(plan, keys, io, |v| canonical_f64(v.f64()), same)
+                    exact_to::<$s, f64>(plan, keys, io, |v| canonical_f64(v.f64()), Post::same())
                 }
-                DataType::Float32 => by_mode!(rounding, f64_to_f32::<$s>(plan, keys, io, same)),
+                DataType::Float32 => {
+                    by_mode!(rounding, f64_to_f32::<$s>(plan, keys, io, Post::same()))
+                }
                 DataType::Float16 if rounding == Rounding::NearestEven => {
                     narrow::<$s>(plan, keys, io, |v| f64_to_f16(v.f64()))
                 }
@@ -728,7 +774,7 @@ fn f64_to_int<S: Exact64, T: IntTarget, M: Mode>(
         // SAFETY: `safe` is an integer value in [LOW, HIGH): `r` rounded, or a bound.
         (unsafe { T::from_f64_unchecked(safe) }, ok)
     };
-    run_mapped(plan, keys, io, S::f64, convert, pre, |t| t)
+    run_mapped(plan, keys, io, S::f64, convert, pre, Post::same())
 }
 
 /// A rounded (integer-valued) `r` as a 64-bit integer, for `|r| < 2^51` (others are hard
@@ -775,7 +821,7 @@ fn f32_to_int<S: Exact32, T: IntTarget, M: Mode>(
         |v: S| f64::from(v.f32()),
         convert,
         pre,
-        |t| t,
+        Post::same(),
     )
 }
 
@@ -786,10 +832,10 @@ fn exact_to<S: Elem + Exact, T: Elem>(
     keys: &Keys,
     io: Io<'_, '_>,
     convert: impl Fn(S) -> T,
-    post: impl Fn(T) -> T,
+    post: Post<impl Fn(T) -> T, impl Fn(T) -> T>,
 ) -> Result<bool> {
     let convert = |v: S| (convert(v), true);
-    run_mapped(plan, keys, io, S::exact, convert, |s| s, post)
+    run_mapped(plan, keys, io, S::exact, convert, same, post)
 }
 
 /// A narrowing to 16 bits whose routine says when the value overflowed.
@@ -829,7 +875,7 @@ fn f64_to_f32<S: Exact64, M: Mode>(
     plan: &CastPlan,
     keys: &Keys,
     io: Io<'_, '_>,
-    post: impl Fn(f32) -> f32,
+    post: Post<impl Fn(f32) -> f32, impl Fn(f32) -> f32>,
 ) -> Result<bool> {
     let convert = |v: S| {
         let x = v.f64();
@@ -856,7 +902,7 @@ fn f64_to_f32<S: Exact64, M: Mode>(
         let ok = ok && result.is_finite() == x.is_finite() && nearest.is_finite() == x.is_finite();
         (canonical_f32(result), ok)
     };
-    run_mapped(plan, keys, io, S::f64, convert, |s| s, post)
+    run_mapped(plan, keys, io, S::f64, convert, same, post)
 }
 
 /// `v` as an `f64`, exact for `|v| < 2^51` (the caller checks): see `wide_int_to_float`.

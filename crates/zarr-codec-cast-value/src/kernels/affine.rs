@@ -7,8 +7,8 @@
 use zarr_codec::{DataType, Result};
 
 use super::{
-    BF16, F16, Io, Keys, NearestAway, NearestEven, TowardsNegative, TowardsPositive, TowardsZero,
-    canonical_f32, canonical_f64, exact_to, f32_to_int, f64_to_f32, f64_to_int,
+    BF16, F16, Io, Keys, NearestAway, NearestEven, Post, TowardsNegative, TowardsPositive,
+    TowardsZero, canonical_f32, canonical_f64, exact_to, f32_to_int, f64_to_f32, f64_to_int,
 };
 use super::{Exact32, Exact64};
 use crate::affine::Affine;
@@ -107,7 +107,7 @@ fn then(plan: &CastPlan, io: Io<'_, '_>, affine: Affine, fma: bool) -> Result<bo
             let post = move |x: f32| x / scale + offset;
             macro_rules! exact {
                 ($s:ty) => {
-                    exact_to::<$s, f32>(plan, keys, io, |v| canonical_f32(v.f32()), post)
+                    exact_to::<$s, f32>(plan, keys, io, |v| canonical_f32(v.f32()), Post::all(post))
                 };
             }
             match plan.from() {
@@ -118,9 +118,15 @@ fn then(plan: &CastPlan, io: Io<'_, '_>, affine: Affine, fma: bool) -> Result<bo
                 DataType::UInt8 => exact!(u8),
                 DataType::Int16 => exact!(i16),
                 DataType::UInt16 => exact!(u16),
-                DataType::Float64 => by_mode!(rounding, f64_to_f32::<f64>(plan, keys, io, post)),
-                DataType::Int32 => by_mode!(rounding, f64_to_f32::<i32>(plan, keys, io, post)),
-                DataType::UInt32 => by_mode!(rounding, f64_to_f32::<u32>(plan, keys, io, post)),
+                DataType::Float64 => {
+                    by_mode!(rounding, f64_to_f32::<f64>(plan, keys, io, Post::all(post)))
+                }
+                DataType::Int32 => {
+                    by_mode!(rounding, f64_to_f32::<i32>(plan, keys, io, Post::all(post)))
+                }
+                DataType::UInt32 => {
+                    by_mode!(rounding, f64_to_f32::<u32>(plan, keys, io, Post::all(post)))
+                }
                 _ => Ok(false),
             }
         }
@@ -142,22 +148,32 @@ fn then(plan: &CastPlan, io: Io<'_, '_>, affine: Affine, fma: bool) -> Result<bo
                     )
                 };
             }
+            // `multiply` only for the integers the kernel converts: a mapped output can be
+            // anything (a NaN, whose sign `quotient` would flip; a huge value).
+            let both = Post {
+                converted: multiply,
+                any: divide,
+            };
             macro_rules! int {
                 ($s:ty, $via:ident) => {
                     if fast {
-                        exact!($s, $via, multiply)
+                        exact!($s, $via, both)
                     } else {
-                        exact!($s, $via, divide)
+                        exact!($s, $via, Post::all(divide))
                     }
                 };
             }
             match plan.from() {
-                DataType::Float64 => {
-                    exact_to::<f64, f64>(plan, keys, io, |v| canonical_f64(v.f64()), divide)
-                }
-                DataType::Float32 => exact!(f32, f32, divide),
-                DataType::Float16 => exact!(F16, f32, divide),
-                DataType::BFloat16 => exact!(BF16, f32, divide),
+                DataType::Float64 => exact_to::<f64, f64>(
+                    plan,
+                    keys,
+                    io,
+                    |v| canonical_f64(v.f64()),
+                    Post::all(divide),
+                ),
+                DataType::Float32 => exact!(f32, f32, Post::all(divide)),
+                DataType::Float16 => exact!(F16, f32, Post::all(divide)),
+                DataType::BFloat16 => exact!(BF16, f32, Post::all(divide)),
                 DataType::Int8 => int!(i8, f32),
                 DataType::UInt8 => int!(u8, f32),
                 DataType::Int16 => int!(i16, f32),
@@ -354,7 +370,8 @@ mod tests {
         }
     }
 
-    /// A map with a NaN key where the source has NaN, and the source's 0 and 1 as keys.
+    /// A map with a NaN key where the source has NaN, the source's 0 and 1 as keys, and into
+    /// a float type 2 and 3 mapped to NaN and -Infinity (values no conversion gives).
     fn key_map(from: DataType, to: DataType) -> ScalarMap {
         let mut entries = vec![
             (serde_json::json!(0), serde_json::json!(1)),
@@ -365,7 +382,11 @@ mod tests {
         } else if from.is_float() {
             entries.push((serde_json::json!("NaN"), serde_json::json!(2)));
         }
-        ScalarMap::parse(&entries, from, to).unwrap_or_default()
+        if to.is_float() {
+            entries.push((serde_json::json!(2), serde_json::json!("NaN")));
+            entries.push((serde_json::json!(3), serde_json::json!("-Infinity")));
+        }
+        ScalarMap::parse(&entries, from, to).expect("a valid map")
     }
 
     /// The division-free quotient against division, bit for bit, on every int16 and on random

@@ -6,7 +6,8 @@ allocations. This one fetches a batch's chunks concurrently (the store is still 
 decodes them in one call off the event loop, through each codec's batch method (compiled codecs
 run in parallel with the GIL released), straight into the output array's chunk slots. Chunks of
 a ``LocalStore`` are read from their files here, in parallel, uncompressed ones straight into
-place. Writes merge, encode in one batch call and store concurrently.
+place. Writes merge, encode in one batch call and store concurrently; into a ``MemoryStore``
+they go without its per-chunk copy (:mod:`zarr_codec._memory_store`).
 
 It handles arrays whose every codec the ``zarr_codec`` registry has (plus ``bytes``); any other
 array (sharding, v2 arrays, other codecs, data types we lack) goes to zarr-python's own
@@ -43,6 +44,7 @@ except ImportError:  # pragma: no cover - another zarr: every array takes zarr's
 else:
     _HELPERS = True
 
+from zarr_codec._memory_store import memory_store_of, owned_buffers, put_all
 from zarr_codec.chain import Chain, each_in_parallel
 from zarr_codec.errors import CodecError, CorruptInputError
 from zarr_codec.registry import available_codecs
@@ -198,7 +200,26 @@ class ChainCodecPipeline(BatchedCodecPipeline):
             existing,
             config.get("async.concurrency"),
         )
-        encoded = await asyncio.to_thread(_merge_and_encode, chains, batch, old, value, drop_axes)
+        setters = [setter for setter, *_ in batch]
+        memory = memory_store_of(setters)
+        prototype = batch[0][1].prototype if batch else None
+        if memory is not None and prototype is not None:
+            # Straight into the store's dict, without MemoryStore.set's per-chunk copy.
+            buffers = await asyncio.to_thread(
+                lambda: owned_buffers(
+                    _merge_and_encode(chains, batch, old, value, drop_axes), prototype
+                )
+            )
+            await put_all(memory, setters, buffers)
+            return
+        encoded = [
+            None if data is None else spec.prototype.buffer.from_bytes(memoryview(data))
+            for data, (_, spec, *_) in zip(
+                await asyncio.to_thread(_merge_and_encode, chains, batch, old, value, drop_axes),
+                batch,
+                strict=True,
+            )
+        ]
 
         async def store(setter: ByteSetter, data: Buffer | None) -> None:
             if data is None:
@@ -371,7 +392,9 @@ def _merge_and_encode(
     old: Sequence[Buffer | None],
     value: NDBuffer,
     drop_axes: tuple[int, ...],
-) -> list[Buffer | None]:
+) -> list[Any | None]:
+    """Each chunk of ``batch`` merged with its old contents and encoded (a ``bytes`` or a view
+    that may share the caller's memory), or ``None`` for a chunk left empty."""
     decoded: dict[int, NDBuffer] = {}
     present = [i for i, data in enumerate(old) if data is not None]
     for group in _by_chain(present, chains).values():
@@ -385,9 +408,9 @@ def _merge_and_encode(
         )
         if not chunk_is_empty(merged, spec):
             chunks[index] = np.asarray(merged.as_numpy_array())
-    stored: list[Buffer | None] = [None] * len(batch)
+    stored: list[Any | None] = [None] * len(batch)
     for group in _by_chain(chunks, chains).values():
         encoded = chains[group[0]].encode_batch([chunks[i] for i in group])
         for index, data in zip(group, encoded, strict=True):
-            stored[index] = batch[index][1].prototype.buffer.from_bytes(memoryview(data))
+            stored[index] = data
     return stored
