@@ -222,6 +222,9 @@ class Chain:
         if not _native(out):  # the codecs write native elements: swap on the way in
             np.copyto(out, self.decode(data))
             return
+        if self._straight_into([out]):  # the compressor writes straight into `out`
+            _decode_whole(self.bytes_codecs[0], data, out)
+            return
         raw = self._to_array_bytes(data)
         if not self.array_stages:
             self.array_bytes.codec.decode_into(raw, self.array_bytes.spec, out)

@@ -5,9 +5,9 @@ zarr-python's default pipeline decodes each chunk on its own, through asyncio an
 allocations. This one fetches a batch's chunks concurrently (the store is still zarr's), then
 decodes them in one call off the event loop, through each codec's batch method (compiled codecs
 run in parallel with the GIL released), straight into the output array's chunk slots. Chunks of
-a ``LocalStore`` are read from their files here, in parallel, uncompressed ones straight into
-place. Writes merge, encode in one batch call and store concurrently; into a ``MemoryStore``
-they go without its per-chunk copy (:mod:`zarr_codec._memory_store`).
+a ``LocalStore`` are read from their files here, in parallel, each whole chunk read and decoded
+into its place by one task. Writes merge, encode in one batch call and store concurrently;
+into a ``MemoryStore`` they go without its per-chunk copy (:mod:`zarr_codec._memory_store`).
 
 It handles arrays whose every codec the ``zarr_codec`` registry has (plus ``bytes``); any other
 array (sharding, v2 arrays, other codecs, data types we lack) goes to zarr-python's own
@@ -296,28 +296,36 @@ def _read_files(
     out: NDBuffer,
     drop_axes: tuple[int, ...],
 ) -> tuple[GetResult, ...]:
-    """Whole chunks stored as is go from their files straight into ``out``; the others are
-    read (in parallel) and decoded as usual."""
-    found: dict[int, bool] = {}
-    buffers: list[Any] = [None] * len(batch)
+    """Whole chunks go from their files straight into ``out``, each read and decoded by one
+    task of a thread pool (uncompressed ones read into place, compressed ones decompressed
+    there while their bytes are still in cache); the others are read in parallel and decoded
+    as usual."""
+    slots: dict[int, np.ndarray[Any, Any]] = {}
     for index, (_, spec, _, out_selection, complete) in enumerate(batch):
         slot = _slot(out, out_selection, spec.shape) if complete and not drop_axes else None
-        raw = slot is not None and slot.flags.c_contiguous and slot.dtype.isnative
-        if raw and chains[index].stored_as_is:
-            found[index] = False
-            buffers[index] = slot
-    direct = list(found)
+        if slot is not None and slot.flags.c_contiguous and slot.dtype.isnative:
+            slots[index] = slot
+    found: dict[int, bool] = {}
+    buffers: list[Any] = [None] * len(batch)
 
-    def read_direct(index: int) -> None:
-        found[index] = _read_into(files[index], buffers[index])
+    def read_whole(index: int) -> None:
+        chain, slot = chains[index], slots[index]
+        if chain.stored_as_is:
+            found[index] = _read_into(files[index], slot)
+            return
+        data = _read_bytes(files[index])
+        found[index] = data is not None
+        if data is not None:
+            chain.decode_into(np.frombuffer(data, dtype=np.uint8), slot)
 
     def read_other(index: int) -> None:
         buffers[index] = _read_bytes(files[index])
 
-    each_in_parallel(read_direct, direct)
-    each_in_parallel(read_other, [i for i in range(len(batch)) if i not in found])
+    rest = [i for i in range(len(batch)) if i not in slots]
+    each_in_parallel(read_whole, list(slots))
+    each_in_parallel(read_other, rest)
     results: list[GetResult | None] = [None] * len(batch)
-    for index in direct:
+    for index in slots:
         if found[index]:
             results[index] = {"status": "present"}
         else:
@@ -325,7 +333,6 @@ def _read_files(
             results[index] = scatter_chunk(
                 None, out, chunk_spec=spec, out_selection=out_selection, drop_axes=drop_axes
             )
-    rest = [i for i in range(len(batch)) if i not in found]
     decoded = _decode_and_scatter(
         [chains[i] for i in rest],
         [batch[i] for i in rest],
