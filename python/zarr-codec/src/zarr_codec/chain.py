@@ -54,23 +54,27 @@ def _batch(codec: Any, method: str, items: Sequence[Any], *args: Any) -> list[An
     return [single(item, *args) for item in items]
 
 
-_pool: ThreadPoolExecutor | None = None
+_pools: dict[bool, ThreadPoolExecutor] = {}
 _pool_lock = threading.Lock()
 
 
-def each_in_parallel(fn: Callable[..., object], *columns: Sequence[Any]) -> None:
+def each_in_parallel(fn: Callable[..., object], *columns: Sequence[Any], io: bool = False) -> None:
     """``fn`` on each row of ``columns``, on a thread pool when there are several rows: the
-    copies into a chunk's place in the output release the GIL, so they run in parallel."""
+    copies into a chunk's place in the output release the GIL, so they run in parallel.
+
+    ``io``: the rows mostly wait on files, so a larger pool runs them (on one core too)."""
     rows = list(zip(*columns, strict=True))
-    if len(rows) < 2 or (os.cpu_count() or 1) < 2:
+    cpus = os.cpu_count() or 1
+    if len(rows) < 2 or (cpus < 2 and not io):
         for row in rows:
             fn(*row)
         return
-    global _pool
     with _pool_lock:
-        if _pool is None:
-            _pool = ThreadPoolExecutor(os.cpu_count(), thread_name_prefix="zarr-codec-chain")
-    for future in [_pool.submit(fn, *row) for row in rows]:
+        pool = _pools.get(io)
+        if pool is None:
+            workers = min(32, 4 * cpus) if io else cpus
+            pool = _pools[io] = ThreadPoolExecutor(workers, thread_name_prefix="zarr-codec-chain")
+    for future in [pool.submit(fn, *row) for row in rows]:
         future.result()
 
 

@@ -7,7 +7,8 @@ decodes them in one call off the event loop, through each codec's batch method (
 run in parallel with the GIL released), straight into the output array's chunk slots. Chunks of
 a ``LocalStore`` are read from their files here, in parallel, each whole chunk read and decoded
 into its place by one task. Writes merge, encode in one batch call and store concurrently;
-into a ``MemoryStore`` they go without its per-chunk copy (:mod:`zarr_codec._memory_store`).
+into a ``MemoryStore`` they go without its per-chunk copy, into a ``LocalStore`` each chunk is
+encoded and written to its file by one task (:mod:`zarr_codec._direct_stores`).
 
 It handles arrays whose every codec the ``zarr_codec`` registry has (plus ``bytes``); any other
 array (sharding, v2 arrays, other codecs, data types we lack) goes to zarr-python's own
@@ -44,7 +45,13 @@ except ImportError:  # pragma: no cover - another zarr: every array takes zarr's
 else:
     _HELPERS = True
 
-from zarr_codec._memory_store import memory_store_of, owned_buffers, put_all
+from zarr_codec._direct_stores import (
+    local_store_of,
+    memory_store_of,
+    owned_buffers,
+    put_all,
+    write_files,
+)
 from zarr_codec.chain import Chain, each_in_parallel
 from zarr_codec.errors import CodecError, CorruptInputError
 from zarr_codec.registry import available_codecs
@@ -201,13 +208,19 @@ class ChainCodecPipeline(BatchedCodecPipeline):
             config.get("async.concurrency"),
         )
         setters = [setter for setter, *_ in batch]
-        memory = memory_store_of(setters)
         prototype = batch[0][1].prototype if batch else None
+        local = local_store_of(setters)
+        if local is not None and prototype is not None:
+            # Each chunk encoded and written to its file by one task.
+            merged = await asyncio.to_thread(_merge, chains, batch, old, value, drop_axes)
+            await write_files(local, setters, chains, merged, prototype)
+            return
+        memory = memory_store_of(setters)
         if memory is not None and prototype is not None:
             # Straight into the store's dict, without MemoryStore.set's per-chunk copy.
             buffers = await asyncio.to_thread(
                 lambda: owned_buffers(
-                    _merge_and_encode(chains, batch, old, value, drop_axes), prototype
+                    _encode(chains, _merge(chains, batch, old, value, drop_axes)), prototype
                 )
             )
             await put_all(memory, setters, buffers)
@@ -215,7 +228,9 @@ class ChainCodecPipeline(BatchedCodecPipeline):
         encoded = [
             None if data is None else spec.prototype.buffer.from_bytes(memoryview(data))
             for data, (_, spec, *_) in zip(
-                await asyncio.to_thread(_merge_and_encode, chains, batch, old, value, drop_axes),
+                await asyncio.to_thread(
+                    lambda: _encode(chains, _merge(chains, batch, old, value, drop_axes))
+                ),
                 batch,
                 strict=True,
             )
@@ -393,30 +408,37 @@ def _decode_and_scatter(
     return tuple(r for r in results if r is not None)
 
 
-def _merge_and_encode(
+def _merge(
     chains: Sequence[Chain],
     batch: Sequence[WriteItem],
     old: Sequence[Buffer | None],
     value: NDBuffer,
     drop_axes: tuple[int, ...],
 ) -> list[Any | None]:
-    """Each chunk of ``batch`` merged with its old contents and encoded (a ``bytes`` or a view
-    that may share the caller's memory), or ``None`` for a chunk left empty."""
+    """Each chunk of ``batch`` merged with its old contents (an array that may be a view of
+    the caller's), or ``None`` for a chunk left empty (not stored)."""
     decoded: dict[int, NDBuffer] = {}
     present = [i for i, data in enumerate(old) if data is not None]
     for group in _by_chain(present, chains).values():
         raw = [old[i].as_numpy_array() for i in group]  # type: ignore[union-attr]
         for index, array in zip(group, chains[group[0]].decode_batch(raw), strict=True):
             decoded[index] = batch[index][1].prototype.nd_buffer.from_numpy_array(array)
-    chunks: dict[int, Any] = {}
+    chunks: list[Any | None] = [None] * len(batch)
     for index, (_, spec, chunk_selection, out_selection, complete) in enumerate(batch):
         merged = _merge_chunk_array(
             decoded.get(index), value, out_selection, spec, chunk_selection, complete, drop_axes
         )
         if not chunk_is_empty(merged, spec):
             chunks[index] = np.asarray(merged.as_numpy_array())
-    stored: list[Any | None] = [None] * len(batch)
-    for group in _by_chain(chunks, chains).values():
+    return chunks
+
+
+def _encode(chains: Sequence[Chain], chunks: Sequence[Any | None]) -> list[Any | None]:
+    """Each chunk encoded (a ``bytes``, or a view that may share the caller's memory), a
+    batch call per chain; ``None`` stays ``None``."""
+    stored: list[Any | None] = [None] * len(chunks)
+    present = [i for i, chunk in enumerate(chunks) if chunk is not None]
+    for group in _by_chain(present, chains).values():
         encoded = chains[group[0]].encode_batch([chunks[i] for i in group])
         for index, data in zip(group, encoded, strict=True):
             stored[index] = data

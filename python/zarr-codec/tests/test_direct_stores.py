@@ -1,5 +1,5 @@
-"""Writes into zarr-python's ``MemoryStore`` without its per-chunk copy
-(``zarr_codec._memory_store``, used by ``ChainCodecPipeline``).
+"""Writes straight into zarr-python's ``MemoryStore`` (without its per-chunk copy) and
+``LocalStore`` (a task per chunk) by ``ChainCodecPipeline`` (``zarr_codec._direct_stores``).
 
 What the copy protected must still hold: stored chunks share no memory with the caller's array,
 and the store holds exactly what zarr's own pipeline stores. Only a plain ``MemoryStore`` is
@@ -8,6 +8,7 @@ written directly; a subclass gets its own ``set``.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -15,9 +16,9 @@ import pytest
 
 zarr = pytest.importorskip("zarr")
 
-import zarr_codec._memory_store as memory_store  # noqa: E402
+import zarr_codec._direct_stores as direct_stores  # noqa: E402
 from zarr.core.buffer import default_buffer_prototype  # noqa: E402
-from zarr.storage import MemoryStore  # noqa: E402
+from zarr.storage import LocalStore, MemoryStore  # noqa: E402
 from zarr_codec.zarr_pipeline import PATH  # noqa: E402
 
 DEFAULT = "zarr.core.codec_pipeline.BatchedCodecPipeline"
@@ -154,10 +155,94 @@ def test_a_memory_store_subclass_gets_its_own_set() -> None:
 def test_views_are_copied_and_bytes_kept() -> None:
     source = np.arange(200, dtype=np.uint8)
     encoded: list[Any] = [memoryview(source[0:40]), b"compressed", None, source[40:200]]
-    buffers = memory_store.owned_buffers(encoded, default_buffer_prototype())
+    buffers = direct_stores.owned_buffers(encoded, default_buffer_prototype())
     assert buffers[2] is None
     arrays = {i: b.as_numpy_array() for i, b in enumerate(buffers) if b is not None}
     for index, array in arrays.items():
         assert array.tobytes() == bytes(encoded[index])
         assert not np.shares_memory(array, source)
     assert arrays[1].base is not None and bytes(arrays[1].base) == b"compressed"  # not copied
+
+
+# -- LocalStore ---------------------------------------------------------------------------------
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and p.name != "zarr.json"
+    }
+
+
+@pytest.mark.parametrize("compressors", [None, [BLOSC]], ids=["uncompressed", "blosc"])
+def test_local_writes_skip_set_and_write_what_zarr_writes(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, compressors: Any
+) -> None:
+    keys: list[str] = []
+    original = LocalStore.set
+
+    async def recording(self: LocalStore, key: str, value: Any) -> None:
+        keys.append(key)
+        await original(self, key, value)
+
+    monkeypatch.setattr(LocalStore, "set", recording)
+    data = np.arange(20 * 15, dtype=np.float64).reshape(20, 15)
+    data[6:12, 5:10] = 0
+    ours, theirs = tmp_path / "ours", tmp_path / "theirs"
+    _write(LocalStore(ours), PATH, compressors, data)
+    assert keys == ["zarr.json"]  # the chunks were written by the pipeline
+    _write(LocalStore(theirs), DEFAULT, compressors, data)
+    assert len(keys) == 1 + 1 + 11
+    assert _files(ours) == _files(theirs)
+    assert "c/1/1" not in _files(ours)
+
+
+def test_local_partial_writes_merge_and_empty_chunks_are_deleted(tmp_path: Path) -> None:
+    data = np.ones((12, 10), dtype=np.float32)
+    stores = {path: LocalStore(tmp_path / path.rsplit(".", 1)[-1]) for path in (DEFAULT, PATH)}
+    for path, store in stores.items():
+        array = _write(store, path, [BLOSC], data)
+        with zarr.config.set({"codec_pipeline.path": path}):
+            array[0:6, 0:5] = 0  # back to the fill value: the file is deleted
+            array[7:9, 6:8] = 5  # part of a chunk: merged with what the file holds
+            array[0:2, 6:10] = np.arange(8, dtype=np.float32).reshape(2, 4)
+    ours, theirs = (_files(tmp_path / p.rsplit(".", 1)[-1]) for p in (PATH, DEFAULT))
+    assert ours == theirs
+    assert "c/0/0" not in ours
+
+
+def test_a_read_only_local_store_refuses_the_write(tmp_path: Path) -> None:
+    data = np.ones((12, 10), dtype=np.float32)
+    _write(LocalStore(tmp_path), DEFAULT, None, data)
+    errors = []
+    for path in (DEFAULT, PATH):
+        with zarr.config.set({"codec_pipeline.path": path}):
+            array = zarr.open_array(LocalStore(tmp_path, read_only=True))
+            with pytest.raises(ValueError, match="read-only") as caught:
+                array[...] = data * 2
+            errors.append((type(caught.value), str(caught.value)))
+    assert errors[0] == errors[1]
+    assert np.array_equal(zarr.open_array(LocalStore(tmp_path))[...], data)
+
+
+class _RecordingLocalStore(LocalStore):
+    """A subclass whose ``set`` does more than the base class."""
+
+    seen: list[str]
+
+    async def set(self, key: str, value: Any) -> None:
+        self.seen.append(key)
+        await super().set(key, value)
+
+
+def test_a_local_store_subclass_gets_its_own_set(tmp_path: Path) -> None:
+    store = _RecordingLocalStore(tmp_path)
+    store.seen = []
+    _write(store, PATH, None, np.ones((12, 10), dtype=np.float32))
+    assert sorted(k for k in store.seen if not k.endswith("zarr.json")) == [
+        "c/0/0",
+        "c/0/1",
+        "c/1/0",
+        "c/1/1",
+    ]

@@ -1,0 +1,149 @@
+"""Writing encoded chunks straight into zarr-python's ``MemoryStore`` and ``LocalStore``.
+
+**MemoryStore.** ``MemoryStore.set`` copies every value it is given, because an encoded chunk
+may be a view of the caller's array (an uncompressed chunk is). The pipeline instead hands the
+store memory that nothing else references, copying only what needs it:
+
+- a compressor's output is a new ``bytes`` object, stored as is;
+- anything else (views of the caller's data) is copied into a new array of its own, the copies
+  of a batch in parallel with the GIL released.
+
+**LocalStore.** Each chunk is encoded and written to its file by one task of a thread pool,
+with zarr's own file helpers (a temporary file renamed into place), so compressing one chunk
+overlaps writing another and no event-loop round trip is made per chunk.
+
+Only a plain store (not a subclass, whose methods may do more) is written this way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import MutableMapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from zarr_codec.chain import each_in_parallel
+
+if TYPE_CHECKING:
+    from zarr.abc.store import ByteSetter
+    from zarr.core.buffer import Buffer, BufferPrototype
+    from zarr.storage import LocalStore, MemoryStore
+
+    from zarr_codec.chain import Chain
+
+__all__ = [
+    "local_store_of",
+    "memory_store_of",
+    "owned_buffers",
+    "plain_store_of",
+    "put_all",
+    "write_files",
+]
+
+try:  # zarr 3.4's LocalStore helpers: the same files, written the same way, as LocalStore.set
+    from zarr.storage._local import _delete, _put
+except ImportError:  # pragma: no cover - another zarr: LocalStore.set is used
+    _FILE_HELPERS = None
+else:
+    _FILE_HELPERS = (_put, _delete)
+
+
+def plain_store_of[S](setters: Sequence[ByteSetter], kind: type[S]) -> S | None:
+    """The store of every chunk in ``setters`` when it is one store of exactly type ``kind``
+    (a subclass's methods may do more); otherwise ``None``."""
+    from zarr.storage import StorePath
+
+    stores = {id(s.store): s.store for s in setters if isinstance(s, StorePath)}
+    if len(stores) != 1 or not all(isinstance(s, StorePath) for s in setters):
+        return None
+    (store,) = stores.values()
+    return store if type(store) is kind else None
+
+
+def memory_store_of(setters: Sequence[ByteSetter]) -> MemoryStore | None:
+    """The plain ``MemoryStore`` of every chunk in ``setters``, with the dict this module
+    fills; otherwise ``None``."""
+    from zarr.storage import MemoryStore
+
+    store = plain_store_of(setters, MemoryStore)
+    if store is None or not isinstance(getattr(store, "_store_dict", None), MutableMapping):
+        return None
+    return store
+
+
+def local_store_of(setters: Sequence[ByteSetter]) -> LocalStore | None:
+    """The plain ``LocalStore`` of every chunk in ``setters``, when zarr's file helpers are
+    there to write it with; otherwise ``None``."""
+    from zarr.storage import LocalStore
+
+    return plain_store_of(setters, LocalStore) if _FILE_HELPERS is not None else None
+
+
+def owned_buffers(encoded: Sequence[Any | None], prototype: BufferPrototype) -> list[Buffer | None]:
+    """``encoded`` chunks as zarr buffers over memory no one else holds: ``bytes`` as they are,
+    anything else copied (see the module's docstring)."""
+    buffers: list[Buffer | None] = [None] * len(encoded)
+    sources: list[np.ndarray[Any, Any]] = []
+    copies: list[np.ndarray[Any, Any]] = []
+    for index, data in enumerate(encoded):
+        if data is None:
+            continue
+        if isinstance(data, bytes):
+            buffers[index] = prototype.buffer.from_bytes(data)
+            continue
+        source = np.frombuffer(memoryview(data).cast("B"), dtype=np.uint8)
+        copy = np.empty_like(source)
+        sources.append(source)
+        copies.append(copy)
+        buffers[index] = prototype.buffer.from_array_like(copy)
+    each_in_parallel(np.copyto, copies, sources)
+    return buffers
+
+
+async def put_all(
+    store: MemoryStore, setters: Sequence[ByteSetter], buffers: Sequence[Buffer | None]
+) -> None:
+    """Store each buffer under its setter's key (``None`` deletes the key), as
+    ``MemoryStore.set`` and ``delete`` do but for the copy; ``buffers`` must come from
+    :func:`owned_buffers`."""
+    from zarr.storage import StorePath
+
+    store._check_writable()
+    await store._ensure_open()
+    stored = store._store_dict
+    for setter, buffer in zip(setters, buffers, strict=True):
+        assert isinstance(setter, StorePath)
+        if buffer is None:
+            stored.pop(setter.path, None)
+        else:
+            stored[setter.path] = buffer
+
+
+async def write_files(
+    store: LocalStore,
+    setters: Sequence[ByteSetter],
+    chains: Sequence[Chain],
+    chunks: Sequence[Any | None],
+    prototype: BufferPrototype,
+) -> None:
+    """Encode each chunk with its chain and write it to its file (``None`` deletes the file),
+    as ``LocalStore.set`` and ``delete`` do; each chunk is one task of the thread pool."""
+    from zarr.storage import StorePath
+
+    assert _FILE_HELPERS is not None
+    put, delete = _FILE_HELPERS
+    await store._ensure_open()
+    store._check_writable()
+    root = Path(store.root)
+
+    def one(setter: ByteSetter, chain: Chain, chunk: Any | None) -> None:
+        assert isinstance(setter, StorePath)
+        path = root / setter.path
+        if chunk is None:
+            delete(path)
+        else:
+            put(path, prototype.buffer.from_bytes(memoryview(chain.encode(chunk))))
+
+    await asyncio.to_thread(each_in_parallel, one, setters, chains, chunks, io=True)
