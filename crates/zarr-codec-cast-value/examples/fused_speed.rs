@@ -19,6 +19,30 @@ fn median(mut run: impl FnMut() -> Result<()>) -> Result<f64> {
     Ok(times[times.len() / 2])
 }
 
+/// Times the cast `float -> int16` and back, alone and with `affine` fused, on `floats`
+/// (native bytes of the affine map's type) and as many int16 elements from `ints`.
+fn probe(affine: Affine, floats: &[u8], ints: &[u8]) -> Result<()> {
+    let float = affine.data_type();
+    let count = floats.len() / float.size();
+    let ints = &ints[..count * 2];
+    let plan =
+        |from, to| CastPlan::new(from, to, Rounding::NearestEven, None, ScalarMap::default());
+    let (encode, decode) = (plan(float, DataType::Int16)?, plan(DataType::Int16, float)?);
+    let mut narrow = vec![0u8; count * 2];
+    let mut wide = vec![0u8; floats.len()];
+    let times = [
+        median(|| encode.apply(floats, &mut narrow))?,
+        median(|| encode.apply_after(affine, floats, &mut narrow).map(drop))?,
+        median(|| decode.apply(ints, &mut wide))?,
+        median(|| decode.apply_then(ints, &mut wide, affine).map(drop))?,
+    ];
+    println!(
+        "{float} -> int16: {:.3} ms, fused {:.3} ms; int16 -> {float}: {:.3} ms, fused {:.3} ms",
+        times[0], times[1], times[2], times[3]
+    );
+    Ok(())
+}
+
 fn main() -> Result<()> {
     let count32 = 4 << 20;
     let count64 = 2 << 20;
@@ -33,62 +57,8 @@ fn main() -> Result<()> {
     let i16s: Vec<u8> = (0..count32)
         .flat_map(|i| (i16::try_from(i % 60_000).unwrap_or(0) - 30_000).to_ne_bytes())
         .collect();
-    let plan =
-        |from, to| CastPlan::new(from, to, Rounding::NearestEven, None, ScalarMap::default());
-    let affine32 = Affine::Float32 {
-        offset: 15.0,
-        scale: 100.0,
-    };
-    let affine64 = Affine::Float64 {
-        offset: 15.0,
-        scale: 100.0,
-    };
-
-    let (to16, from16) = (
-        plan(DataType::Float32, DataType::Int16)?,
-        plan(DataType::Int16, DataType::Float32)?,
-    );
-    let mut out16 = vec![0u8; count32 * 2];
-    let mut out32 = vec![0u8; count32 * 4];
-    println!(
-        "f32->i16 {:.3} ms",
-        median(|| to16.apply(&f32s, &mut out16))?
-    );
-    println!(
-        "f32->i16 fused {:.3} ms",
-        median(|| to16.apply_after(affine32, &f32s, &mut out16).map(drop))?
-    );
-    println!(
-        "i16->f32 {:.3} ms",
-        median(|| from16.apply(&i16s, &mut out32))?
-    );
-    println!(
-        "i16->f32 fused {:.3} ms",
-        median(|| from16.apply_then(&i16s, &mut out32, affine32).map(drop))?
-    );
-
-    let (to16, from16) = (
-        plan(DataType::Float64, DataType::Int16)?,
-        plan(DataType::Int16, DataType::Float64)?,
-    );
-    let mut out16 = vec![0u8; count64 * 2];
-    let mut out64 = vec![0u8; count64 * 8];
-    let i16s = &i16s[..count64 * 2];
-    println!(
-        "f64->i16 {:.3} ms",
-        median(|| to16.apply(&f64s, &mut out16))?
-    );
-    println!(
-        "f64->i16 fused {:.3} ms",
-        median(|| to16.apply_after(affine64, &f64s, &mut out16).map(drop))?
-    );
-    println!(
-        "i16->f64 {:.3} ms",
-        median(|| from16.apply(i16s, &mut out64))?
-    );
-    println!(
-        "i16->f64 fused {:.3} ms",
-        median(|| from16.apply_then(i16s, &mut out64, affine64).map(drop))?
-    );
-    Ok(())
+    let (offset, scale) = (15.0_f32, 100.0_f32);
+    probe(Affine::Float32 { offset, scale }, &f32s, &i16s)?;
+    let (offset, scale) = (f64::from(offset), f64::from(scale));
+    probe(Affine::Float64 { offset, scale }, &f64s, &i16s)
 }

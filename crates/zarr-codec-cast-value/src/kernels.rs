@@ -1069,7 +1069,8 @@ mod tests {
     use crate::OutOfRange;
     use crate::scalar_map::ScalarMap;
 
-    const TYPES: [DataType; 12] = [
+    /// The core types, the eight integers first.
+    pub(super) const TYPES: [DataType; 12] = [
         DataType::Int8,
         DataType::Int16,
         DataType::Int32,
@@ -1085,10 +1086,10 @@ mod tests {
     ];
 
     /// A small deterministic generator (xorshift), so failures reproduce.
-    struct Bits(u64);
+    pub(super) struct Bits(pub(super) u64);
 
     impl Bits {
-        fn next(&mut self) -> u64 {
+        pub(super) fn next(&mut self) -> u64 {
             self.0 ^= self.0 << 13;
             self.0 ^= self.0 >> 7;
             self.0 ^= self.0 << 17;

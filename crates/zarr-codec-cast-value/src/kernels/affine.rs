@@ -208,27 +208,12 @@ mod tests {
 
     use super::*;
     use crate::OutOfRange;
-    use crate::kernels::tests::elements;
+    use crate::kernels::tests::{Bits, TYPES, elements};
     use crate::scalar_map::ScalarMap;
     use zarr_codec::element::{read_bits, write_bits};
 
-    const INTEGERS: [DataType; 8] = [
-        DataType::Int8,
-        DataType::Int16,
-        DataType::Int32,
-        DataType::Int64,
-        DataType::UInt8,
-        DataType::UInt16,
-        DataType::UInt32,
-        DataType::UInt64,
-    ];
-    const MODES: [Rounding; 5] = [
-        Rounding::NearestEven,
-        Rounding::TowardsZero,
-        Rounding::TowardsPositive,
-        Rounding::TowardsNegative,
-        Rounding::NearestAway,
-    ];
+    /// The integer types (the first eight core types).
+    const INTEGERS: &[DataType] = TYPES.split_at(8).0;
 
     fn affine(data_type: DataType, offset: f64, scale: f64) -> Affine {
         #[allow(clippy::cast_possible_truncation)]
@@ -307,7 +292,7 @@ mod tests {
 
     fn plans(from: DataType, to: DataType, map: &ScalarMap) -> Vec<CastPlan> {
         let mut plans = Vec::new();
-        for rounding in MODES {
+        for rounding in Rounding::ALL {
             for out_of_range in [None, Some(OutOfRange::Clamp), Some(OutOfRange::Wrap)] {
                 if let Ok(plan) = CastPlan::new(from, to, rounding, out_of_range, map.clone()) {
                     plans.push(plan);
@@ -330,7 +315,7 @@ mod tests {
     fn encode_matches_two_steps() {
         for array in [DataType::Float32, DataType::Float64] {
             let input = elements(array, 1500, 7);
-            for to in INTEGERS {
+            for &to in INTEGERS {
                 for map in [ScalarMap::default(), key_map(array, to)] {
                     for plan in plans(array, to, &map) {
                         for (offset, scale) in PARAMETERS {
@@ -418,16 +403,12 @@ mod tests {
                 -two * 1.5,
             ]);
         }
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut rng = Bits(0x9e37_79b9_7f4a_7c15);
         let mut ints: Vec<f64> = (-32768..=65535).map(f64::from).collect();
         for _ in 0..20_000 {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
+            let raw = rng.next();
             #[allow(clippy::cast_possible_truncation)]
-            ints.push(f64::from(state as u32));
-            #[allow(clippy::cast_possible_truncation)]
-            ints.push(f64::from((state >> 32) as i32));
+            ints.extend([f64::from(raw as u32), f64::from((raw >> 32) as i32)]);
         }
         for scale in scales {
             let reciprocal = 1.0 / scale;
