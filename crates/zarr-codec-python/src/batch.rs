@@ -1,11 +1,15 @@
 //! Running a codec over many chunks on several threads (called with the GIL released).
 
+use std::ops::Range;
 use std::sync::Mutex;
 
 use pyo3::prelude::*;
 use zarr_codec::CodecError;
 
 use crate::errors::to_py_err;
+use crate::input::BytesInput;
+use crate::output::BytesOutput;
+use crate::run::run;
 
 /// Apply `work` to every item on up to `threads` threads and return the results in item order.
 ///
@@ -66,6 +70,97 @@ pub fn thread_count(py: Python<'_>, requested: Option<i64>, codec: &str) -> PyRe
     }
 }
 
+/// Decodes each buffer of `chunks` into the matching writable buffer of `outs`, on up to
+/// `threads` threads with the GIL released, one Python call for the whole batch; returns the
+/// bytes written into each. `decode` is one chunk's `decode_into`.
+///
+/// The outputs are written concurrently, so they must not overlap one another or any input
+/// (a `ConfigurationError` naming `codec` otherwise); different counts of chunks and outputs
+/// are one too. Nothing is decoded unless every buffer passes those checks.
+pub fn decode_batch_into<F>(
+    py: Python<'_>,
+    chunks: &Bound<'_, PyAny>,
+    outs: &Bound<'_, PyAny>,
+    threads: usize,
+    codec: &str,
+    decode: F,
+) -> PyResult<Vec<usize>>
+where
+    F: Fn(&[u8], &mut [u8]) -> zarr_codec::Result<usize> + Sync,
+{
+    let configuration = |message: String| to_py_err(py, &CodecError::configuration(message));
+    let inputs = BytesInput::all(chunks)?;
+    let mut outputs = outs
+        .try_iter()?
+        .map(|out| BytesOutput::new(&out?))
+        .collect::<PyResult<Vec<_>>>()?;
+    if inputs.len() != outputs.len() {
+        return Err(configuration(format!(
+            "{codec}: {} chunks but {} outputs",
+            inputs.len(),
+            outputs.len()
+        )));
+    }
+    let mut jobs: Vec<(&[u8], &mut [u8])> = inputs
+        .iter()
+        .map(BytesInput::as_slice)
+        .zip(outputs.iter_mut().map(BytesOutput::as_mut_slice))
+        .collect();
+    let addresses: Vec<_> = jobs
+        .iter()
+        .map(|(input, output)| (addresses(input), addresses(output)))
+        .collect();
+    if let Some(index) = first_overlap(&addresses) {
+        return Err(configuration(format!(
+            "{codec}: output {index} overlaps another output or a chunk; a batch writes its \
+             outputs at the same time"
+        )));
+    }
+    run(py, || {
+        parallel_map(&mut jobs, threads, |(input, output)| decode(input, output))
+            .into_iter()
+            .collect()
+    })
+}
+
+/// The addresses `bytes` covers.
+fn addresses(bytes: &[u8]) -> Range<usize> {
+    let range = bytes.as_ptr_range();
+    range.start as usize..range.end as usize
+}
+
+/// The index of an output sharing memory with another output or with any input, if one does;
+/// `jobs` are the (input, output) address ranges of a batch.
+fn first_overlap(jobs: &[(Range<usize>, Range<usize>)]) -> Option<usize> {
+    // (start, end, output index or None for an input), empty ranges left out.
+    let mut ranges: Vec<(usize, usize, Option<usize>)> = Vec::with_capacity(jobs.len() * 2);
+    for (index, (input, output)) in jobs.iter().enumerate() {
+        for (range, owner) in [(input, None), (output, Some(index))] {
+            if !range.is_empty() {
+                ranges.push((range.start, range.end, owner));
+            }
+        }
+    }
+    ranges.sort_unstable_by_key(|&(start, ..)| start);
+    // Sorted by start, a range overlaps an earlier one exactly when it starts before the
+    // furthest end seen so far; inputs may overlap each other, nothing may overlap an output.
+    let (mut any_end, mut output_end) = (0usize, (0usize, 0usize));
+    for &(start, end, owner) in &ranges {
+        match owner {
+            Some(index) if start < any_end => return Some(index),
+            None if start < output_end.0 => return Some(output_end.1),
+            _ => {}
+        }
+        any_end = any_end.max(end);
+        if let Some(index) = owner
+            && end > output_end.0
+        {
+            output_end = (end, index);
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -92,5 +187,24 @@ mod tests {
             parallel_map(&mut items, 2, |item| assert!(*item != 3, "boom"));
         });
         assert!(outcome.is_err());
+    }
+
+    #[test]
+    fn overlapping_outputs_are_found() {
+        // (input, output) address ranges.
+        let ok = [(0..10, 100..132), (10..64, 132..164)];
+        assert_eq!(first_overlap(&ok), None); // adjacent outputs
+        let shared_input = [(0..64, 100..110), (0..64, 110..120)];
+        assert_eq!(first_overlap(&shared_input), None); // inputs may overlap
+        let outputs = [(0..10, 100..164), (10..20, 116..132)];
+        assert_eq!(first_overlap(&outputs), Some(1));
+        let nested = [(0..10, 100..200), (10..20, 300..310), (20..30, 150..160)];
+        assert_eq!(first_overlap(&nested), Some(2));
+        let own_input = [(100..108, 100..108)];
+        assert_eq!(first_overlap(&own_input), Some(0));
+        let other_input = [(0..8, 100..200), (150..160, 300..310)];
+        assert_eq!(first_overlap(&other_input), Some(0)); // chunk 1 is read from output 0
+        let empty = [(0..0, 5..5), (5..5, 5..5)];
+        assert_eq!(first_overlap(&empty), None);
     }
 }

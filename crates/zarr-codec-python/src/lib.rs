@@ -15,7 +15,7 @@ mod output;
 mod run;
 
 pub use array::{ArrayInput, ArrayOutput, NewArray, data_type_of, new_array};
-pub use batch::{parallel_map, thread_count};
+pub use batch::{decode_batch_into, parallel_map, thread_count};
 pub use elementwise::{Elementwise, transform_fill_json};
 pub use errors::{IntoPyResult, to_py_err};
 pub use input::BytesInput;

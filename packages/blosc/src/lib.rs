@@ -219,6 +219,22 @@ fn decode_batch<'py>(
     )
 }
 
+/// Decompress each of `chunks` into the matching writable buffer of `outs`, in parallel with
+/// the GIL released (one call for the batch); returns the bytes written into each.
+#[pyfunction]
+#[pyo3(signature = (chunks, outs, threads=None))]
+fn decode_batch_into(
+    py: Python<'_>,
+    chunks: &Bound<'_, PyAny>,
+    outs: &Bound<'_, PyAny>,
+    threads: Option<i64>,
+) -> PyResult<Vec<usize>> {
+    let threads = thread_count(py, threads, "blosc")?;
+    zarr_codec_python::decode_batch_into(py, chunks, outs, threads, "blosc", |input, output| {
+        zarr_codec_blosc::decode_into_threads(input, output, 1)
+    })
+}
+
 #[pymodule]
 fn _blosc(module: &Bound<'_, PyModule>) -> PyResult<()> {
     let compressors: Vec<&str> = [
@@ -241,5 +257,6 @@ fn _blosc(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(frame_info, module)?)?;
     module.add_function(wrap_pyfunction!(encode_batch, module)?)?;
     module.add_function(wrap_pyfunction!(decode_batch, module)?)?;
+    module.add_function(wrap_pyfunction!(decode_batch_into, module)?)?;
     Ok(())
 }

@@ -199,6 +199,22 @@ fn size_claim(input: &[u8], limit: Option<usize>) -> Option<usize> {
     zarr_codec_gzip::decoded_size_hint(input).filter(|&n| n <= limit.unwrap_or(n))
 }
 
+/// Decompress each of `chunks` into the matching writable buffer of `outs`, in parallel with
+/// the GIL released (one call for the batch); returns the bytes written into each.
+#[pyfunction]
+#[pyo3(signature = (chunks, outs, threads=None))]
+fn decode_batch_into(
+    py: Python<'_>,
+    chunks: &Bound<'_, PyAny>,
+    outs: &Bound<'_, PyAny>,
+    threads: Option<i64>,
+) -> PyResult<Vec<usize>> {
+    let threads = thread_count(py, threads, "gzip")?;
+    zarr_codec_python::decode_batch_into(py, chunks, outs, threads, "gzip", |input, output| {
+        zarr_codec_gzip::decode_into(input, output)
+    })
+}
+
 #[pymodule]
 fn _gzip(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add(
@@ -212,5 +228,6 @@ fn _gzip(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(max_encoded_size, module)?)?;
     module.add_function(wrap_pyfunction!(encode_batch, module)?)?;
     module.add_function(wrap_pyfunction!(decode_batch, module)?)?;
+    module.add_function(wrap_pyfunction!(decode_batch_into, module)?)?;
     Ok(())
 }

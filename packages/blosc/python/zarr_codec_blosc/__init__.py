@@ -244,6 +244,14 @@ class Blosc(BytesBytesCodecBase):
         """Decompress every chunk in parallel with the GIL released."""
         return _blosc.decode_batch(list(chunks), self.max_decoded_size, threads)
 
+    def decode_batch_into(
+        self, chunks: Sequence[Buffer], outs: Sequence[Buffer], threads: int | None = None
+    ) -> list[int]:
+        """Decompress each chunk into the matching ``out`` (writable, C-contiguous, sharing no
+        memory with another ``out`` or any chunk), in parallel with the GIL released; returns
+        the bytes written into each."""
+        return _blosc.decode_batch_into(list(chunks), list(outs), threads)
+
 
 def _rebuild(
     cname: str,

@@ -31,3 +31,6 @@ def encode_batch(
 def decode_batch(
     chunks: list[Buffer], limit: int | None = None, threads: int | None = None
 ) -> list[bytes]: ...
+def decode_batch_into(
+    chunks: list[Buffer], outs: list[Buffer], threads: int | None = None
+) -> list[int]: ...

@@ -85,10 +85,27 @@ NATIVE = "little" if sys.byteorder == "little" else "big"
 def _decode_whole(codec: Any, data: Buffer, out: np.ndarray[Any, Any]) -> None:
     """Decode ``data`` into all of ``out``'s bytes; a chunk that decodes short is corrupt."""
     target = out.reshape(-1).view(np.uint8)
-    written = codec.decode_into(data, target)
-    if written != target.size:
+    _check_whole(codec, codec.decode_into(data, target), target.size)
+
+
+def _decode_all_whole(
+    codec: Any, chunks: Sequence[Buffer], outs: Sequence[np.ndarray[Any, Any]]
+) -> None:
+    """:func:`_decode_whole` for a batch: one call to the codec's ``decode_batch_into``
+    (parallel, GIL released) when it has one, else a pool task per chunk."""
+    batch_into = getattr(codec, "decode_batch_into", None)
+    if batch_into is None:
+        each_in_parallel(lambda data, out: _decode_whole(codec, data, out), chunks, outs)
+        return
+    targets = [out.reshape(-1).view(np.uint8) for out in outs]
+    for written, target in zip(batch_into(chunks, targets), targets, strict=True):
+        _check_whole(codec, written, target.size)
+
+
+def _check_whole(codec: Any, written: int, expected: int) -> None:
+    if written != expected:
         raise CorruptInputError(
-            f"{codec.name}: the chunk decodes to {written} bytes, {target.size} expected"
+            f"{codec.name}: the chunk decodes to {written} bytes, {expected} expected"
         )
 
 
@@ -296,8 +313,7 @@ class Chain:
             raise ConfigurationError(f"{len(chunks)} chunks but {len(outs)} outputs")
         if self._straight_into(outs):
             # The last bytes codec decompresses straight into each chunk's memory.
-            codec = self.bytes_codecs[0]
-            each_in_parallel(lambda data, out: _decode_whole(codec, data, out), chunks, outs)
+            _decode_all_whole(self.bytes_codecs[0], chunks, outs)
             return
         raw = self._batch_to_array_bytes(chunks)
         if not self.array_stages:
