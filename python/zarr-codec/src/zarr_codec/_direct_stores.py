@@ -18,7 +18,7 @@ Only a plain store (not a subclass, whose methods may do more) is written this w
 from __future__ import annotations
 
 import asyncio
-from collections.abc import MutableMapping, Sequence
+from collections.abc import Callable, MutableMapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -125,11 +125,13 @@ async def write_files(
     store: LocalStore,
     setters: Sequence[ByteSetter],
     chains: Sequence[Chain],
-    chunks: Sequence[Any | None],
+    chunk: Callable[[int], Any | None],
     prototype: BufferPrototype,
 ) -> None:
-    """Encode each chunk with its chain and write it to its file (``None`` deletes the file),
-    as ``LocalStore.set`` and ``delete`` do; each chunk is one task of the thread pool."""
+    """Write chunk ``i``, ``chunk(i)`` encoded with its chain, to its file (``None`` deletes
+    the file), as ``LocalStore.set`` and ``delete`` do. Each chunk is one task of the thread
+    pool, which also runs ``chunk(i)`` (the merge with the caller's data), so reading the
+    caller's data, compressing and writing files all overlap."""
     from zarr.storage import StorePath
 
     assert _FILE_HELPERS is not None
@@ -138,12 +140,13 @@ async def write_files(
     store._check_writable()
     root = Path(store.root)
 
-    def one(setter: ByteSetter, chain: Chain, chunk: Any | None) -> None:
+    def one(index: int, setter: ByteSetter, chain: Chain) -> None:
         assert isinstance(setter, StorePath)
         path = root / setter.path
-        if chunk is None:
+        data = chunk(index)
+        if data is None:
             delete(path)
         else:
-            put(path, prototype.buffer.from_bytes(memoryview(chain.encode(chunk))))
+            put(path, prototype.buffer.from_bytes(memoryview(chain.encode(data))))
 
-    await asyncio.to_thread(each_in_parallel, one, setters, chains, chunks, io=True)
+    await asyncio.to_thread(each_in_parallel, one, range(len(setters)), setters, chains, io=True)

@@ -62,7 +62,8 @@ def each_in_parallel(fn: Callable[..., object], *columns: Sequence[Any], io: boo
     """``fn`` on each row of ``columns``, on a thread pool when there are several rows: the
     copies into a chunk's place in the output release the GIL, so they run in parallel.
 
-    ``io``: the rows mostly wait on files, so a larger pool runs them (on one core too)."""
+    ``io``: the rows mostly wait on files, so a larger pool runs them (on one core too),
+    sized as Python's default executor, which zarr's own file writes run on."""
     rows = list(zip(*columns, strict=True))
     cpus = os.cpu_count() or 1
     if len(rows) < 2 or (cpus < 2 and not io):
@@ -72,7 +73,7 @@ def each_in_parallel(fn: Callable[..., object], *columns: Sequence[Any], io: boo
     with _pool_lock:
         pool = _pools.get(io)
         if pool is None:
-            workers = min(32, 4 * cpus) if io else cpus
+            workers = min(32, cpus + 4) if io else cpus
             pool = _pools[io] = ThreadPoolExecutor(workers, thread_name_prefix="zarr-codec-chain")
     for future in [pool.submit(fn, *row) for row in rows]:
         future.result()

@@ -28,7 +28,7 @@ import asyncio
 import json
 import threading
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -211,9 +211,9 @@ class ChainCodecPipeline(BatchedCodecPipeline):
         prototype = batch[0][1].prototype if batch else None
         local = local_store_of(setters)
         if local is not None and prototype is not None:
-            # Each chunk encoded and written to its file by one task.
-            merged = await asyncio.to_thread(_merge, chains, batch, old, value, drop_axes)
-            await write_files(local, setters, chains, merged, prototype)
+            # Each chunk merged, encoded and written to its file by one task.
+            merge = await asyncio.to_thread(_merger, chains, batch, old, value, drop_axes)
+            await write_files(local, setters, chains, merge, prototype)
             return
         memory = memory_store_of(setters)
         if memory is not None and prototype is not None:
@@ -417,20 +417,35 @@ def _merge(
 ) -> list[Any | None]:
     """Each chunk of ``batch`` merged with its old contents (an array that may be a view of
     the caller's), or ``None`` for a chunk left empty (not stored)."""
+    merge = _merger(chains, batch, old, value, drop_axes)
+    return [merge(index) for index in range(len(batch))]
+
+
+def _merger(
+    chains: Sequence[Chain],
+    batch: Sequence[WriteItem],
+    old: Sequence[Buffer | None],
+    value: NDBuffer,
+    drop_axes: tuple[int, ...],
+) -> Callable[[int], Any | None]:
+    """Decodes the old contents of the batch's partly written chunks (a batch call per
+    chain), and returns what merges chunk ``index`` with them (see :func:`_merge`); that
+    part runs chunk by chunk, on any thread."""
     decoded: dict[int, NDBuffer] = {}
     present = [i for i, data in enumerate(old) if data is not None]
     for group in _by_chain(present, chains).values():
         raw = [old[i].as_numpy_array() for i in group]  # type: ignore[union-attr]
         for index, array in zip(group, chains[group[0]].decode_batch(raw), strict=True):
             decoded[index] = batch[index][1].prototype.nd_buffer.from_numpy_array(array)
-    chunks: list[Any | None] = [None] * len(batch)
-    for index, (_, spec, chunk_selection, out_selection, complete) in enumerate(batch):
+
+    def merge(index: int) -> Any | None:
+        _, spec, chunk_selection, out_selection, complete = batch[index]
         merged = _merge_chunk_array(
             decoded.get(index), value, out_selection, spec, chunk_selection, complete, drop_axes
         )
-        if not chunk_is_empty(merged, spec):
-            chunks[index] = np.asarray(merged.as_numpy_array())
-    return chunks
+        return None if chunk_is_empty(merged, spec) else np.asarray(merged.as_numpy_array())
+
+    return merge
 
 
 def _encode(chains: Sequence[Chain], chunks: Sequence[Any | None]) -> list[Any | None]:
