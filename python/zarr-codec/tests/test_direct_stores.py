@@ -130,7 +130,7 @@ def test_a_read_only_store_refuses_the_write_as_zarrs_pipeline_does() -> None:
         assert np.array_equal(zarr.open_array(store)[...], data)
 
 
-class _RecordingStore(MemoryStore):
+class _RecordingMemoryStore(MemoryStore):
     """A subclass whose ``set`` does more than the base class."""
 
     seen: list[str]
@@ -140,8 +140,19 @@ class _RecordingStore(MemoryStore):
         await super().set(key, value, byte_range)
 
 
-def test_a_memory_store_subclass_gets_its_own_set() -> None:
-    store = _RecordingStore()
+class _RecordingLocalStore(LocalStore):
+    """The same for LocalStore."""
+
+    seen: list[str]
+
+    async def set(self, key: str, value: Any) -> None:
+        self.seen.append(key)
+        await super().set(key, value)
+
+
+@pytest.mark.parametrize("kind", ["memory", "local"])
+def test_a_store_subclass_gets_its_own_set(kind: str, tmp_path: Path) -> None:
+    store = _RecordingMemoryStore() if kind == "memory" else _RecordingLocalStore(tmp_path)
     store.seen = []
     _write(store, PATH, None, np.ones((12, 10), dtype=np.float32))
     assert sorted(k for k in store.seen if not k.endswith("zarr.json")) == [
@@ -224,25 +235,3 @@ def test_a_read_only_local_store_refuses_the_write(tmp_path: Path) -> None:
             errors.append((type(caught.value), str(caught.value)))
     assert errors[0] == errors[1]
     assert np.array_equal(zarr.open_array(LocalStore(tmp_path))[...], data)
-
-
-class _RecordingLocalStore(LocalStore):
-    """A subclass whose ``set`` does more than the base class."""
-
-    seen: list[str]
-
-    async def set(self, key: str, value: Any) -> None:
-        self.seen.append(key)
-        await super().set(key, value)
-
-
-def test_a_local_store_subclass_gets_its_own_set(tmp_path: Path) -> None:
-    store = _RecordingLocalStore(tmp_path)
-    store.seen = []
-    _write(store, PATH, None, np.ones((12, 10), dtype=np.float32))
-    assert sorted(k for k in store.seen if not k.endswith("zarr.json")) == [
-        "c/0/0",
-        "c/0/1",
-        "c/1/0",
-        "c/1/1",
-    ]
