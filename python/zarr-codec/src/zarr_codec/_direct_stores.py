@@ -4,9 +4,11 @@
 may be a view of the caller's array (an uncompressed chunk is). The pipeline instead hands the
 store memory that nothing else references, copying only what needs it:
 
-- a compressor's output is a new ``bytes`` object, stored as is;
-- anything else (views of the caller's data) is copied into a new array of its own, the copies
-  of a batch in parallel with the GIL released.
+- a compressor's output is a new ``bytes`` object, and an array codec's output a new array:
+  both are stored as they are;
+- what may share memory with the caller's array (an uncompressed whole chunk is a view of it)
+  is copied into a new array of its own, the copies of a batch in parallel with the GIL
+  released.
 
 **LocalStore.** Each chunk is encoded and written to its file by one task of a thread pool,
 with zarr's own file helpers (a temporary file renamed into place), so compressing one chunk
@@ -50,13 +52,14 @@ else:
     _FILE_HELPERS = (_put, _delete)
 
 
-def plain_store_of[S](setters: Sequence[ByteSetter], kind: type[S]) -> S | None:
-    """The store of every chunk in ``setters`` when it is one store of exactly type ``kind``
-    (a subclass's methods may do more); otherwise ``None``."""
+def plain_store_of[S](paths: Sequence[Any], kind: type[S]) -> S | None:
+    """The store of every chunk in ``paths`` (the byte getters or setters of a batch) when
+    they are keys of one store of exactly type ``kind`` (a subclass's methods may do more);
+    otherwise ``None``."""
     from zarr.storage import StorePath
 
-    stores = {id(s.store): s.store for s in setters if isinstance(s, StorePath)}
-    if len(stores) != 1 or not all(isinstance(s, StorePath) for s in setters):
+    stores = {id(s.store): s.store for s in paths if isinstance(s, StorePath)}
+    if len(stores) != 1 or not all(isinstance(s, StorePath) for s in paths):
         return None
     (store,) = stores.values()
     return store if type(store) is kind else None
@@ -81,9 +84,12 @@ def local_store_of(setters: Sequence[ByteSetter]) -> LocalStore | None:
     return plain_store_of(setters, LocalStore) if _FILE_HELPERS is not None else None
 
 
-def owned_buffers(encoded: Sequence[Any | None], prototype: BufferPrototype) -> list[Buffer | None]:
-    """``encoded`` chunks as zarr buffers over memory no one else holds: ``bytes`` as they are,
-    anything else copied (see the module's docstring)."""
+def owned_buffers(
+    encoded: Sequence[Any | None], prototype: BufferPrototype, caller: Any
+) -> list[Buffer | None]:
+    """``encoded`` chunks as zarr buffers over memory no one else holds: copies of those that
+    may share memory with ``caller`` (the array being written; anything but a numpy array
+    counts as sharing), the others as they are (see the module's docstring)."""
     buffers: list[Buffer | None] = [None] * len(encoded)
     sources: list[np.ndarray[Any, Any]] = []
     copies: list[np.ndarray[Any, Any]] = []
@@ -94,6 +100,9 @@ def owned_buffers(encoded: Sequence[Any | None], prototype: BufferPrototype) -> 
             buffers[index] = prototype.buffer.from_bytes(data)
             continue
         source = np.frombuffer(memoryview(data).cast("B"), dtype=np.uint8)
+        if isinstance(caller, np.ndarray) and not np.may_share_memory(source, caller):
+            buffers[index] = prototype.buffer.from_array_like(source)
+            continue
         copy = np.empty_like(source)
         sources.append(source)
         copies.append(copy)

@@ -49,6 +49,7 @@ from zarr_codec._direct_stores import (
     local_store_of,
     memory_store_of,
     owned_buffers,
+    plain_store_of,
     put_all,
     write_files,
 )
@@ -215,25 +216,19 @@ class ChainCodecPipeline(BatchedCodecPipeline):
             merge = await asyncio.to_thread(_merger, chains, batch, old, value, drop_axes)
             await write_files(local, setters, chains, merge, prototype)
             return
+        encoded = await asyncio.to_thread(
+            lambda: _encode(chains, _merge(chains, batch, old, value, drop_axes))
+        )
         memory = memory_store_of(setters)
         if memory is not None and prototype is not None:
             # Straight into the store's dict, without MemoryStore.set's per-chunk copy.
-            buffers = await asyncio.to_thread(
-                lambda: owned_buffers(
-                    _encode(chains, _merge(chains, batch, old, value, drop_axes)), prototype
-                )
-            )
+            caller = value.as_ndarray_like()
+            buffers = await asyncio.to_thread(owned_buffers, encoded, prototype, caller)
             await put_all(memory, setters, buffers)
             return
-        encoded = [
+        stored = [
             None if data is None else spec.prototype.buffer.from_bytes(memoryview(data))
-            for data, (_, spec, *_) in zip(
-                await asyncio.to_thread(
-                    lambda: _encode(chains, _merge(chains, batch, old, value, drop_axes))
-                ),
-                batch,
-                strict=True,
-            )
+            for data, (_, spec, *_) in zip(encoded, batch, strict=True)
         ]
 
         async def store(setter: ByteSetter, data: Buffer | None) -> None:
@@ -243,7 +238,7 @@ class ChainCodecPipeline(BatchedCodecPipeline):
                 await setter.set(data)
 
         await concurrent_map(
-            [(setter, data) for data, (setter, *_) in zip(encoded, batch, strict=True)],
+            [(setter, data) for data, (setter, *_) in zip(stored, batch, strict=True)],
             store,
             config.get("async.concurrency"),
         )
@@ -270,15 +265,14 @@ def _slot(out: NDBuffer, selection: SelectorTuple, shape: tuple[int, ...]) -> An
 
 
 def _local_files(batch: Sequence[ReadItem]) -> list[Path] | None:
-    """The chunk files, when every chunk is a key of a plain ``LocalStore``."""
-    from zarr.storage import LocalStore, StorePath
+    """The chunk files, when every chunk is a key of one plain ``LocalStore``."""
+    from zarr.storage import LocalStore
 
-    files = []
-    for getter, *_ in batch:
-        if not isinstance(getter, StorePath) or type(getter.store) is not LocalStore:
-            return None
-        files.append(Path(getter.store.root) / getter.path)
-    return files
+    getters = [getter for getter, *_ in batch]
+    store = plain_store_of(getters, LocalStore)
+    if store is None:
+        return None
+    return [Path(store.root) / getter.path for getter in getters]  # type: ignore[attr-defined]
 
 
 def _read_into(path: Path, slot: np.ndarray[Any, Any]) -> bool:
@@ -333,12 +327,14 @@ def _read_files(
         if data is not None:
             chain.decode_into(np.frombuffer(data, dtype=np.uint8), slot)
 
-    def read_other(index: int) -> None:
-        buffers[index] = _read_bytes(files[index])
+    def read(index: int) -> None:
+        if index in slots:
+            read_whole(index)
+        else:  # decoded below, as a batch
+            buffers[index] = _read_bytes(files[index])
 
+    each_in_parallel(read, range(len(batch)))
     rest = [i for i in range(len(batch)) if i not in slots]
-    each_in_parallel(read_whole, list(slots))
-    each_in_parallel(read_other, rest)
     results: list[GetResult | None] = [None] * len(batch)
     for index in slots:
         if found[index]:
