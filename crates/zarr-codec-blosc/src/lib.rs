@@ -23,6 +23,8 @@
 
 mod ffi;
 mod header;
+mod preshuffle;
+mod shuffle;
 
 use std::ffi::{CStr, c_int};
 use std::mem::MaybeUninit;
@@ -263,7 +265,7 @@ impl Blosc {
 pub fn encode(input: &[u8], params: &Params) -> Result<Vec<u8>> {
     let bound = max_encoded_size(input.len());
     let mut out = Vec::with_capacity(bound);
-    let written = ffi::compress(input, &mut out.spare_capacity_mut()[..bound], params)?;
+    let written = preshuffle::compress(input, &mut out.spare_capacity_mut()[..bound], params)?;
     // SAFETY: c-blosc wrote the first `written` bytes of the spare capacity.
     unsafe { out.set_len(written) };
     Ok(out)
@@ -284,7 +286,7 @@ pub fn encode_into_uninit(
     params: &Params,
     out: &mut [MaybeUninit<u8>],
 ) -> Result<usize> {
-    ffi::compress(input, out, params)
+    preshuffle::compress(input, out, params)
 }
 
 /// The largest frame `len` input bytes can become.
