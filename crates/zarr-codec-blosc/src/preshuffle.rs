@@ -166,6 +166,7 @@ pub(crate) fn c_blosc_blocksize(
 }
 
 #[cfg(test)]
+#[allow(clippy::cast_possible_truncation)] // test data: truncation intended
 mod tests {
     use super::*;
 

@@ -66,7 +66,7 @@ pub(crate) fn bitshuffle(typesize: usize, src: &[u8], dst: &mut [u8], tmp: &mut 
         "bitshuffle: block and output differ in size"
     );
     let n = src.len() / typesize;
-    if n == 0 || n % 8 != 0 {
+    if n == 0 || !n.is_multiple_of(8) {
         // c-blosc leaves such blocks as they are.
         dst.copy_from_slice(src);
         return;
@@ -352,6 +352,7 @@ mod avx2 {
 }
 
 #[cfg(test)]
+#[allow(clippy::cast_possible_truncation)] // test data: truncation intended
 mod tests {
     use super::*;
 
@@ -370,7 +371,7 @@ mod tests {
     fn bitshuffle_reference(typesize: usize, src: &[u8]) -> Vec<u8> {
         let n = src.len() / typesize;
         let mut out = src.to_vec();
-        if n % 8 != 0 {
+        if !n.is_multiple_of(8) {
             return out;
         }
         out[..n * typesize].fill(0);

@@ -1,6 +1,8 @@
 //! Caller-provided output buffers, and codec output handed to Python.
 
+use std::ffi::{CStr, c_char, c_int, c_void};
 use std::mem::MaybeUninit;
+use std::sync::OnceLock;
 
 use numpy::PyArray1;
 use pyo3::buffer::PyUntypedBuffer;
@@ -101,24 +103,79 @@ impl<'py> UninitBytes<'py> {
         self.object
     }
 
-    /// The first `written` bytes as a `bytes` object: this object itself when it is full, else
-    /// a copy of the prefix (a `bytes` cannot shrink under the stable ABI). Encoders that only
-    /// know a worst-case size use this, so incompressible input costs no copy at all.
+    /// The first `written` bytes as a `bytes` object: this object itself, shrunk in place
+    /// where the interpreter offers that (see [`shrink_bytes`]), else a copy of the prefix.
+    /// Encoders that only know a worst-case size use this: the frame is written once, straight
+    /// into the object Python receives.
     ///
     /// # Safety
     ///
     /// The first `written` bytes of [`UninitBytes::storage`] must have been written, and
     /// `written` must be at most the allocated length.
-    pub unsafe fn assume_init_prefix(mut self, written: usize) -> Bound<'py, PyBytes> {
+    pub unsafe fn assume_init_prefix(mut self, written: usize) -> PyResult<Bound<'py, PyBytes>> {
         if written == self.len {
-            return self.object;
+            return Ok(self.object);
         }
         let py = self.object.py();
+        if let Some(shrink) = shrink_bytes() {
+            let size = isize::try_from(written).unwrap_or(isize::MAX);
+            let mut object = self.object.into_ptr();
+            // SAFETY: `object` is a `bytes` this function owns the only reference to, never
+            // seen by Python code or hashed, which is what `_PyBytes_Resize` asks; `written`
+            // is at most its length. On success `object` is the (possibly moved) resized
+            // object, owned by us; on failure CPython has released it and set an exception.
+            return unsafe {
+                if shrink(&raw mut object, size) == 0 {
+                    Ok(Bound::from_owned_ptr(py, object).cast_into_unchecked())
+                } else {
+                    Err(PyErr::fetch(py))
+                }
+            };
+        }
         let prefix = &self.storage()[..written];
         // SAFETY: the caller promises these `written` bytes are initialised.
         let prefix = unsafe { &*(std::ptr::from_ref(prefix) as *const [u8]) };
-        PyBytes::new(py, prefix)
+        Ok(PyBytes::new(py, prefix))
     }
+}
+
+/// `CPython`'s `_PyBytes_Resize`, looked up at run time.
+///
+/// It is how `CPython`'s own codecs (and numcodecs) shrink a `bytes` allocated for the worst
+/// case: the allocator shrinks the block in place, so nothing is copied. It is not in the
+/// limited API these abi3 wheels are built for, so it is found by name when the module is
+/// first used and, on an interpreter that does not export it, a copy is made instead.
+type ShrinkBytes = unsafe extern "C" fn(*mut *mut ffi::PyObject, ffi::Py_ssize_t) -> c_int;
+
+fn shrink_bytes() -> Option<ShrinkBytes> {
+    static SHRINK: OnceLock<Option<ShrinkBytes>> = OnceLock::new();
+    *SHRINK.get_or_init(|| {
+        let address = lookup_symbol(c"_PyBytes_Resize")?;
+        // SAFETY: the symbol is CPython's `int _PyBytes_Resize(PyObject **, Py_ssize_t)`,
+        // unchanged in every CPython version this abi3 wheel runs on (3.12 and later).
+        Some(unsafe { std::mem::transmute::<*mut c_void, ShrinkBytes>(address) })
+    })
+}
+
+/// The address of `name` in the process's global symbols (the interpreter's among them).
+#[cfg(any(target_os = "linux", target_vendor = "apple"))]
+fn lookup_symbol(name: &CStr) -> Option<*mut c_void> {
+    unsafe extern "C" {
+        fn dlsym(handle: *mut c_void, symbol: *const c_char) -> *mut c_void;
+    }
+    // RTLD_DEFAULT: the global scope, searched in load order.
+    #[cfg(target_os = "linux")]
+    let everywhere = std::ptr::null_mut();
+    #[cfg(target_vendor = "apple")]
+    let everywhere = -2isize as *mut c_void;
+    // SAFETY: `dlsym` reads a NUL-terminated name and returns an address or null.
+    let address = unsafe { dlsym(everywhere, name.as_ptr()) };
+    (!address.is_null()).then_some(address)
+}
+
+#[cfg(not(any(target_os = "linux", target_vendor = "apple")))]
+fn lookup_symbol(_name: &CStr) -> Option<*mut c_void> {
+    None
 }
 
 /// A new `bytes` object of exactly `len` bytes, filled by `fill` with the GIL released.

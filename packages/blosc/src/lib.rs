@@ -60,7 +60,7 @@ fn encode<'py>(
         zarr_codec_blosc::encode_into_uninit(source, &params, target)
     })?;
     // SAFETY: c-blosc wrote the `written`-byte frame at the start of the storage.
-    Ok(unsafe { output.assume_init_prefix(written) })
+    unsafe { output.assume_init_prefix(written) }
 }
 
 /// c-blosc's int thread count from a Python argument, through the shared positive check.
@@ -166,13 +166,12 @@ fn encode_batch<'py>(
     })?;
     drop(jobs);
     // SAFETY: each compression succeeded and wrote its frame's `written` bytes at the start.
-    PyList::new(
-        py,
-        outputs
-            .into_iter()
-            .zip(written)
-            .map(|(output, written)| unsafe { output.assume_init_prefix(written) }),
-    )
+    let frames = outputs
+        .into_iter()
+        .zip(written)
+        .map(|(output, written)| unsafe { output.assume_init_prefix(written) })
+        .collect::<PyResult<Vec<_>>>()?;
+    PyList::new(py, frames)
 }
 
 /// Decode many frames in parallel with the GIL released, each straight into its result.
