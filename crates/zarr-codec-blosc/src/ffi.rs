@@ -25,15 +25,34 @@ pub(crate) fn compress(
     if out.len() < input.len() + HEADER_LEN {
         return Err(CodecError::OutputLimit { limit: out.len() });
     }
+    let written = compress_within(input, out, params)?;
+    if written < HEADER_LEN {
+        return Err(failed(written));
+    }
+    Ok(written)
+}
+
+/// c-blosc's answer for compressing `input` (at most [`MAX_NBYTES`]) into `out`, which may be
+/// smaller than `input` but must hold the header and one 4-byte block start per block of
+/// `params.blocksize`-or-larger blocks: the frame size, or 0 where c-blosc found no room for
+/// the frame, nor for a plain copy.
+pub(crate) fn compress_within(
+    input: &[u8],
+    out: &mut [MaybeUninit<u8>],
+    params: &crate::Params,
+) -> Result<usize> {
+    debug_assert!(input.len() <= MAX_NBYTES);
     let shuffle = match params.shuffle {
         Shuffle::NoShuffle => 0,
         Shuffle::Shuffle => 1,
         Shuffle::BitShuffle => 2,
     };
     let name = params.cname.c_name();
-    // SAFETY: `input` is valid for `input.len()` bytes and `out` for `out.len()` (at least
-    // `input.len() + 16`, c-blosc's worst case); `name` is a NUL-terminated static string;
-    // the context call allocates its own state and keeps none after returning.
+    // SAFETY: `input` is valid for `input.len()` bytes and `out` for `out.len()`; c-blosc
+    // bounds every write by `out.len()` (compressors get the room left, plain copies are made
+    // only where they fit) once the header and block table fit, which callers ensure; `name`
+    // is a NUL-terminated static string; the context call allocates its own state and keeps
+    // none after returning.
     let written = unsafe {
         sys::blosc_compress_ctx(
             c_int::from(params.clevel),
@@ -48,12 +67,11 @@ pub(crate) fn compress(
             params.threads,
         )
     };
-    usize::try_from(written)
-        .ok()
-        .filter(|&n| n >= HEADER_LEN)
-        .ok_or_else(|| {
-            CodecError::corrupt(format!("blosc: c-blosc failed to compress ({written})"))
-        })
+    usize::try_from(written).map_err(|_| failed(written))
+}
+
+fn failed(code: impl std::fmt::Display) -> CodecError {
+    CodecError::corrupt(format!("blosc: c-blosc failed to compress ({code})"))
 }
 
 /// Decompress a frame already checked by `header::validate` into `out` (exactly `nbytes`).

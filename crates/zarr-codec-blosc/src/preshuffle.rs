@@ -14,7 +14,8 @@ use std::mem::MaybeUninit;
 
 use zarr_codec::Result;
 
-use crate::{Compressor, Params, Shuffle, ffi, shuffle};
+use crate::header::MAX_NBYTES;
+use crate::{Compressor, HEADER_LEN, Params, Shuffle, ffi, shuffle};
 
 /// c-blosc 1.21's constants (blosc.c, blosc.h).
 const MIN_BUFFERSIZE: usize = 128;
@@ -26,8 +27,10 @@ const FLAG_SHUFFLE: u8 = 0x01;
 const FLAG_MEMCPYED: u8 = 0x02;
 const FLAG_BITSHUFFLE: u8 = 0x04;
 
-/// Scratch kept per thread between calls only up to this size (larger chunks allocate).
-const KEEP_SCRATCH: usize = 64 << 20;
+/// The bytes of input shuffled and handed to c-blosc at a time: well within a core's L2.
+const SEGMENT: usize = 512 << 10;
+/// Scratch kept per thread between calls only up to this size (larger blocks allocate).
+const KEEP_SCRATCH: usize = 16 << 20;
 
 thread_local! {
     static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
@@ -52,6 +55,8 @@ pub(crate) fn compress(
     } && params.clevel > 0
         && params.threads == 1
         && input.len() >= MIN_BUFFERSIZE
+        && input.len() <= MAX_NBYTES
+        && out.len() >= input.len() + HEADER_LEN
         && shuffle::has_kernel(typesize);
     if !applies {
         return ffi::compress(input, out, params);
@@ -64,6 +69,16 @@ pub(crate) fn compress(
 
 /// The frame through this crate's shuffles; `None` (with `out` to be overwritten) where
 /// c-blosc's block size is not the one computed, so its own shuffle must run.
+///
+/// The chunk goes to c-blosc a segment of whole blocks at a time (about [`SEGMENT`] bytes), so
+/// each shuffled segment is still in cache when c-blosc compresses it, as with its own
+/// shuffle. Each segment is compressed into `out` where its blocks belong in the whole frame,
+/// with the rest of `out` as its room: c-blosc compresses blocks independently and each of
+/// its "does it still fit" decisions compares the bytes written so far plus the block with the
+/// room left, which are the same numbers for the segment as for the whole chunk. So every
+/// block comes out as in one call, and a segment that does not fit means the whole frame
+/// would have been a plain copy. The segment's own header and block table, written just
+/// before its blocks, are read and then overwritten with what was there.
 fn compress_preshuffled(
     input: &[u8],
     out: &mut [MaybeUninit<u8>],
@@ -77,47 +92,139 @@ fn compress_preshuffled(
         input.len(),
         params.blocksize,
     );
-    let written = SCRATCH.with(|cell| {
-        // A kept buffer avoids page faults on every chunk; a chunk too large to keep, or a
-        // nested call, gets its own.
-        let mut kept = cell.try_borrow_mut();
-        let mut fresh = Vec::new();
-        let needed = input.len() + blocksize;
-        let scratch = match kept.as_deref_mut() {
-            Ok(kept) if needed <= KEEP_SCRATCH => kept,
-            _ => &mut fresh,
-        };
-        if scratch.len() < needed {
-            scratch.resize(needed, 0);
-        }
-        let (shuffled, tmp) = scratch.split_at_mut(input.len());
-        for (block, target) in input.chunks(blocksize).zip(shuffled.chunks_mut(blocksize)) {
-            match params.shuffle {
-                Shuffle::Shuffle => shuffle::shuffle(typesize, block, target),
-                _ => shuffle::bitshuffle(typesize, block, target, tmp),
+    let nblocks = input.len().div_ceil(blocksize);
+    let full_blocks = input.len() / blocksize;
+    let per_segment = (SEGMENT / blocksize).max(1);
+    let unshuffled = Params {
+        shuffle: Shuffle::NoShuffle,
+        ..*params
+    };
+    let mut starts: Vec<u32> = Vec::with_capacity(nblocks);
+    // The first segment's version, flags and typesize bytes: the whole frame's too.
+    let mut prefix = [0u8; 4];
+    let mut end = HEADER_LEN + 4 * nblocks; // where the next segment's blocks go
+    let mut saved = Vec::new();
+    let mut first_block = 0;
+    let outcome = with_scratch(
+        (2 * per_segment + 1) * blocksize,
+        |scratch| -> Result<Outcome> {
+            while first_block < nblocks {
+                // The last segment takes what is left once fewer than two segments' worth remain,
+                // so every segment holds at least `per_segment` whole blocks (c-blosc then picks
+                // the same block size for it as for the whole chunk).
+                let end_block = if full_blocks - first_block < 2 * per_segment {
+                    nblocks
+                } else {
+                    first_block + per_segment
+                };
+                let from = first_block * blocksize;
+                let to = (end_block * blocksize).min(input.len());
+                let (shuffled, tmp) = scratch.split_at_mut(to - from);
+                for (block, target) in input[from..to]
+                    .chunks(blocksize)
+                    .zip(shuffled.chunks_mut(blocksize))
+                {
+                    match params.shuffle {
+                        Shuffle::Shuffle => shuffle::shuffle(typesize, block, target),
+                        _ => shuffle::bitshuffle(typesize, block, target, tmp),
+                    }
+                }
+                let head = HEADER_LEN + 4 * (end_block - first_block);
+                let at = end - head;
+                saved.clear();
+                saved.extend_from_slice(&out[at..end]);
+                let written = ffi::compress_within(shuffled, &mut out[at..], &unshuffled)?;
+                if written < head {
+                    return Ok(Outcome::PlainCopy); // no room left for this segment's blocks
+                }
+                // SAFETY: c-blosc initialised the first `written` bytes from `at`.
+                let frame =
+                    unsafe { &*(std::ptr::from_ref(&out[at..at + written]) as *const [u8]) };
+                if read_u32(frame, 8) != Some(blocksize) {
+                    return Ok(Outcome::Mismatch);
+                }
+                if first_block == 0 {
+                    prefix.copy_from_slice(&frame[..4]);
+                }
+                if frame[2] & FLAG_MEMCPYED != 0 {
+                    return Ok(Outcome::PlainCopy); // a block did not fit
+                }
+                for block in 0..end_block - first_block {
+                    let start = read_u32(frame, HEADER_LEN + 4 * block).unwrap_or(0);
+                    // Offsets in the segment's frame, which starts `at` bytes into the chunk's.
+                    starts.push(u32::try_from(start + at).unwrap_or(u32::MAX));
+                }
+                out[at..end].copy_from_slice(&saved);
+                end = at + written;
+                first_block = end_block;
             }
+            Ok(Outcome::Frame)
+        },
+    )?;
+    let frame_len = match outcome {
+        Outcome::Mismatch => return Ok(None),
+        Outcome::Frame => end,
+        Outcome::PlainCopy => {
+            // c-blosc's plain copy: the header, then the input as it is.
+            prefix[2] |= FLAG_MEMCPYED;
+            starts.clear();
+            write_bytes(&mut out[HEADER_LEN..], input);
+            HEADER_LEN + input.len()
         }
-        let unshuffled = Params {
-            shuffle: Shuffle::NoShuffle,
-            ..*params
-        };
-        ffi::compress(shuffled, out, &unshuffled)
-    })?;
-    // SAFETY: c-blosc initialised the first `written` bytes (at least the 16-byte header).
-    let frame = unsafe { &mut *(std::ptr::from_mut(&mut out[..written]) as *mut [u8]) };
-    let frame_blocksize = u32::from_le_bytes([frame[8], frame[9], frame[10], frame[11]]);
-    if usize::try_from(frame_blocksize).ok() != Some(blocksize) {
-        return Ok(None);
-    }
-    frame[2] |= match params.shuffle {
+    };
+    prefix[2] |= match params.shuffle {
         Shuffle::Shuffle => FLAG_SHUFFLE,
         _ => FLAG_BITSHUFFLE,
     };
-    if frame[2] & FLAG_MEMCPYED != 0 {
-        // A plain copy holds the original bytes, not the shuffled ones.
-        frame[crate::HEADER_LEN..].copy_from_slice(input);
+    let mut header = [0u8; HEADER_LEN];
+    header[..4].copy_from_slice(&prefix);
+    for (at, value) in [(4, input.len()), (8, blocksize), (12, frame_len)] {
+        let value = u32::try_from(value).unwrap_or(u32::MAX);
+        header[at..at + 4].copy_from_slice(&value.to_le_bytes());
     }
-    Ok(Some(written))
+    write_bytes(out, &header);
+    for (block, start) in starts.iter().enumerate() {
+        write_bytes(&mut out[HEADER_LEN + 4 * block..], &start.to_le_bytes());
+    }
+    Ok(Some(frame_len))
+}
+
+/// How the segments went.
+enum Outcome {
+    /// Every block compressed: the frame ends where the last segment did.
+    Frame,
+    /// c-blosc would have stored the chunk as a plain copy.
+    PlainCopy,
+    /// c-blosc chose another block size than computed.
+    Mismatch,
+}
+
+fn read_u32(frame: &[u8], at: usize) -> Option<usize> {
+    let bytes = frame.get(at..at + 4)?;
+    usize::try_from(u32::from_le_bytes(bytes.try_into().ok()?)).ok()
+}
+
+fn write_bytes(out: &mut [MaybeUninit<u8>], bytes: &[u8]) {
+    for (slot, &byte) in out.iter_mut().zip(bytes) {
+        slot.write(byte);
+    }
+}
+
+/// Run `f` on at least `len` bytes of this thread's scratch (a fresh buffer if it is in use
+/// or `len` is too large to keep between calls).
+fn with_scratch<T>(len: usize, f: impl FnOnce(&mut [u8]) -> T) -> T {
+    SCRATCH.with(|cell| {
+        let mut kept = cell.try_borrow_mut();
+        let mut fresh = Vec::new();
+        let scratch = match kept.as_deref_mut() {
+            Ok(kept) if len <= KEEP_SCRATCH => kept,
+            _ => &mut fresh,
+        };
+        if scratch.len() < len {
+            scratch.resize(len, 0);
+        }
+        f(&mut scratch[..len])
+    })
 }
 
 /// The block size c-blosc 1.21 chooses (`compute_blocksize` in blosc.c, with its default
@@ -200,7 +307,7 @@ mod tests {
 
     /// The frame c-blosc makes shuffling itself, and ours where our shuffles apply.
     fn compress_both(input: &[u8], params: &Params) -> (Vec<u8>, Option<Vec<u8>>) {
-        let mut theirs = vec![MaybeUninit::new(0u8); input.len() + crate::HEADER_LEN];
+        let mut theirs = vec![MaybeUninit::new(0u8); input.len() + HEADER_LEN];
         let mut ours = theirs.clone();
         let written = ffi::compress(input, &mut theirs, params).expect("compresses");
         let typesize = if params.typesize > MAX_TYPESIZE {
@@ -254,7 +361,7 @@ mod tests {
                                 checked += 1;
                             }
                             // The public path gives the same frame whichever way it goes.
-                            let mut out = vec![MaybeUninit::new(0u8); len + crate::HEADER_LEN];
+                            let mut out = vec![MaybeUninit::new(0u8); len + HEADER_LEN];
                             let n = compress(&input, &mut out, &params).expect("compresses");
                             assert!(init(&out[..n]) == theirs, "{params:?}: public path");
                         }
@@ -267,6 +374,48 @@ mod tests {
         if shuffle::has_kernel(4) {
             assert_eq!(checked, 6 * 3 * 8 * 5);
         }
+    }
+
+    /// Chunks of many segments: compressible (kind 0), noise (kinds 1 and 3: the room runs
+    /// out in a later segment, as the first always fits) and noise in stripes (kind 2).
+    #[test]
+    fn segmented_frames_are_byte_identical_to_one_call() {
+        let mut kinds_seen = [0usize; 2];
+        for len in [1_700_003] {
+            for kind in 0..4 {
+                let mut input = data(kind.min(2), len);
+                if kind == 3 {
+                    // Noise after a few zeros: too few to pay for the block table, so the
+                    // room runs out only in the last segment.
+                    input = data(1, len);
+                    input[..40].fill(0);
+                }
+                for cname in [Compressor::BloscLz, Compressor::Lz4, Compressor::Zstd] {
+                    for typesize in [2, 4, 8] {
+                        for shuffle in [Shuffle::Shuffle, Shuffle::BitShuffle] {
+                            for blocksize in [0, 16_384, 100_000] {
+                                let params = Params {
+                                    cname,
+                                    clevel: if cname == Compressor::Zstd { 1 } else { 5 },
+                                    shuffle,
+                                    typesize,
+                                    blocksize,
+                                    threads: 1,
+                                };
+                                let (theirs, ours) = compress_both(&input, &params);
+                                assert!(
+                                    ours.as_ref() == Some(&theirs),
+                                    "{params:?} on {len} bytes of kind {kind}: frames differ"
+                                );
+                                kinds_seen[usize::from(theirs[2] & FLAG_MEMCPYED != 0)] += 1;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // Both compressed frames and plain copies were compared.
+        assert!(kinds_seen[0] > 50 && kinds_seen[1] > 25, "{kinds_seen:?}");
     }
 
     #[test]
