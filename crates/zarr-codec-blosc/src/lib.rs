@@ -23,6 +23,7 @@
 
 mod ffi;
 mod header;
+mod postshuffle;
 mod preshuffle;
 mod shuffle;
 
@@ -301,7 +302,7 @@ pub fn decode(input: &[u8], limit: Option<usize>) -> Result<Vec<u8>> {
         return Err(CodecError::OutputLimit { limit });
     }
     let mut out = Vec::with_capacity(info.nbytes);
-    ffi::decompress(
+    postshuffle::decompress(
         input,
         &info,
         &mut out.spare_capacity_mut()[..info.nbytes],
@@ -335,7 +336,7 @@ pub fn decode_into_uninit(
     let target = out
         .get_mut(..info.nbytes)
         .ok_or(CodecError::OutputLimit { limit: available })?;
-    ffi::decompress(input, &info, target, threads.max(1))?;
+    postshuffle::decompress(input, &info, target, threads.max(1))?;
     Ok(info.nbytes)
 }
 

@@ -28,7 +28,7 @@ const FLAG_MEMCPYED: u8 = 0x02;
 const FLAG_BITSHUFFLE: u8 = 0x04;
 
 /// The bytes of input shuffled and handed to c-blosc at a time: well within a core's L2.
-const SEGMENT: usize = 512 << 10;
+pub(crate) const SEGMENT: usize = 512 << 10;
 /// Scratch kept per thread between calls only up to this size (larger blocks allocate).
 const KEEP_SCRATCH: usize = 16 << 20;
 
@@ -93,7 +93,6 @@ fn compress_preshuffled(
         params.blocksize,
     );
     let nblocks = input.len().div_ceil(blocksize);
-    let full_blocks = input.len() / blocksize;
     let per_segment = (SEGMENT / blocksize).max(1);
     let unshuffled = Params {
         shuffle: Shuffle::NoShuffle,
@@ -104,19 +103,10 @@ fn compress_preshuffled(
     let mut prefix = [0u8; 4];
     let mut end = HEADER_LEN + 4 * nblocks; // where the next segment's blocks go
     let mut saved = Vec::new();
-    let mut first_block = 0;
     let outcome = with_scratch(
         (2 * per_segment + 1) * blocksize,
         |scratch| -> Result<Outcome> {
-            while first_block < nblocks {
-                // The last segment takes what is left once fewer than two segments' worth remain,
-                // so every segment holds at least `per_segment` whole blocks (c-blosc then picks
-                // the same block size for it as for the whole chunk).
-                let end_block = if full_blocks - first_block < 2 * per_segment {
-                    nblocks
-                } else {
-                    first_block + per_segment
-                };
+            for (first_block, end_block) in segments(input.len(), blocksize) {
                 let from = first_block * blocksize;
                 let to = (end_block * blocksize).min(input.len());
                 let (shuffled, tmp) = scratch.split_at_mut(to - from);
@@ -156,7 +146,6 @@ fn compress_preshuffled(
                 }
                 out[at..end].copy_from_slice(&saved);
                 end = at + written;
-                first_block = end_block;
             }
             Ok(Outcome::Frame)
         },
@@ -189,6 +178,30 @@ fn compress_preshuffled(
     Ok(Some(frame_len))
 }
 
+/// The segments of a chunk of `nbytes` bytes in blocks of `blocksize`, as ranges of blocks: runs
+/// of whole blocks about [`SEGMENT`] long, the last taking what is left once fewer than two
+/// runs' worth remain. So every segment holds at least one run of whole blocks (for c-blosc,
+/// a buffer that gets the same block size as the whole chunk, and never less than a block).
+pub(crate) fn segments(nbytes: usize, blocksize: usize) -> impl Iterator<Item = (usize, usize)> {
+    let nblocks = nbytes.div_ceil(blocksize);
+    let full_blocks = nbytes / blocksize;
+    let per_segment = (SEGMENT / blocksize).max(1);
+    let mut first = 0;
+    std::iter::from_fn(move || {
+        if first >= nblocks {
+            return None;
+        }
+        let end = if full_blocks - first < 2 * per_segment {
+            nblocks
+        } else {
+            first + per_segment
+        };
+        let segment = (first, end);
+        first = end;
+        Some(segment)
+    })
+}
+
 /// How the segments went.
 enum Outcome {
     /// Every block compressed: the frame ends where the last segment did.
@@ -212,7 +225,7 @@ fn write_bytes(out: &mut [MaybeUninit<u8>], bytes: &[u8]) {
 
 /// Run `f` on at least `len` bytes of this thread's scratch (a fresh buffer if it is in use
 /// or `len` is too large to keep between calls).
-fn with_scratch<T>(len: usize, f: impl FnOnce(&mut [u8]) -> T) -> T {
+pub(crate) fn with_scratch<T>(len: usize, f: impl FnOnce(&mut [u8]) -> T) -> T {
     SCRATCH.with(|cell| {
         let mut kept = cell.try_borrow_mut();
         let mut fresh = Vec::new();
@@ -274,7 +287,7 @@ pub(crate) fn c_blosc_blocksize(
 
 #[cfg(test)]
 #[allow(clippy::cast_possible_truncation)] // test data: truncation intended
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     const COMPRESSORS: [Compressor; 5] = [
@@ -287,7 +300,7 @@ mod tests {
 
     /// Data of a few kinds: smooth little-endian integers (compressible once shuffled),
     /// noise (stored as a plain copy) and a mix (noise in some blocks only).
-    fn data(kind: usize, len: usize) -> Vec<u8> {
+    pub(crate) fn data(kind: usize, len: usize) -> Vec<u8> {
         let mut x: u64 = 0x9E37_79B9_7F4A_7C15 ^ len as u64;
         let mut noise = move || {
             x ^= x << 13;

@@ -12,6 +12,10 @@
 //! - bit shuffle (only when `n % 8 == 0`, else the block is copied as it is): bit `k` of byte
 //!   `j` of element `i` goes to bit `(j * 8 + k) * n + i` of the output (bits counted from the
 //!   least significant of each byte); the trailing bytes are copied.
+//!
+//! Decoding undoes them the same way (`crate::postshuffle`).
+
+use std::mem::MaybeUninit;
 
 /// Whether [`shuffle`] and [`bitshuffle`] have a fast kernel for `typesize` on this CPU;
 /// otherwise c-blosc's own shuffle is the one to use.
@@ -115,17 +119,114 @@ fn gather_bit(word: u64, k: usize) -> u8 {
     (bottoms.wrapping_mul(0x0102_0408_1020_4080) >> 56) as u8
 }
 
+/// Undo [`shuffle`]: `src` holds the shuffled block, `dst` (same length) gets the elements.
+pub(crate) fn unshuffle(typesize: usize, src: &[u8], dst: &mut [MaybeUninit<u8>]) {
+    assert_eq!(
+        src.len(),
+        dst.len(),
+        "unshuffle: block and output differ in size"
+    );
+    let whole = if avx2::available() {
+        match typesize {
+            // SAFETY: the CPU has AVX2 (checked above).
+            2 => unsafe { avx2::unshuffle2(src, dst) },
+            // SAFETY: as above.
+            4 => unsafe { avx2::unshuffle4(src, dst) },
+            // SAFETY: as above.
+            8 => unsafe { avx2::unshuffle8(src, dst) },
+            _ => 0,
+        }
+    } else {
+        0
+    };
+    let n = src.len() / typesize;
+    if typesize > 1 && n > 0 {
+        for (i, element) in dst.chunks_exact_mut(typesize).enumerate().skip(whole) {
+            for (j, byte) in element.iter_mut().enumerate() {
+                byte.write(src[j * n + i]);
+            }
+        }
+    }
+    let tail = if typesize > 1 { n * typesize } else { 0 };
+    copy_bytes(&mut dst[tail..], &src[tail..]);
+}
+
+/// Undo [`bitshuffle`]; `tmp` is scratch of at least the block's size.
+pub(crate) fn bitunshuffle(
+    typesize: usize,
+    src: &[u8],
+    dst: &mut [MaybeUninit<u8>],
+    tmp: &mut [u8],
+) {
+    assert_eq!(
+        src.len(),
+        dst.len(),
+        "bitunshuffle: block and output differ in size"
+    );
+    let n = src.len() / typesize;
+    if n == 0 || !n.is_multiple_of(8) {
+        copy_bytes(dst, src);
+        return;
+    }
+    let body = n * typesize;
+    let row_bytes = n / 8;
+    if typesize == 1 {
+        untranspose_bits(&src[..body], &mut dst[..body]);
+    } else {
+        let rows = &mut tmp[..body];
+        for (bits, row) in src[..body]
+            .chunks_exact(8 * row_bytes)
+            .zip(rows.chunks_exact_mut(n))
+        {
+            // SAFETY: viewing initialised bytes as `MaybeUninit` is sound; only bytes are
+            // written through the view.
+            let row = unsafe { &mut *(std::ptr::from_mut(row) as *mut [MaybeUninit<u8>]) };
+            untranspose_bits(bits, row);
+        }
+        unshuffle(typesize, rows, &mut dst[..body]);
+    }
+    copy_bytes(&mut dst[body..], &src[body..]);
+}
+
+/// Undo [`transpose_bits`]: 8 rows of `n / 8` bytes back into one row of `n` bytes.
+fn untranspose_bits(bits: &[u8], row: &mut [MaybeUninit<u8>]) {
+    let done = if avx2::available() {
+        // SAFETY: the CPU has AVX2 (checked above).
+        unsafe { avx2::untranspose_bits(bits, row) }
+    } else {
+        0
+    };
+    let row_bytes = row.len() / 8;
+    for (group, bytes) in row.chunks_exact_mut(8).enumerate().skip(done / 8) {
+        let planes: [u8; 8] = std::array::from_fn(|k| bits[k * row_bytes + group]);
+        for (e, byte) in bytes.iter_mut().enumerate() {
+            let value = (0..8).fold(0u8, |acc, k| acc | (((planes[k] >> e) & 1) << k));
+            byte.write(value);
+        }
+    }
+}
+
+fn copy_bytes(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
+    for (slot, &byte) in dst.iter_mut().zip(src) {
+        slot.write(byte);
+    }
+}
+
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
     //! The kernels: each handles whole groups of 32 elements and returns how many elements
     //! it did, leaving the rest to the portable loop.
 
     use std::arch::x86_64::{
-        __m256i, _mm256_loadu_si256, _mm256_movemask_epi8, _mm256_permute2x128_si256,
-        _mm256_permute4x64_epi64, _mm256_permutevar8x32_epi32, _mm256_set_epi8, _mm256_setr_epi32,
-        _mm256_shuffle_epi8, _mm256_slli_epi16, _mm256_storeu_si256, _mm256_unpackhi_epi32,
-        _mm256_unpackhi_epi64, _mm256_unpacklo_epi32, _mm256_unpacklo_epi64,
+        __m256i, _mm256_and_si256, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_movemask_epi8,
+        _mm256_or_si256, _mm256_permute2x128_si256, _mm256_permute4x64_epi64,
+        _mm256_permutevar8x32_epi32, _mm256_set_epi8, _mm256_set1_epi8, _mm256_set1_epi32,
+        _mm256_set1_epi64x, _mm256_setr_epi8, _mm256_setr_epi32, _mm256_setzero_si256,
+        _mm256_shuffle_epi8, _mm256_slli_epi16, _mm256_storeu_si256, _mm256_unpackhi_epi8,
+        _mm256_unpackhi_epi16, _mm256_unpackhi_epi32, _mm256_unpackhi_epi64, _mm256_unpacklo_epi8,
+        _mm256_unpacklo_epi16, _mm256_unpacklo_epi32, _mm256_unpacklo_epi64,
     };
+    use std::mem::MaybeUninit;
     use std::sync::OnceLock;
 
     pub(super) fn available() -> bool {
@@ -294,6 +395,167 @@ mod avx2 {
         steps * 32
     }
 
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn store_uninit(dst: &mut [MaybeUninit<u8>], at: usize, value: __m256i) {
+        debug_assert!(at + 32 <= dst.len());
+        // SAFETY: the caller keeps `at + 32 <= dst.len()`; storing bytes initialises them.
+        unsafe { _mm256_storeu_si256(dst.as_mut_ptr().add(at).cast(), value) }
+    }
+
+    /// Undo `shuffle2`, 32 elements per step.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2; `dst.len() == src.len()`.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn unshuffle2(src: &[u8], dst: &mut [MaybeUninit<u8>]) -> usize {
+        let n = src.len() / 2;
+        let steps = n / 32;
+        for step in 0..steps {
+            let at = step * 32;
+            // SAFETY: row j ends at `j * n + at + 32 <= (j + 1) * n <= src.len()`.
+            let (r0, r1) = unsafe { (load(src, at), load(src, n + at)) };
+            // Byte pairs per lane: elements 0-7 and 16-23 (lo), 8-15 and 24-31 (hi).
+            let lo = _mm256_unpacklo_epi8(r0, r1);
+            let hi = _mm256_unpackhi_epi8(r0, r1);
+            let out = step * 64;
+            // SAFETY: `out + 64 <= 2 * 32 * steps <= dst.len()`.
+            unsafe {
+                store_uninit(dst, out, _mm256_permute2x128_si256::<0x20>(lo, hi));
+                store_uninit(dst, out + 32, _mm256_permute2x128_si256::<0x31>(lo, hi));
+            }
+        }
+        steps * 32
+    }
+
+    /// Undo `shuffle4`, 32 elements per step.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2; `dst.len() == src.len()`.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn unshuffle4(src: &[u8], dst: &mut [MaybeUninit<u8>]) -> usize {
+        let n = src.len() / 4;
+        let steps = n / 32;
+        for step in 0..steps {
+            let at = step * 32;
+            // SAFETY: row j ends at `j * n + at + 32 <= (j + 1) * n <= src.len()`.
+            let rows = unsafe {
+                [
+                    load(src, at),
+                    load(src, n + at),
+                    load(src, 2 * n + at),
+                    load(src, 3 * n + at),
+                ]
+            };
+            let low01 = _mm256_unpacklo_epi8(rows[0], rows[1]);
+            let high01 = _mm256_unpackhi_epi8(rows[0], rows[1]);
+            let low23 = _mm256_unpacklo_epi8(rows[2], rows[3]);
+            let high23 = _mm256_unpackhi_epi8(rows[2], rows[3]);
+            // Whole elements: 0-3 | 16-19, 4-7 | 20-23, 8-11 | 24-27, 12-15 | 28-31.
+            let w0 = _mm256_unpacklo_epi16(low01, low23);
+            let w1 = _mm256_unpackhi_epi16(low01, low23);
+            let w2 = _mm256_unpacklo_epi16(high01, high23);
+            let w3 = _mm256_unpackhi_epi16(high01, high23);
+            let out = step * 128;
+            // SAFETY: `out + 128 <= 4 * 32 * steps <= dst.len()`.
+            unsafe {
+                store_uninit(dst, out, _mm256_permute2x128_si256::<0x20>(w0, w1));
+                store_uninit(dst, out + 32, _mm256_permute2x128_si256::<0x20>(w2, w3));
+                store_uninit(dst, out + 64, _mm256_permute2x128_si256::<0x31>(w0, w1));
+                store_uninit(dst, out + 96, _mm256_permute2x128_si256::<0x31>(w2, w3));
+            }
+        }
+        steps * 32
+    }
+
+    /// Undo `shuffle8`, 32 elements per step.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2; `dst.len() == src.len()`.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn unshuffle8(src: &[u8], dst: &mut [MaybeUninit<u8>]) -> usize {
+        let n = src.len() / 8;
+        let steps = n / 32;
+        for step in 0..steps {
+            let at = step * 32;
+            // SAFETY: row j ends at `j * n + at + 32 <= (j + 1) * n <= src.len()`.
+            let r: [__m256i; 8] = std::array::from_fn(|j| unsafe { load(src, j * n + at) });
+            // Bytes of rows (0,1), (2,3), ... paired: elements 0-7 | 16-23 (lo), 8-15 | 24-31.
+            let lo: [__m256i; 4] =
+                std::array::from_fn(|p| _mm256_unpacklo_epi8(r[2 * p], r[2 * p + 1]));
+            let hi: [__m256i; 4] =
+                std::array::from_fn(|p| _mm256_unpackhi_epi8(r[2 * p], r[2 * p + 1]));
+            // Then rows 0-3 and 4-7 as dwords, four elements per register and lane.
+            let quads = [
+                _mm256_unpacklo_epi16(lo[0], lo[1]),
+                _mm256_unpackhi_epi16(lo[0], lo[1]),
+                _mm256_unpacklo_epi16(hi[0], hi[1]),
+                _mm256_unpackhi_epi16(hi[0], hi[1]),
+            ];
+            let quads_high = [
+                _mm256_unpacklo_epi16(lo[2], lo[3]),
+                _mm256_unpackhi_epi16(lo[2], lo[3]),
+                _mm256_unpacklo_epi16(hi[2], hi[3]),
+                _mm256_unpackhi_epi16(hi[2], hi[3]),
+            ];
+            // Whole elements, two per lane: register 2q holds 4q, 4q+1 | 4q+16, 4q+17, and
+            // register 2q+1 the next two of each.
+            let mut x = [quads[0]; 8];
+            for q in 0..4 {
+                x[2 * q] = _mm256_unpacklo_epi32(quads[q], quads_high[q]);
+                x[2 * q + 1] = _mm256_unpackhi_epi32(quads[q], quads_high[q]);
+            }
+            let out = step * 256;
+            for q in 0..4 {
+                // SAFETY: `out + 256 <= 8 * 32 * steps <= dst.len()`.
+                unsafe {
+                    store_uninit(
+                        dst,
+                        out + 32 * q,
+                        _mm256_permute2x128_si256::<0x20>(x[2 * q], x[2 * q + 1]),
+                    );
+                    store_uninit(
+                        dst,
+                        out + 128 + 32 * q,
+                        _mm256_permute2x128_si256::<0x31>(x[2 * q], x[2 * q + 1]),
+                    );
+                }
+            }
+        }
+        steps * 32
+    }
+
+    /// Undo `transpose_bits` for whole groups of 32 bytes; returns the number of bytes done.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2; `row.len() == bits.len()` and `bits.len() % 8 == 0`.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn untranspose_bits(bits: &[u8], row: &mut [MaybeUninit<u8>]) -> usize {
+        let row_bytes = row.len() / 8;
+        let steps = row.len() / 32;
+        // Byte e of a register takes byte e / 8 of a plane's dword and tests bit e % 8.
+        let spread = _mm256_setr_epi8(
+            0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3,
+            3, 3, 3,
+        );
+        let select = _mm256_set1_epi64x(0x8040_2010_0804_0201_u64.cast_signed());
+        for step in 0..steps {
+            let mut value = _mm256_setzero_si256();
+            for k in 0..8 {
+                let at = k * row_bytes + 4 * step;
+                let plane =
+                    u32::from_le_bytes([bits[at], bits[at + 1], bits[at + 2], bits[at + 3]]);
+                let v = _mm256_shuffle_epi8(_mm256_set1_epi32(plane.cast_signed()), spread);
+                let set = _mm256_cmpeq_epi8(_mm256_and_si256(v, select), select);
+                let bit = _mm256_set1_epi8(1i8 << k);
+                value = _mm256_or_si256(value, _mm256_and_si256(set, bit));
+            }
+            // SAFETY: `32 * step + 32 <= row.len()`.
+            unsafe { store_uninit(row, 32 * step, value) };
+        }
+        steps * 32
+    }
+
     /// Bit-transpose whole groups of 32 bytes of `row` into the 8 rows of `bits`; returns the
     /// number of bytes done.
     ///
@@ -330,6 +592,8 @@ mod avx2 {
 mod avx2 {
     //! No AVX2 off x86-64: c-blosc's own shuffles are used.
 
+    use std::mem::MaybeUninit;
+
     pub(super) fn available() -> bool {
         false
     }
@@ -347,6 +611,22 @@ mod avx2 {
     }
 
     pub(super) unsafe fn transpose_bits(_: &[u8], _: &mut [u8]) -> usize {
+        0
+    }
+
+    pub(super) unsafe fn unshuffle2(_: &[u8], _: &mut [MaybeUninit<u8>]) -> usize {
+        0
+    }
+
+    pub(super) unsafe fn unshuffle4(_: &[u8], _: &mut [MaybeUninit<u8>]) -> usize {
+        0
+    }
+
+    pub(super) unsafe fn unshuffle8(_: &[u8], _: &mut [MaybeUninit<u8>]) -> usize {
+        0
+    }
+
+    pub(super) unsafe fn untranspose_bits(_: &[u8], _: &mut [MaybeUninit<u8>]) -> usize {
         0
     }
 }
@@ -411,6 +691,9 @@ mod tests {
                     shuffle_reference(typesize, &src),
                     "T={typesize} len={len}"
                 );
+                let mut back = vec![MaybeUninit::new(0xAA); len];
+                unshuffle(typesize, &dst, &mut back);
+                assert!(init(&back) == src, "unshuffle T={typesize} len={len}");
                 let mut tmp = vec![0x55; len];
                 bitshuffle(typesize, &src, &mut dst, &mut tmp);
                 assert_eq!(
@@ -418,8 +701,16 @@ mod tests {
                     bitshuffle_reference(typesize, &src),
                     "T={typesize} len={len}"
                 );
+                let mut back = vec![MaybeUninit::new(0xAA); len];
+                bitunshuffle(typesize, &dst, &mut back, &mut tmp);
+                assert!(init(&back) == src, "bitunshuffle T={typesize} len={len}");
             }
         }
+    }
+
+    fn init(bytes: &[MaybeUninit<u8>]) -> Vec<u8> {
+        // SAFETY: the tests fill every byte before looking.
+        bytes.iter().map(|b| unsafe { b.assume_init() }).collect()
     }
 
     #[test]
