@@ -1,5 +1,5 @@
-//! Decompression with this crate's AVX2 unshuffles in place of c-blosc's SSE2 ones: the
-//! decoding half of `crate::preshuffle`.
+//! Decompression of bit-shuffled frames with this crate's AVX2 bit unshuffle in place of
+//! c-blosc's SSE2 one: the decoding half of `crate::preshuffle`.
 //!
 //! c-blosc decompresses each block and then unshuffles it. Here c-blosc is given, a segment of
 //! blocks at a time, a frame of its own format that holds those blocks' compressed bytes with
@@ -7,7 +7,9 @@
 //! spared: it reads the flags from the frame); it decompresses them into scratch, still in
 //! cache, and they are unshuffled from there into the output. Frames this does not cover
 //! (plain copies, typesizes without a kernel, c-blosc threads, block starts out of order) are
-//! decoded by c-blosc alone.
+//! decoded by c-blosc alone, and so are byte-shuffled ones: c-blosc's byte unshuffle costs
+//! less than the copy of the compressed bytes this path needs (measured: lz4 float32 frames
+//! decoded 7% slower this way), while its bit unshuffle is about a third of a decode.
 
 use std::ffi::c_int;
 use std::mem::MaybeUninit;
@@ -32,12 +34,13 @@ pub(crate) fn decompress(
     // c-blosc's choice: a byte shuffle for elements of more than a byte, else a bit shuffle.
     let bytewise = info.shuffle && info.typesize > 1;
     let applies = !info.memcpyed
-        && (bytewise || info.bitshuffle)
+        && !bytewise
+        && info.bitshuffle
         && threads == 1
         && info.nbytes > 0
         && out.len() == info.nbytes
         && shuffle::has_kernel(info.typesize);
-    if !(applies && decompress_unshuffled(input, info, out, bytewise)?) {
+    if !(applies && decompress_unshuffled(input, info, out)?) {
         ffi::decompress(input, info, out, threads)?;
     }
     Ok(())
@@ -49,7 +52,6 @@ fn decompress_unshuffled(
     input: &[u8],
     info: &FrameInfo,
     out: &mut [MaybeUninit<u8>],
-    bytewise: bool,
 ) -> Result<bool> {
     let blocksize = info.blocksize;
     let nblocks = info.nbytes.div_ceil(blocksize);
@@ -127,11 +129,7 @@ fn decompress_unshuffled(
                 .chunks(blocksize)
                 .zip(out[from..to].chunks_mut(blocksize))
             {
-                if bytewise {
-                    shuffle::unshuffle(typesize, block, place);
-                } else {
-                    shuffle::bitunshuffle(typesize, block, place, tmp);
-                }
+                shuffle::bitunshuffle(typesize, block, place, tmp);
             }
         }
         Ok(true)
@@ -160,9 +158,8 @@ mod tests {
         let info = crate::frame_info(frame).expect("valid");
         let mut out = vec![MaybeUninit::new(0u8); info.nbytes];
         if unshuffled_here {
-            let bytewise = info.shuffle && info.typesize > 1;
             assert!(
-                decompress_unshuffled(frame, &info, &mut out, bytewise)
+                decompress_unshuffled(frame, &info, &mut out)
                     .unwrap_or_else(|e| panic!("{info:?}: {e}")),
                 "the segmented path declined a frame of c-blosc's"
             );
@@ -174,37 +171,34 @@ mod tests {
     }
 
     #[test]
-    fn segmented_decode_matches_c_blosc() {
+    fn segmented_bit_unshuffle_matches_c_blosc() {
         let mut checked = 0;
         for len in [128, 1000, 65_536 + 12, 1_700_003] {
             for kind in 0..3 {
                 let input = data(kind, len);
                 for cname in [Compressor::BloscLz, Compressor::Lz4, Compressor::Zstd] {
                     for typesize in [1, 2, 4, 8] {
-                        for shuffle in [Shuffle::Shuffle, Shuffle::BitShuffle] {
-                            let frame = frame(&input, cname, shuffle, typesize);
-                            let info = crate::frame_info(&frame).expect("valid");
-                            if info.memcpyed || (shuffle == Shuffle::Shuffle && typesize == 1) {
-                                continue;
-                            }
-                            assert!(
-                                decoded(&frame, true) == input,
-                                "{cname:?} T={typesize} {shuffle:?} len={len} kind={kind}"
-                            );
-                            assert!(decoded(&frame, false) == input);
-                            checked += 1;
+                        let frame = frame(&input, cname, Shuffle::BitShuffle, typesize);
+                        if crate::frame_info(&frame).expect("valid").memcpyed {
+                            continue;
                         }
+                        assert!(
+                            decoded(&frame, true) == input,
+                            "{cname:?} T={typesize} len={len} kind={kind}"
+                        );
+                        assert!(decoded(&frame, false) == input);
+                        checked += 1;
                     }
                 }
             }
         }
-        assert!(checked > 150, "{checked} frames checked");
+        assert!(checked > 80, "{checked} frames checked");
     }
 
     #[test]
     fn block_starts_out_of_order_go_to_c_blosc() {
         let input = data(0, 2_000_001);
-        let mut frame = frame(&input, Compressor::Lz4, Shuffle::Shuffle, 4);
+        let mut frame = frame(&input, Compressor::Lz4, Shuffle::BitShuffle, 4);
         let info = crate::frame_info(&frame).expect("valid");
         assert!(info.nbytes.div_ceil(info.blocksize) >= 2);
         // Swap the first two block starts (and the blocks stay where they are: c-blosc reads
@@ -215,7 +209,7 @@ mod tests {
         frame[20..24].copy_from_slice(&a);
         let info = crate::frame_info(&frame).expect("still structurally valid");
         let mut out = vec![MaybeUninit::new(0u8); info.nbytes];
-        assert!(!decompress_unshuffled(&frame, &info, &mut out, true).expect("declines"));
+        assert!(!decompress_unshuffled(&frame, &info, &mut out).expect("declines"));
         let mut out = vec![0u8; info.nbytes];
         let result = crate::decode_into(&frame, &mut out);
         // c-blosc decodes it (block sizes allowing) or reports corruption; either way, no

@@ -218,13 +218,14 @@ mod avx2 {
     //! it did, leaving the rest to the portable loop.
 
     use std::arch::x86_64::{
-        __m256i, _mm256_and_si256, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_movemask_epi8,
-        _mm256_or_si256, _mm256_permute2x128_si256, _mm256_permute4x64_epi64,
-        _mm256_permutevar8x32_epi32, _mm256_set_epi8, _mm256_set1_epi8, _mm256_set1_epi32,
-        _mm256_set1_epi64x, _mm256_setr_epi8, _mm256_setr_epi32, _mm256_setzero_si256,
-        _mm256_shuffle_epi8, _mm256_slli_epi16, _mm256_storeu_si256, _mm256_unpackhi_epi8,
+        __m128i, __m256i, _mm_loadl_epi64, _mm_unpackhi_epi16, _mm_unpackhi_epi32,
+        _mm_unpacklo_epi8, _mm_unpacklo_epi16, _mm_unpacklo_epi32, _mm256_and_si256,
+        _mm256_loadu_si256, _mm256_movemask_epi8, _mm256_permute2x128_si256,
+        _mm256_permute4x64_epi64, _mm256_permutevar8x32_epi32, _mm256_set_epi8, _mm256_set_m128i,
+        _mm256_set1_epi64x, _mm256_setr_epi32, _mm256_shuffle_epi8, _mm256_slli_epi16,
+        _mm256_slli_epi64, _mm256_srli_epi64, _mm256_storeu_si256, _mm256_unpackhi_epi8,
         _mm256_unpackhi_epi16, _mm256_unpackhi_epi32, _mm256_unpackhi_epi64, _mm256_unpacklo_epi8,
-        _mm256_unpacklo_epi16, _mm256_unpacklo_epi32, _mm256_unpacklo_epi64,
+        _mm256_unpacklo_epi16, _mm256_unpacklo_epi32, _mm256_unpacklo_epi64, _mm256_xor_si256,
     };
     use std::mem::MaybeUninit;
     use std::sync::OnceLock;
@@ -525,35 +526,70 @@ mod avx2 {
         steps * 32
     }
 
-    /// Undo `transpose_bits` for whole groups of 32 bytes; returns the number of bytes done.
+    /// An 8x8 bit transpose of each 64-bit lane (byte `k`, bit `e` to byte `e`, bit `k`): three
+    /// swaps, each exchanging one bit of the byte index with the same bit of the bit index.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn transpose_8x8(x: __m256i) -> __m256i {
+        let mut x = x;
+        macro_rules! swap {
+            ($shift:literal, $mask:literal) => {
+                let mask = _mm256_set1_epi64x($mask);
+                let t = _mm256_and_si256(_mm256_xor_si256(_mm256_srli_epi64::<$shift>(x), x), mask);
+                x = _mm256_xor_si256(_mm256_xor_si256(x, t), _mm256_slli_epi64::<$shift>(t));
+            };
+        }
+        swap!(7, 0x00AA_00AA_00AA_00AA);
+        swap!(14, 0x0000_CCCC_0000_CCCC);
+        swap!(28, 0x0000_0000_F0F0_F0F0);
+        x
+    }
+
+    /// Undo `transpose_bits` for whole groups of 64 bytes; returns the number of bytes done.
     ///
     /// # Safety
     /// The CPU must have AVX2; `row.len() == bits.len()` and `bits.len() % 8 == 0`.
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn untranspose_bits(bits: &[u8], row: &mut [MaybeUninit<u8>]) -> usize {
         let row_bytes = row.len() / 8;
-        let steps = row.len() / 32;
-        // Byte e of a register takes byte e / 8 of a plane's dword and tests bit e % 8.
-        let spread = _mm256_setr_epi8(
-            0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3,
-            3, 3, 3,
-        );
-        let select = _mm256_set1_epi64x(0x8040_2010_0804_0201_u64.cast_signed());
+        let steps = row.len() / 64;
         for step in 0..steps {
-            let mut value = _mm256_setzero_si256();
-            for k in 0..8 {
-                let at = k * row_bytes + 4 * step;
-                let plane =
-                    u32::from_le_bytes([bits[at], bits[at + 1], bits[at + 2], bits[at + 3]]);
-                let v = _mm256_shuffle_epi8(_mm256_set1_epi32(plane.cast_signed()), spread);
-                let set = _mm256_cmpeq_epi8(_mm256_and_si256(v, select), select);
-                let bit = _mm256_set1_epi8(1i8 << k);
-                value = _mm256_or_si256(value, _mm256_and_si256(set, bit));
+            // Eight bytes (64 elements) of each of the 8 planes.
+            let p: [__m128i; 8] = std::array::from_fn(|k| {
+                let at = k * row_bytes + 8 * step;
+                debug_assert!(at + 8 <= bits.len());
+                // SAFETY: plane k's bytes `8 * step..8 * step + 8` lie within its `row_bytes`
+                // (`64 * steps <= row.len()`), so within `bits`.
+                unsafe { _mm_loadl_epi64(bits.as_ptr().add(at).cast()) }
+            });
+            // Gather byte g of every plane into 64-bit lane g (plane k in byte k).
+            let pairs: [__m128i; 4] =
+                std::array::from_fn(|q| _mm_unpacklo_epi8(p[2 * q], p[2 * q + 1]));
+            let low = [
+                _mm_unpacklo_epi16(pairs[0], pairs[1]),
+                _mm_unpackhi_epi16(pairs[0], pairs[1]),
+            ];
+            let high = [
+                _mm_unpacklo_epi16(pairs[2], pairs[3]),
+                _mm_unpackhi_epi16(pairs[2], pairs[3]),
+            ];
+            let groups = [
+                _mm256_set_m128i(
+                    _mm_unpackhi_epi32(low[0], high[0]),
+                    _mm_unpacklo_epi32(low[0], high[0]),
+                ),
+                _mm256_set_m128i(
+                    _mm_unpackhi_epi32(low[1], high[1]),
+                    _mm_unpacklo_epi32(low[1], high[1]),
+                ),
+            ];
+            // SAFETY: `64 * step + 64 <= row.len()`.
+            unsafe {
+                store_uninit(row, 64 * step, transpose_8x8(groups[0]));
+                store_uninit(row, 64 * step + 32, transpose_8x8(groups[1]));
             }
-            // SAFETY: `32 * step + 32 <= row.len()`.
-            unsafe { store_uninit(row, 32 * step, value) };
         }
-        steps * 32
+        steps * 64
     }
 
     /// Bit-transpose whole groups of 32 bytes of `row` into the 8 rows of `bits`; returns the
