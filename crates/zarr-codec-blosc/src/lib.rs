@@ -21,9 +21,9 @@
 //! # Ok::<(), zarr_codec::CodecError>(())
 //! ```
 
+mod decoder;
 mod ffi;
 mod header;
-mod postshuffle;
 mod preshuffle;
 mod shuffle;
 
@@ -302,13 +302,13 @@ pub fn decode(input: &[u8], limit: Option<usize>) -> Result<Vec<u8>> {
         return Err(CodecError::OutputLimit { limit });
     }
     let mut out = Vec::with_capacity(info.nbytes);
-    postshuffle::decompress(
+    decompress(
         input,
         &info,
         &mut out.spare_capacity_mut()[..info.nbytes],
         1,
     )?;
-    // SAFETY: c-blosc reported writing exactly `nbytes` bytes.
+    // SAFETY: the decoder wrote exactly `nbytes` bytes (or failed).
     unsafe { out.set_len(info.nbytes) };
     Ok(out)
 }
@@ -336,8 +336,23 @@ pub fn decode_into_uninit(
     let target = out
         .get_mut(..info.nbytes)
         .ok_or(CodecError::OutputLimit { limit: available })?;
-    postshuffle::decompress(input, &info, target, threads.max(1))?;
+    decompress(input, &info, target, threads.max(1))?;
     Ok(info.nbytes)
+}
+
+/// A validated frame into `out` (exactly `nbytes`): by this crate's decoder, or by c-blosc
+/// where that does not cover the frame (c-blosc threads, typesizes without a kernel).
+fn decompress(
+    input: &[u8],
+    info: &FrameInfo,
+    out: &mut [MaybeUninit<u8>],
+    threads: c_int,
+) -> Result<()> {
+    if decoder::covers(info, threads) {
+        decoder::decompress(input, info, out)
+    } else {
+        ffi::decompress(input, info, out, threads)
+    }
 }
 
 /// The v3 configuration.

@@ -157,7 +157,7 @@ fn compress_preshuffled(
             // c-blosc's plain copy: the header, then the input as it is.
             prefix[2] |= FLAG_MEMCPYED;
             starts.clear();
-            write_bytes(&mut out[HEADER_LEN..], input);
+            shuffle::copy_bytes(&mut out[HEADER_LEN..], input);
             HEADER_LEN + input.len()
         }
     };
@@ -171,9 +171,9 @@ fn compress_preshuffled(
         let value = u32::try_from(value).unwrap_or(u32::MAX);
         header[at..at + 4].copy_from_slice(&value.to_le_bytes());
     }
-    write_bytes(out, &header);
+    shuffle::copy_bytes(out, &header);
     for (block, start) in starts.iter().enumerate() {
-        write_bytes(&mut out[HEADER_LEN + 4 * block..], &start.to_le_bytes());
+        shuffle::copy_bytes(&mut out[HEADER_LEN + 4 * block..], &start.to_le_bytes());
     }
     Ok(Some(frame_len))
 }
@@ -215,12 +215,6 @@ enum Outcome {
 fn read_u32(frame: &[u8], at: usize) -> Option<usize> {
     let bytes = frame.get(at..at + 4)?;
     usize::try_from(u32::from_le_bytes(bytes.try_into().ok()?)).ok()
-}
-
-fn write_bytes(out: &mut [MaybeUninit<u8>], bytes: &[u8]) {
-    for (slot, &byte) in out.iter_mut().zip(bytes) {
-        slot.write(byte);
-    }
 }
 
 /// Run `f` on at least `len` bytes of this thread's scratch (a fresh buffer if it is in use

@@ -206,10 +206,14 @@ fn untranspose_bits(bits: &[u8], row: &mut [MaybeUninit<u8>]) {
     }
 }
 
-fn copy_bytes(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
-    for (slot, &byte) in dst.iter_mut().zip(src) {
-        slot.write(byte);
-    }
+/// Copy `src` into the start of `dst` (which must be at least as long).
+pub(crate) fn copy_bytes(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
+    let dst = &mut dst[..src.len()];
+    // SAFETY: `dst` is exactly `src.len()` bytes of writable memory that cannot overlap `src`
+    // (it is borrowed mutably while `src` is borrowed); writing bytes initialises them.
+    unsafe {
+        std::ptr::copy_nonoverlapping(src.as_ptr(), dst.as_mut_ptr().cast::<u8>(), src.len());
+    };
 }
 
 #[cfg(target_arch = "x86_64")]
