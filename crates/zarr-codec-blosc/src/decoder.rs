@@ -236,16 +236,8 @@ fn read_u32(frame: &[u8], at: usize) -> Result<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::preshuffle::tests::data;
+    use crate::preshuffle::tests::{COMPRESSORS, data};
     use crate::{Compressor, Params, Shuffle, ffi};
-
-    const COMPRESSORS: [Compressor; 5] = [
-        Compressor::BloscLz,
-        Compressor::Lz4,
-        Compressor::Lz4Hc,
-        Compressor::Zlib,
-        Compressor::Zstd,
-    ];
 
     /// A frame as c-blosc writes it, shuffling itself.
     fn c_blosc_frame(input: &[u8], params: &Params) -> Vec<u8> {

@@ -8,6 +8,10 @@
 //!   header is a [`zarr_codec::CodecError`], never an over-read or a huge allocation.
 //! - Only c-blosc's context functions are used: no global state, safe from many threads and
 //!   after `fork`; the internal thread count is a per-call setting (default 1).
+//! - With one thread, shuffles are this crate's AVX2 kernels (chosen at run time; c-blosc as
+//!   `blosc-src` builds it has only SSE2 ones): encoding shuffles blocks here and lets c-blosc
+//!   compress them, giving byte for byte the frame c-blosc would (`preshuffle`); decoding is
+//!   a Rust frame decoder that calls the block decompressors directly (`decoder`).
 //!
 //! ```
 //! use zarr_codec_blosc::{Blosc, Compressor, Shuffle};

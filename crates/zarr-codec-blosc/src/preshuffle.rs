@@ -284,7 +284,7 @@ pub(crate) fn c_blosc_blocksize(
 pub(crate) mod tests {
     use super::*;
 
-    const COMPRESSORS: [Compressor; 5] = [
+    pub(crate) const COMPRESSORS: [Compressor; 5] = [
         Compressor::BloscLz,
         Compressor::Lz4,
         Compressor::Lz4Hc,

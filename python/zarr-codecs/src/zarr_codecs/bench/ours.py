@@ -162,19 +162,33 @@ def _zarr_read() -> CaseFactory:
         )
         array[:] = data.reshape(-1)
 
-        def read(implementation: str) -> object:
-            with zarr.config.set({"codecs.blosc": implementation}):
+        def read(implementation: str, pipeline: str | None = None) -> object:
+            config = {"codecs.blosc": implementation}
+            if pipeline is not None:
+                config["codec_pipeline.path"] = pipeline
+            with zarr.config.set(config):
                 return zarr.open_array(store, mode="r")[:]
 
         builtin = "zarr.codecs.blosc.BloscCodec"
         ours = "zarr_codec_blosc.zarr_python.BloscCodec"
-        if not np.array_equal(np.asarray(read(ours)), data.reshape(-1)):
-            raise ValueError(f"zarr read through our blosc differs on {dataset}")
+        # What `zarr_codecs.install(pipeline=True)` selects: our codec and our pipeline.
+        pipeline = "zarr_codec.zarr_pipeline.ChainCodecPipeline"
+        for check in (read(ours), read(ours, pipeline)):
+            if not np.array_equal(np.asarray(check), data.reshape(-1)):
+                raise ValueError(f"zarr read through our blosc differs on {dataset}")
         group = "zarr read, blosc lz4 shuffle, 16 chunks"
         return [
             Case("zarr built-in", dataset, "decode", lambda: read(builtin), data.nbytes, group),
             Case(
                 "zarr + zarr-codec-blosc", dataset, "decode", lambda: read(ours), data.nbytes, group
+            ),
+            Case(
+                "zarr + zarr-codecs pipeline",
+                dataset,
+                "decode",
+                lambda: read(ours, pipeline),
+                data.nbytes,
+                group,
             ),
         ]
 
