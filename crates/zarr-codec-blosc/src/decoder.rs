@@ -86,8 +86,14 @@ pub(crate) fn decompress(
     let byte_shuffled = info.shuffle && typesize > 1;
     let nblocks = info.nbytes.div_ceil(blocksize);
     let leftover = info.nbytes % blocksize;
-    with_scratch(2 * blocksize, |scratch| {
-        let (block_scratch, bit_scratch) = scratch.split_at_mut(blocksize);
+    // A block to decode into before unshuffling, and another for the bit unshuffle.
+    let scratch_len = match (byte_shuffled, info.bitshuffle) {
+        (true, _) => blocksize,
+        (false, true) => 2 * blocksize,
+        (false, false) => 0,
+    };
+    with_scratch(scratch_len, |scratch| {
+        let (block_scratch, bit_scratch) = scratch.split_at_mut(scratch_len.min(blocksize));
         for (block, place) in out.chunks_mut(blocksize).enumerate() {
             let size = place.len();
             let leftover_block = block == nblocks - 1 && leftover > 0;

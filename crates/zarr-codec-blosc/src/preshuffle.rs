@@ -5,9 +5,10 @@
 //! else in the frame depends on the shuffle but two flag bits. So each block is shuffled here
 //! (into a per-thread scratch buffer), c-blosc compresses the result with `noshuffle`, and the
 //! flags are set afterwards. A frame c-blosc stored as a plain copy gets the original bytes
-//! back. The block size this relies on is c-blosc's own choice, computed by
-//! [`c_blosc_blocksize`] and checked against the frame's header: on any disagreement the chunk
-//! is compressed again by c-blosc's own shuffle.
+//! back. The work goes in cache-sized segments of blocks (see [`compress_preshuffled`]). The
+//! block size this relies on is c-blosc's own choice, computed by [`c_blosc_blocksize`] and
+//! checked against each segment's header: on any disagreement the chunk is compressed again by
+//! c-blosc's own shuffle.
 
 use std::cell::RefCell;
 use std::mem::MaybeUninit;
@@ -93,7 +94,6 @@ fn compress_preshuffled(
         params.blocksize,
     );
     let nblocks = input.len().div_ceil(blocksize);
-    let per_segment = (SEGMENT / blocksize).max(1);
     let unshuffled = Params {
         shuffle: Shuffle::NoShuffle,
         ..*params
@@ -103,53 +103,54 @@ fn compress_preshuffled(
     let mut prefix = [0u8; 4];
     let mut end = HEADER_LEN + 4 * nblocks; // where the next segment's blocks go
     let mut saved = Vec::new();
-    let outcome = with_scratch(
-        (2 * per_segment + 1) * blocksize,
-        |scratch| -> Result<Outcome> {
-            for (first_block, end_block) in segments(input.len(), blocksize) {
-                let from = first_block * blocksize;
-                let to = (end_block * blocksize).min(input.len());
-                let (shuffled, tmp) = scratch.split_at_mut(to - from);
-                for (block, target) in input[from..to]
-                    .chunks(blocksize)
-                    .zip(shuffled.chunks_mut(blocksize))
-                {
-                    match params.shuffle {
-                        Shuffle::Shuffle => shuffle::shuffle(typesize, block, target),
-                        _ => shuffle::bitshuffle(typesize, block, target, tmp),
-                    }
+    // The longest segment, and a block of scratch for the bit shuffle.
+    let longest = segments(input.len(), blocksize)
+        .map(|(first, last)| (last * blocksize).min(input.len()) - first * blocksize)
+        .max()
+        .unwrap_or(0);
+    let outcome = with_scratch(longest + blocksize, |scratch| -> Result<Outcome> {
+        for (first_block, end_block) in segments(input.len(), blocksize) {
+            let from = first_block * blocksize;
+            let to = (end_block * blocksize).min(input.len());
+            let (shuffled, tmp) = scratch.split_at_mut(to - from);
+            for (block, target) in input[from..to]
+                .chunks(blocksize)
+                .zip(shuffled.chunks_mut(blocksize))
+            {
+                match params.shuffle {
+                    Shuffle::Shuffle => shuffle::shuffle(typesize, block, target),
+                    _ => shuffle::bitshuffle(typesize, block, target, tmp),
                 }
-                let head = HEADER_LEN + 4 * (end_block - first_block);
-                let at = end - head;
-                saved.clear();
-                saved.extend_from_slice(&out[at..end]);
-                let written = ffi::compress_within(shuffled, &mut out[at..], &unshuffled)?;
-                if written < head {
-                    return Ok(Outcome::PlainCopy); // no room left for this segment's blocks
-                }
-                // SAFETY: c-blosc initialised the first `written` bytes from `at`.
-                let frame =
-                    unsafe { &*(std::ptr::from_ref(&out[at..at + written]) as *const [u8]) };
-                if read_u32(frame, 8) != Some(blocksize) {
-                    return Ok(Outcome::Mismatch);
-                }
-                if first_block == 0 {
-                    prefix.copy_from_slice(&frame[..4]);
-                }
-                if frame[2] & FLAG_MEMCPYED != 0 {
-                    return Ok(Outcome::PlainCopy); // a block did not fit
-                }
-                for block in 0..end_block - first_block {
-                    let start = read_u32(frame, HEADER_LEN + 4 * block).unwrap_or(0);
-                    // Offsets in the segment's frame, which starts `at` bytes into the chunk's.
-                    starts.push(u32::try_from(start + at).unwrap_or(u32::MAX));
-                }
-                out[at..end].copy_from_slice(&saved);
-                end = at + written;
             }
-            Ok(Outcome::Frame)
-        },
-    )?;
+            let head = HEADER_LEN + 4 * (end_block - first_block);
+            let at = end - head;
+            saved.clear();
+            saved.extend_from_slice(&out[at..end]);
+            let written = ffi::compress_within(shuffled, &mut out[at..], &unshuffled)?;
+            if written < head {
+                return Ok(Outcome::PlainCopy); // no room left for this segment's blocks
+            }
+            // SAFETY: c-blosc initialised the first `written` bytes from `at`.
+            let frame = unsafe { &*(std::ptr::from_ref(&out[at..at + written]) as *const [u8]) };
+            if read_u32(frame, 8) != Some(blocksize) {
+                return Ok(Outcome::Mismatch);
+            }
+            if first_block == 0 {
+                prefix.copy_from_slice(&frame[..4]);
+            }
+            if frame[2] & FLAG_MEMCPYED != 0 {
+                return Ok(Outcome::PlainCopy); // a block did not fit
+            }
+            for block in 0..end_block - first_block {
+                let start = read_u32(frame, HEADER_LEN + 4 * block).unwrap_or(0);
+                // Offsets in the segment's frame, which starts `at` bytes into the chunk's.
+                starts.push(u32::try_from(start + at).unwrap_or(u32::MAX));
+            }
+            out[at..end].copy_from_slice(&saved);
+            end = at + written;
+        }
+        Ok(Outcome::Frame)
+    })?;
     let frame_len = match outcome {
         Outcome::Mismatch => return Ok(None),
         Outcome::Frame => end,
