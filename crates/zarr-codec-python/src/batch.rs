@@ -14,7 +14,9 @@ use crate::run::run;
 /// Apply `work` to every item on up to `threads` threads and return the results in item order.
 ///
 /// Items are handed out one at a time from a shared queue, so chunks of uneven cost keep every
-/// thread busy. One thread (or one item) runs inline without spawning.
+/// thread busy. The calling thread is one of the `threads` (it would only wait otherwise), so
+/// its per-thread scratch buffers, kept between calls, serve every batch; one thread (or one
+/// item) runs inline without spawning.
 pub fn parallel_map<T, R, F>(items: &mut [T], threads: usize, work: F) -> Vec<R>
 where
     T: Send,
@@ -27,30 +29,28 @@ where
     }
     let count = items.len();
     let queue = Mutex::new(items.iter_mut().enumerate());
+    let drain = || {
+        let mut done = Vec::new();
+        loop {
+            // A poisoned lock means another worker panicked; stop taking items (that panic
+            // is re-raised by `scope` when it joins).
+            let next = queue.lock().ok().and_then(|mut items| items.next());
+            let Some((index, item)) = next else { break };
+            done.push((index, work(item)));
+        }
+        done
+    };
     let mut indexed: Vec<(usize, R)> = std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut done = Vec::new();
-                    loop {
-                        // A poisoned lock means another worker panicked; stop taking items
-                        // (that panic is re-raised by `scope` when it joins).
-                        let next = queue.lock().ok().and_then(|mut items| items.next());
-                        let Some((index, item)) = next else { break };
-                        done.push((index, work(item)));
-                    }
-                    done
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .flat_map(|worker| {
+        let workers: Vec<_> = (1..threads).map(|_| scope.spawn(drain)).collect();
+        let mut all = drain();
+        for worker in workers {
+            all.extend(
                 worker
                     .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            })
-            .collect()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            );
+        }
+        all
     });
     indexed.sort_unstable_by_key(|(index, _)| *index);
     debug_assert_eq!(indexed.len(), count);
@@ -178,6 +178,21 @@ mod tests {
         }
         let mut empty: Vec<u8> = Vec::new();
         assert!(parallel_map(&mut empty, 4, |_| 0).is_empty());
+    }
+
+    #[test]
+    fn the_calling_thread_takes_a_share() {
+        let caller = std::thread::current().id();
+        let mut items: Vec<u32> = (0..20).collect();
+        let ran_on = parallel_map(&mut items, 2, |_| {
+            std::thread::sleep(std::time::Duration::from_millis(2));
+            std::thread::current().id()
+        });
+        assert!(ran_on.contains(&caller), "the caller only waited");
+        assert!(
+            ran_on.iter().any(|id| *id != caller),
+            "no second thread worked"
+        );
     }
 
     #[test]
