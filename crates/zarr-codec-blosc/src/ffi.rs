@@ -25,11 +25,41 @@ pub(crate) fn compress(
     if out.len() < input.len() + HEADER_LEN {
         return Err(CodecError::OutputLimit { limit: out.len() });
     }
+    check_room(input.len(), params)?;
+    // c-blosc never needs more room than a plain copy, and reads its room as an `int`.
+    let out = &mut out[..input.len() + HEADER_LEN];
     let written = compress_within(input, out, params)?;
     if written < HEADER_LEN {
         return Err(failed(written));
     }
     Ok(written)
+}
+
+/// c-blosc 1.x adds a block's size to the bytes written so far in 32-bit arithmetic when it
+/// checks that the block still fits; near 2 GiB that sum wraps and the check passes where it
+/// should not (a write past the output). Chunks that close to the limit are refused.
+pub(crate) fn check_room(len: usize, params: &crate::Params) -> Result<()> {
+    let typesize = if params.typesize > 255 {
+        1
+    } else {
+        params.typesize
+    };
+    let blocksize = crate::preshuffle::c_blosc_blocksize(
+        params.cname,
+        params.clevel,
+        typesize,
+        len,
+        params.blocksize,
+    );
+    // Room, plus a block, plus a stream's length word, all within an `int`.
+    let largest = (i32::MAX as usize).saturating_sub(2 * HEADER_LEN + blocksize);
+    if len > largest {
+        return Err(CodecError::out_of_range(format!(
+            "blosc: {len} bytes in blocks of {blocksize} is more than c-blosc 1.x can compress \
+             at once (at most {largest})"
+        )));
+    }
+    Ok(())
 }
 
 /// c-blosc's answer for compressing `input` (at most [`MAX_NBYTES`]) into `out`, which may be

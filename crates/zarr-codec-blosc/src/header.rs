@@ -12,8 +12,8 @@ use zarr_codec::{CodecError, Result};
 pub const HEADER_LEN: usize = 16;
 /// The only c-blosc 1.x frame format version (c-blosc 1.21 refuses every other).
 const FORMAT_VERSION: u8 = 2;
-/// c-blosc's limit on a block.
-const MAX_BLOCKSIZE: usize = 1 << 28;
+/// c-blosc's limit on a block (`BLOSC_MAX_BLOCKSIZE`), the largest a frame it writes can have.
+pub(crate) const MAX_BLOCKSIZE: usize = (i32::MAX as usize - 255 * 4) / 3;
 /// c-blosc 1.x keeps sizes in signed 32-bit integers.
 pub const MAX_NBYTES: usize = i32::MAX as usize - HEADER_LEN;
 

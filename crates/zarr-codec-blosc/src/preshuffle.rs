@@ -15,7 +15,7 @@ use std::mem::MaybeUninit;
 
 use zarr_codec::Result;
 
-use crate::header::MAX_NBYTES;
+use crate::header::{MAX_BLOCKSIZE, MAX_NBYTES};
 use crate::{Compressor, HEADER_LEN, Params, Shuffle, ffi, shuffle};
 
 /// c-blosc 1.21's constants (blosc.c, blosc.h).
@@ -23,7 +23,6 @@ const MIN_BUFFERSIZE: usize = 128;
 const MAX_SPLITS: usize = 16;
 const L1: usize = 32 * 1024;
 const MAX_TYPESIZE: usize = 255;
-const MAX_BLOCKSIZE: usize = (i32::MAX as usize - MAX_TYPESIZE * 4) / 3;
 const FLAG_SHUFFLE: u8 = 0x01;
 const FLAG_MEMCPYED: u8 = 0x02;
 const FLAG_BITSHUFFLE: u8 = 0x04;
@@ -62,6 +61,9 @@ pub(crate) fn compress(
     if !applies {
         return ffi::compress(input, out, params);
     }
+    ffi::check_room(input.len(), params)?;
+    // c-blosc never needs more room than a plain copy, and reads its room as an `int`.
+    let out = &mut out[..input.len() + HEADER_LEN];
     match compress_preshuffled(input, out, params, typesize)? {
         Some(written) => Ok(written),
         None => ffi::compress(input, out, params),
@@ -128,7 +130,13 @@ fn compress_preshuffled(
             saved.extend_from_slice(&out[at..end]);
             let written = ffi::compress_within(shuffled, &mut out[at..], &unshuffled)?;
             if written < head {
-                return Ok(Outcome::PlainCopy); // no room left for this segment's blocks
+                // No room left for this segment's blocks: the whole frame is a plain copy. (The
+                // first segment always has room for its own plain copy, which gives the header.)
+                return Ok(if first_block == 0 {
+                    Outcome::Mismatch
+                } else {
+                    Outcome::PlainCopy
+                });
             }
             // SAFETY: c-blosc initialised the first `written` bytes from `at`.
             let frame = unsafe { &*(std::ptr::from_ref(&out[at..at + written]) as *const [u8]) };
@@ -223,10 +231,14 @@ fn read_u32(frame: &[u8], at: usize) -> Option<usize> {
 pub(crate) fn with_scratch<T>(len: usize, f: impl FnOnce(&mut [u8]) -> T) -> T {
     SCRATCH.with(|cell| {
         let mut kept = cell.try_borrow_mut();
-        let mut fresh = Vec::new();
+        let mut fresh;
         let scratch = match kept.as_deref_mut() {
             Ok(kept) if len <= KEEP_SCRATCH => kept,
-            _ => &mut fresh,
+            _ => {
+                // Zeroed by the allocator: pages a lying frame never gets to are never touched.
+                fresh = vec![0; len];
+                &mut fresh
+            }
         };
         if scratch.len() < len {
             scratch.resize(len, 0);

@@ -221,3 +221,30 @@ proptest! {
         let _ = decode(&frame, Some(1 << 20));
     }
 }
+
+/// c-blosc reads its room as an `int`: an output buffer of more than 2 GiB must not turn into
+/// a negative room (and a header of zeros), whichever shuffle path runs.
+#[test]
+fn output_buffers_beyond_2_gib_give_the_same_frame() {
+    let input = data();
+    // Zeroed by the allocator and never touched beyond the frame, so this costs no memory.
+    let mut out = vec![0u8; (3usize << 30) + 12_345];
+    for shuffle in [Shuffle::NoShuffle, Shuffle::Shuffle, Shuffle::BitShuffle] {
+        let params = params(Compressor::Lz4, shuffle, 4);
+        let expected = encode(&input, &params).expect("encodes");
+        let written = zarr_codec_blosc::encode_into(&input, &params, &mut out).expect("encodes");
+        assert_eq!(&out[..written], &expected[..], "{shuffle:?}");
+        assert_eq!(decode(&out[..written], None).expect("decodes"), input);
+    }
+}
+
+/// Near 2 GiB, c-blosc's 32-bit "does the block still fit" sums wrap: such chunks are refused
+/// (before any byte of them is read) rather than handed to it.
+#[test]
+fn chunks_too_close_to_2_gib_are_refused() {
+    let input = vec![0u8; i32::MAX as usize - 1000];
+    for shuffle in [Shuffle::NoShuffle, Shuffle::Shuffle] {
+        let err = encode(&input, &params(Compressor::Lz4, shuffle, 4)).expect_err("refused");
+        assert_eq!(err.kind(), ErrorKind::OutOfRange, "{err}");
+    }
+}
