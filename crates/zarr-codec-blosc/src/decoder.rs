@@ -16,15 +16,10 @@ use std::mem::MaybeUninit;
 
 use zarr_codec::{CodecError, Result};
 
-use crate::header::FrameInfo;
+use crate::header::{FLAG_DONT_SPLIT, FrameInfo, MAX_SPLITS, MIN_BUFFERSIZE};
 use crate::preshuffle::with_scratch;
 use crate::{HEADER_LEN, shuffle};
 
-/// c-blosc 1.21's constants for the split rule (blosc.c).
-const MIN_BUFFERSIZE: usize = 128;
-const MAX_SPLITS: usize = 16;
-/// Flag bit: the blocks were not split into per-byte streams.
-const FLAG_DONT_SPLIT: u8 = 0x10;
 /// The one compressor-format version c-blosc 1.x writes (and reads) for every compressor.
 const COMPRESSOR_FORMAT_VERSION: u8 = 1;
 

@@ -39,11 +39,7 @@ pub(crate) fn compress(
 /// checks that the block still fits; near 2 GiB that sum wraps and the check passes where it
 /// should not (a write past the output). Chunks that close to the limit are refused.
 pub(crate) fn check_room(len: usize, params: &crate::Params) -> Result<()> {
-    let typesize = if params.typesize > 255 {
-        1
-    } else {
-        params.typesize
-    };
+    let typesize = params.c_typesize();
     let blocksize = crate::preshuffle::c_blosc_blocksize(
         params.cname,
         params.clevel,

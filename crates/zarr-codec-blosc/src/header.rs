@@ -13,13 +13,20 @@ pub const HEADER_LEN: usize = 16;
 /// The only c-blosc 1.x frame format version (c-blosc 1.21 refuses every other).
 const FORMAT_VERSION: u8 = 2;
 /// c-blosc's limit on a block (`BLOSC_MAX_BLOCKSIZE`), the largest a frame it writes can have.
-pub(crate) const MAX_BLOCKSIZE: usize = (i32::MAX as usize - 255 * 4) / 3;
+pub(crate) const MAX_BLOCKSIZE: usize = (i32::MAX as usize - MAX_TYPESIZE * 4) / 3;
 /// c-blosc 1.x keeps sizes in signed 32-bit integers.
 pub const MAX_NBYTES: usize = i32::MAX as usize - HEADER_LEN;
 
-const FLAG_SHUFFLE: u8 = 0x01;
-const FLAG_MEMCPYED: u8 = 0x02;
-const FLAG_BITSHUFFLE: u8 = 0x04;
+/// Flag bits: byte shuffle, plain copy, bit shuffle, blocks not split into per-byte streams.
+pub(crate) const FLAG_SHUFFLE: u8 = 0x01;
+pub(crate) const FLAG_MEMCPYED: u8 = 0x02;
+pub(crate) const FLAG_BITSHUFFLE: u8 = 0x04;
+pub(crate) const FLAG_DONT_SPLIT: u8 = 0x10;
+/// c-blosc 1.21's limits (blosc.c, blosc.h): the smallest buffer it compresses rather than
+/// copies, the widest element it splits into per-byte streams, the widest element it shuffles.
+pub(crate) const MIN_BUFFERSIZE: usize = 128;
+pub(crate) const MAX_SPLITS: usize = 16;
+pub(crate) const MAX_TYPESIZE: usize = 255;
 /// Reserved in c-blosc 1.x (its decoder rejects frames with it set).
 const FLAG_RESERVED: u8 = 0x08;
 

@@ -158,6 +158,17 @@ pub struct Params {
     pub threads: c_int,
 }
 
+impl Params {
+    /// The element size c-blosc works with: elements over 255 bytes are single bytes to it.
+    pub(crate) fn c_typesize(&self) -> usize {
+        if self.typesize > header::MAX_TYPESIZE {
+            1
+        } else {
+            self.typesize
+        }
+    }
+}
+
 /// The blosc codec. `shuffle` and `typesize` may be left unset and resolved later from the
 /// array's element size ([`Blosc::evolve`]), as zarr-python does; v3 metadata needs both.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -15,17 +15,14 @@ use std::mem::MaybeUninit;
 
 use zarr_codec::Result;
 
-use crate::header::{MAX_BLOCKSIZE, MAX_NBYTES};
+use crate::header::{
+    FLAG_BITSHUFFLE, FLAG_MEMCPYED, FLAG_SHUFFLE, MAX_BLOCKSIZE, MAX_NBYTES, MAX_SPLITS,
+    MIN_BUFFERSIZE,
+};
 use crate::{Compressor, HEADER_LEN, Params, Shuffle, ffi, shuffle};
 
-/// c-blosc 1.21's constants (blosc.c, blosc.h).
-const MIN_BUFFERSIZE: usize = 128;
-const MAX_SPLITS: usize = 16;
+/// c-blosc 1.21's base block size (blosc.c's `L1`).
 const L1: usize = 32 * 1024;
-const MAX_TYPESIZE: usize = 255;
-const FLAG_SHUFFLE: u8 = 0x01;
-const FLAG_MEMCPYED: u8 = 0x02;
-const FLAG_BITSHUFFLE: u8 = 0x04;
 
 /// The bytes of input shuffled and handed to c-blosc at a time: well within a core's L2.
 pub(crate) const SEGMENT: usize = 512 << 10;
@@ -42,12 +39,7 @@ pub(crate) fn compress(
     out: &mut [MaybeUninit<u8>],
     params: &Params,
 ) -> Result<usize> {
-    // c-blosc treats elements above 255 bytes as single bytes.
-    let typesize = if params.typesize > MAX_TYPESIZE {
-        1
-    } else {
-        params.typesize
-    };
+    let typesize = params.c_typesize();
     let applies = match params.shuffle {
         Shuffle::NoShuffle => false,
         Shuffle::Shuffle => typesize > 1,
@@ -330,11 +322,7 @@ pub(crate) mod tests {
         let mut theirs = vec![MaybeUninit::new(0u8); input.len() + HEADER_LEN];
         let mut ours = theirs.clone();
         let written = ffi::compress(input, &mut theirs, params).expect("compresses");
-        let typesize = if params.typesize > MAX_TYPESIZE {
-            1
-        } else {
-            params.typesize
-        };
+        let typesize = params.c_typesize();
         let kernel = shuffle::has_kernel(typesize)
             && input.len() >= MIN_BUFFERSIZE
             && (params.shuffle == Shuffle::BitShuffle || typesize > 1);
