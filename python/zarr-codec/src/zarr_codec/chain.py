@@ -15,8 +15,9 @@ from __future__ import annotations
 import os
 import sys
 import threading
+from collections import deque
 from collections.abc import Buffer, Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,6 +63,10 @@ def each_in_parallel(fn: Callable[..., object], *columns: Sequence[Any], io: boo
     """``fn`` on each row of ``columns``, on a thread pool when there are several rows: the
     copies into a chunk's place in the output release the GIL, so they run in parallel.
 
+    Each worker takes a contiguous run of rows, front to back, then helps the others from the
+    back of their runs: neighbouring chunks (neighbouring pages of the output) stay on one
+    thread, and one task per worker, not per row, goes through the pool.
+
     ``io``: the rows mostly wait on files, so a larger pool runs them (on one core too),
     sized as Python's default executor, which zarr's own file writes run on."""
     rows = list(zip(*columns, strict=True))
@@ -70,12 +75,36 @@ def each_in_parallel(fn: Callable[..., object], *columns: Sequence[Any], io: boo
         for row in rows:
             fn(*row)
         return
+    size = min(32, cpus + 4) if io else cpus
     with _pool_lock:
         pool = _pools.get(io)
         if pool is None:
-            workers = min(32, cpus + 4) if io else cpus
-            pool = _pools[io] = ThreadPoolExecutor(workers, thread_name_prefix="zarr-codec-chain")
-    for future in [pool.submit(fn, *row) for row in rows]:
+            pool = _pools[io] = ThreadPoolExecutor(size, thread_name_prefix="zarr-codec-chain")
+    workers = min(len(rows), size)
+    runs = [
+        deque(rows[w * len(rows) // workers : (w + 1) * len(rows) // workers])
+        for w in range(workers)
+    ]
+    failed = threading.Event()
+
+    def work(own: int) -> None:
+        # deque.popleft and pop are atomic, so each row runs exactly once.
+        for run in (runs[own], *runs[own + 1 :], *runs[:own]):
+            take = run.popleft if run is runs[own] else run.pop
+            while not failed.is_set():
+                try:
+                    row = take()
+                except IndexError:
+                    break
+                try:
+                    fn(*row)
+                except BaseException:
+                    failed.set()  # the others stop taking rows; result() raises this
+                    raise
+
+    futures = [pool.submit(work, w) for w in range(workers)]
+    wait(futures)  # every worker done with its rows before an error is raised
+    for future in futures:
         future.result()
 
 

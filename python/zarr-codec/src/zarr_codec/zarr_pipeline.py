@@ -134,6 +134,17 @@ def _replaceable(cls: type) -> bool:
     return f"{cls.__module__}.{cls.__qualname__}" in _ZARR_EQUIVALENTS
 
 
+def _same_chunks(spec: ArraySpec, other: ArraySpec) -> bool:
+    """Whether two chunk specs give the same chain: equal shapes and the very same data type
+    and fill value objects (zarr builds every chunk's spec from the array's own), which is
+    cheap to check, unlike :func:`_chain_for`'s conversion and lookup."""
+    return spec is other or (
+        spec.shape == other.shape
+        and spec.dtype is other.dtype
+        and spec.fill_value is other.fill_value
+    )
+
+
 @dataclass(frozen=True)
 class ChainCodecPipeline(BatchedCodecPipeline):
     """zarr-python's batched pipeline, with whole batches run through a :class:`Chain` for
@@ -161,8 +172,18 @@ class ChainCodecPipeline(BatchedCodecPipeline):
         codecs_json = self._codecs_json() if _HELPERS and batch else None
         if codecs_json is None:
             return None
-        chains = [_chain_for(codecs_json, spec) for _, spec, *_ in batch]
-        return None if any(c is None for c in chains) else chains  # type: ignore[return-value]
+        chains: list[Chain] = []
+        last: tuple[ArraySpec, Chain] | None = None
+        for _, spec, *_ in batch:
+            if last is not None and _same_chunks(spec, last[0]):
+                chains.append(last[1])  # the common case: every chunk of a regular grid
+                continue
+            chain = _chain_for(codecs_json, spec)
+            if chain is None:
+                return None
+            last = (spec, chain)
+            chains.append(chain)
+        return chains
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -179,11 +200,13 @@ class ChainCodecPipeline(BatchedCodecPipeline):
         files = _local_files(batch)
         if files is not None:  # files of a LocalStore: read here, whole chunks into place
             return await asyncio.to_thread(_read_files, chains, batch, files, out, drop_axes)
-        buffers = await concurrent_map(
-            [(getter, spec.prototype) for getter, spec, *_ in batch],
-            lambda getter, prototype: getter.get(prototype),
-            config.get("async.concurrency"),
-        )
+        buffers = _memory_chunks(batch)
+        if buffers is None:
+            buffers = await concurrent_map(
+                [(getter, spec.prototype) for getter, spec, *_ in batch],
+                lambda getter, prototype: getter.get(prototype),
+                config.get("async.concurrency"),
+            )
         return await asyncio.to_thread(_decode_and_scatter, chains, batch, buffers, out, drop_axes)
 
     # -- writing ---------------------------------------------------------------------------
@@ -262,6 +285,23 @@ def _slot(out: NDBuffer, selection: SelectorTuple, shape: tuple[int, ...]) -> An
     if view.shape != shape or not np.shares_memory(view, target):
         return None
     return view
+
+
+def _memory_chunks(batch: Sequence[ReadItem]) -> list[Any] | None:
+    """The chunks' stored bytes (``None`` where absent), when every chunk is a key of one
+    plain ``MemoryStore`` read into CPU memory: taken from its dict as ``MemoryStore.get``
+    does, without an asyncio task per chunk. Otherwise ``None``."""
+    from zarr.core.buffer import cpu
+    from zarr.storage import MemoryStore
+
+    getters = [getter for getter, *_ in batch]
+    store = plain_store_of(getters, MemoryStore)
+    if store is None or not store._is_open:
+        return None
+    if not all(spec.prototype.buffer is cpu.Buffer for _, spec, *_ in batch):
+        return None
+    stored = store._store_dict
+    return [stored.get(getter.path) for getter in getters]  # type: ignore[attr-defined]
 
 
 def _local_files(batch: Sequence[ReadItem]) -> list[Path] | None:
