@@ -3,6 +3,7 @@ only after every worker has stopped."""
 
 from __future__ import annotations
 
+import itertools
 import threading
 import time
 
@@ -33,7 +34,7 @@ def test_neighbouring_rows_stay_on_one_thread() -> None:
 
     each_in_parallel(record, range(64))
     order = [threads[i] for i in range(64)]
-    switches = sum(a != b for a, b in zip(order, order[1:], strict=False))
+    switches = sum(a != b for a, b in itertools.pairwise(order))
     # Two workers with contiguous runs, each maybe helping at the other's back: a handful of
     # switches. Rows handed out one at a time would switch about every other row.
     assert switches <= 8, order
