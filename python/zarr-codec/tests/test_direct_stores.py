@@ -167,7 +167,7 @@ def test_views_of_the_callers_array_are_copied_and_the_rest_kept() -> None:
     source = np.arange(200, dtype=np.uint8)  # the array being written
     fresh = np.arange(30, dtype=np.uint8)  # an array codec's output: nobody else's
     encoded: list[Any] = [memoryview(source[0:40]), b"compressed", None, source[40:200], fresh]
-    buffers = direct_stores.owned_buffers(encoded, default_buffer_prototype(), source)
+    buffers = [direct_stores.owned_buffer(e, default_buffer_prototype(), source) for e in encoded]
     assert buffers[2] is None
     arrays = {i: b.as_numpy_array() for i, b in enumerate(buffers) if b is not None}
     for index, array in arrays.items():
@@ -176,8 +176,8 @@ def test_views_of_the_callers_array_are_copied_and_the_rest_kept() -> None:
     assert arrays[1].base is not None and bytes(arrays[1].base) == b"compressed"  # not copied
     assert np.shares_memory(arrays[4], fresh)  # not copied either
     # Without a numpy array to compare with, every view is copied.
-    unknown = direct_stores.owned_buffers([fresh], default_buffer_prototype(), None)
-    assert not np.shares_memory(unknown[0].as_numpy_array(), fresh)  # type: ignore[union-attr]
+    unknown = direct_stores.owned_buffer(fresh, default_buffer_prototype(), None)
+    assert unknown is not None and not np.shares_memory(unknown.as_numpy_array(), fresh)
 
 
 # -- LocalStore ---------------------------------------------------------------------------------

@@ -38,9 +38,9 @@ if TYPE_CHECKING:
 __all__ = [
     "local_store_of",
     "memory_store_of",
-    "owned_buffers",
+    "owned_buffer",
     "plain_store_of",
-    "put_all",
+    "store_all",
     "write_files",
 ]
 
@@ -84,50 +84,52 @@ def local_store_of(setters: Sequence[ByteSetter]) -> LocalStore | None:
     return plain_store_of(setters, LocalStore) if _FILE_HELPERS is not None else None
 
 
-def owned_buffers(
-    encoded: Sequence[Any | None], prototype: BufferPrototype, caller: Any
-) -> list[Buffer | None]:
-    """``encoded`` chunks as zarr buffers over memory no one else holds: copies of those that
-    may share memory with ``caller`` (the array being written; anything but a numpy array
-    counts as sharing), the others as they are (see the module's docstring)."""
-    buffers: list[Buffer | None] = [None] * len(encoded)
-    sources: list[np.ndarray[Any, Any]] = []
-    copies: list[np.ndarray[Any, Any]] = []
-    for index, data in enumerate(encoded):
-        if data is None:
-            continue
-        if isinstance(data, bytes):
-            buffers[index] = prototype.buffer.from_bytes(data)
-            continue
-        source = np.frombuffer(memoryview(data).cast("B"), dtype=np.uint8)
-        if isinstance(caller, np.ndarray) and not np.may_share_memory(source, caller):
-            buffers[index] = prototype.buffer.from_array_like(source)
-            continue
-        copy = np.empty_like(source)
-        sources.append(source)
-        copies.append(copy)
-        buffers[index] = prototype.buffer.from_array_like(copy)
-    each_in_parallel(np.copyto, copies, sources)
-    return buffers
+def owned_buffer(data: Any | None, prototype: BufferPrototype, caller: Any) -> Buffer | None:
+    """An ``encoded`` chunk as a zarr buffer over memory no one else holds: a copy when it may
+    share memory with ``caller`` (the array being written; anything but a numpy array counts
+    as sharing), else the chunk as it is (see the module's docstring). ``None`` stays."""
+    if data is None:
+        return None
+    if isinstance(data, bytes):
+        return prototype.buffer.from_bytes(data)
+    source = np.frombuffer(memoryview(data).cast("B"), dtype=np.uint8)
+    if isinstance(caller, np.ndarray) and not np.may_share_memory(source, caller):
+        return prototype.buffer.from_array_like(source)
+    return prototype.buffer.from_array_like(source.copy())
 
 
-async def put_all(
-    store: MemoryStore, setters: Sequence[ByteSetter], buffers: Sequence[Buffer | None]
+async def store_all(
+    store: MemoryStore,
+    setters: Sequence[ByteSetter],
+    encoded: Sequence[Any | None],
+    prototype: BufferPrototype,
+    caller: Any,
 ) -> None:
-    """Store each buffer under its setter's key (``None`` deletes the key), as
-    ``MemoryStore.set`` and ``delete`` do but for the copy; ``buffers`` must come from
-    :func:`owned_buffers`."""
+    """Store each encoded chunk under its setter's key (``None`` deletes the key), as
+    ``MemoryStore.set`` and ``delete`` do, through :func:`owned_buffer`.
+
+    The chunks are copied and stored in parallel, each replacing its old value as soon as it
+    is copied: the old value's memory is then free for the next copy, which so reuses memory
+    already mapped instead of faulting in new pages (as zarr's own chunk-by-chunk ``set``
+    does too)."""
     from zarr.storage import StorePath
 
     store._check_writable()
     await store._ensure_open()
     stored = store._store_dict
-    for setter, buffer in zip(setters, buffers, strict=True):
+    paths = []
+    for setter in setters:
         assert isinstance(setter, StorePath)
+        paths.append(setter.path)
+
+    def one(path: str, data: Any | None) -> None:
+        buffer = owned_buffer(data, prototype, caller)
         if buffer is None:
-            stored.pop(setter.path, None)
+            stored.pop(path, None)
         else:
-            stored[setter.path] = buffer
+            stored[path] = buffer
+
+    await asyncio.to_thread(each_in_parallel, one, paths, encoded)
 
 
 async def write_files(

@@ -48,9 +48,8 @@ else:
 from zarr_codec._direct_stores import (
     local_store_of,
     memory_store_of,
-    owned_buffers,
     plain_store_of,
-    put_all,
+    store_all,
     write_files,
 )
 from zarr_codec.chain import Chain, each_in_parallel
@@ -246,8 +245,7 @@ class ChainCodecPipeline(BatchedCodecPipeline):
         if memory is not None and prototype is not None:
             # Straight into the store's dict, without MemoryStore.set's per-chunk copy.
             caller = value.as_ndarray_like()
-            buffers = await asyncio.to_thread(owned_buffers, encoded, prototype, caller)
-            await put_all(memory, setters, buffers)
+            await store_all(memory, setters, encoded, prototype, caller)
             return
         stored = [
             None if data is None else spec.prototype.buffer.from_bytes(memoryview(data))
