@@ -136,6 +136,27 @@ pub fn decode_batch_into<F>(
 where
     F: Fn(&[u8], &mut [u8]) -> zarr_codec::Result<usize> + Sync,
 {
+    let (inputs, mut outputs) = checked_buffers(py, chunks, outs, codec)?;
+    let mut jobs: Vec<(&[u8], &mut [u8])> = inputs
+        .iter()
+        .map(BytesInput::as_slice)
+        .zip(outputs.iter_mut().map(BytesOutput::as_mut_slice))
+        .collect();
+    run(py, || {
+        parallel_map(&mut jobs, threads, |(input, output)| decode(input, output))
+            .into_iter()
+            .collect()
+    })
+}
+
+/// The buffers of `chunks` and of the writable `outs`, as many of each, no output
+/// overlapping another or a chunk (a `ConfigurationError` naming `codec` otherwise).
+pub(crate) fn checked_buffers<'py>(
+    py: Python<'py>,
+    chunks: &Bound<'py, PyAny>,
+    outs: &Bound<'py, PyAny>,
+    codec: &str,
+) -> PyResult<(Vec<BytesInput>, Vec<BytesOutput>)> {
     let configuration = |message: String| to_py_err(py, &CodecError::configuration(message));
     let inputs = BytesInput::all(chunks)?;
     let mut outputs = outs
@@ -149,14 +170,15 @@ where
             outputs.len()
         )));
     }
-    let mut jobs: Vec<(&[u8], &mut [u8])> = inputs
+    let addresses: Vec<_> = inputs
         .iter()
-        .map(BytesInput::as_slice)
-        .zip(outputs.iter_mut().map(BytesOutput::as_mut_slice))
-        .collect();
-    let addresses: Vec<_> = jobs
-        .iter()
-        .map(|(input, output)| (addresses(input), addresses(output)))
+        .zip(outputs.iter_mut())
+        .map(|(input, output)| {
+            (
+                addresses(input.as_slice()),
+                addresses(output.as_mut_slice()),
+            )
+        })
         .collect();
     if let Some(index) = first_overlap(&addresses) {
         return Err(configuration(format!(
@@ -164,11 +186,7 @@ where
              outputs at the same time"
         )));
     }
-    run(py, || {
-        parallel_map(&mut jobs, threads, |(input, output)| decode(input, output))
-            .into_iter()
-            .collect()
-    })
+    Ok((inputs, outputs))
 }
 
 /// The addresses `bytes` covers.
@@ -303,7 +321,7 @@ mod tests {
             let runs = contiguous_runs(&mut items, threads);
             let mut seen = Vec::new();
             for run in &runs {
-                let mut run = run.lock().unwrap();
+                let mut run = run.lock().expect("not poisoned");
                 while let Some((index, item)) = run.take(seen.len() % 2 == 0) {
                     assert_eq!(index, *item);
                     seen.push(index);

@@ -264,3 +264,171 @@ fn new_arrays_and_vec_outputs() {
         Ok(())
     });
 }
+
+// -- chains of kernels ------------------------------------------------------------------
+
+/// Kernels for the chain tests: one adding 1 to each byte, one writing each byte twice, and
+/// one failing on a first byte of 0 (corrupt) or 1 (a panic).
+fn test_kernels(py: Python<'_>) -> PyResult<[Bound<'_, PyAny>; 3]> {
+    let add_one = zarr_codec_python::decode_kernel(py, |input: &[u8], output: &mut [u8]| {
+        let target = output
+            .get_mut(..input.len())
+            .ok_or(CodecError::OutputSize {
+                expected: input.len(),
+                actual: 0,
+            })?;
+        target
+            .iter_mut()
+            .zip(input)
+            .for_each(|(o, i)| *o = i.wrapping_add(1));
+        Ok(input.len())
+    })?;
+    let twice = zarr_codec_python::decode_kernel(py, |input: &[u8], output: &mut [u8]| {
+        for (pair, byte) in output.chunks_exact_mut(2).zip(input) {
+            pair.fill(*byte);
+        }
+        Ok(input.len() * 2)
+    })?;
+    let failing =
+        zarr_codec_python::decode_kernel(py, |input: &[u8], _: &mut [u8]| match input.first() {
+            Some(0) => Err(CodecError::Corrupt("test: a zero".into())),
+            Some(1) => panic!("test: a one"),
+            _ => Ok(0),
+        })?;
+    Ok([add_one.into_any(), twice.into_any(), failing.into_any()])
+}
+
+fn run_chain<'py>(
+    py: Python<'py>,
+    steps: &Bound<'py, PyAny>,
+    chunks: &[&[u8]],
+    out_len: usize,
+) -> PyResult<Vec<Vec<u8>>> {
+    let chunks = pyo3::types::PyList::new(py, chunks.iter().map(|c| PyBytes::new(py, c)))?;
+    let outs = (0..chunks.len())
+        .map(|_| eval(py, &format!("np.zeros({out_len}, dtype=np.uint8)")))
+        .collect::<PyResult<Vec<_>>>()?;
+    let outs_list = pyo3::types::PyList::new(py, &outs)?;
+    zarr_codec_python::decode_chain_batch_into(
+        py,
+        steps,
+        chunks.as_any(),
+        outs_list.as_any(),
+        Some(2),
+    )?;
+    outs.iter()
+        .map(|out| {
+            Ok(out
+                .call_method0("tobytes")?
+                .cast_into::<PyBytes>()?
+                .as_bytes()
+                .to_vec())
+        })
+        .collect()
+}
+
+#[test]
+fn a_chain_runs_every_step_in_order_into_each_output() {
+    with_python(|py| {
+        let [add_one, twice, _] = test_kernels(py)?;
+        // Decoding order: +1 (3 bytes), each byte twice (6), then the `bytes` codec
+        // swapping 2-byte elements, written into the 6-byte outputs.
+        let steps = pyo3::types::PyList::new(
+            py,
+            [
+                ("a", add_one.clone(), 3usize).into_pyobject(py)?.into_any(),
+                ("b", twice, 6usize).into_pyobject(py)?.into_any(),
+                ("bytes", 2usize.into_pyobject(py)?.into_any(), 0usize)
+                    .into_pyobject(py)?
+                    .into_any(),
+            ],
+        )?;
+        let chunks: Vec<Vec<u8>> = (0u8..9)
+            .map(|i| vec![i * 3, i * 3 + 1, i * 3 + 2])
+            .collect();
+        let refs: Vec<&[u8]> = chunks.iter().map(Vec::as_slice).collect();
+        let decoded = run_chain(py, &steps.into_any(), &refs, 6)?;
+        for (chunk, out) in chunks.iter().zip(&decoded) {
+            let expected: Vec<u8> = chunk.iter().flat_map(|b| [b + 1, b + 1]).collect();
+            assert_eq!(out, &expected); // pairs of equal bytes: the swap leaves them
+        }
+        // A single step writes straight into the output.
+        let one = pyo3::types::PyList::new(py, [("a", add_one, 3usize)])?;
+        assert_eq!(
+            run_chain(py, &one.into_any(), &[&[7, 8, 9]], 3)?,
+            [vec![8, 9, 10]]
+        );
+        Ok(())
+    });
+}
+
+#[test]
+fn a_swap_step_reverses_each_element() {
+    with_python(|py| {
+        let [add_one, ..] = test_kernels(py)?;
+        let steps = pyo3::types::PyList::new(
+            py,
+            [
+                ("a", add_one, 4usize).into_pyobject(py)?.into_any(),
+                ("bytes", 4usize.into_pyobject(py)?.into_any(), 0usize)
+                    .into_pyobject(py)?
+                    .into_any(),
+            ],
+        )?;
+        assert_eq!(
+            run_chain(py, &steps.into_any(), &[&[0, 1, 2, 3]], 4)?,
+            [vec![4, 3, 2, 1]]
+        );
+        Ok(())
+    });
+}
+
+fn list<'py>(
+    py: Python<'py>,
+    items: Vec<(&str, Bound<'py, PyAny>, usize)>,
+) -> PyResult<Bound<'py, PyAny>> {
+    pyo3::types::PyList::new(py, items).map(Bound::into_any)
+}
+
+#[test]
+fn chain_errors_are_the_codecs_exceptions() {
+    with_python(|py| {
+        let [add_one, twice, failing] = test_kernels(py)?;
+        let errors = py.import("zarr_codec.errors")?;
+        let raised = |steps: Bound<'_, PyAny>, chunk: &[u8], out_len: usize| {
+            run_chain(py, &steps, &[chunk], out_len).expect_err("an error")
+        };
+        // A kernel's own error, as its kind.
+        let err = raised(list(py, vec![("f", failing.clone(), 4)])?, &[0], 4);
+        assert!(err.is_instance(py, &errors.getattr("CorruptInputError")?));
+        assert!(err.to_string().contains("test: a zero"), "{err}");
+        // A kernel's panic: an internal CodecError, the process unharmed.
+        let err = raised(list(py, vec![("f", failing, 4)])?, &[1], 4);
+        assert!(err.is_instance(py, &errors.getattr("CodecError")?));
+        assert!(err.to_string().contains("test: a one"), "{err}");
+        // A step writing fewer bytes than the next expects: corrupt.
+        let err = raised(
+            list(py, vec![("a", add_one.clone(), 5), ("b", twice, 10)])?,
+            &[1, 2],
+            10,
+        );
+        assert!(err.is_instance(py, &errors.getattr("CorruptInputError")?));
+        assert!(
+            err.to_string()
+                .contains("a: the chunk decodes to 2 bytes, 5 expected")
+        );
+        // An output of another size than the last step writes.
+        let err = raised(list(py, vec![("a", add_one.clone(), 3)])?, &[1, 2, 3], 4);
+        assert!(
+            err.is_instance(py, &errors.getattr("OutputSizeError")?),
+            "{err}"
+        );
+        // Not a kernel, a zero element size, no steps at all.
+        let not_kernel = eval(py, "b'abc'")?;
+        assert!(run_chain(py, &list(py, vec![("x", not_kernel, 3)])?, &[&[1]], 3).is_err());
+        let zero = 0usize.into_pyobject(py)?.into_any();
+        assert!(run_chain(py, &list(py, vec![("bytes", zero, 0)])?, &[&[1]], 1).is_err());
+        assert!(run_chain(py, &list(py, vec![])?, &[&[1]], 1).is_err());
+        Ok(())
+    });
+}

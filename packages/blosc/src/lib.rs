@@ -6,7 +6,7 @@
 use std::mem::MaybeUninit;
 
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList};
+use pyo3::types::{PyBytes, PyCapsule, PyDict, PyList};
 use zarr_codec::{CodecError, Result as CodecResult};
 use zarr_codec_blosc::{Blosc, Compressor, Params, Shuffle};
 use zarr_codec_python::{
@@ -234,6 +234,15 @@ fn decode_batch_into(
     })
 }
 
+/// Decoding as a chain kernel (`zarr_codec_python::kernel`): a whole chain of our codecs runs
+/// in Rust, chunk after chunk.
+#[pyfunction]
+fn decode_kernel(py: Python<'_>) -> PyResult<Bound<'_, PyCapsule>> {
+    zarr_codec_python::decode_kernel(py, |input: &[u8], output: &mut [u8]| {
+        zarr_codec_blosc::decode_into_threads(input, output, 1)
+    })
+}
+
 #[pymodule]
 fn _blosc(module: &Bound<'_, PyModule>) -> PyResult<()> {
     let compressors: Vec<&str> = [
@@ -257,5 +266,10 @@ fn _blosc(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(encode_batch, module)?)?;
     module.add_function(wrap_pyfunction!(decode_batch, module)?)?;
     module.add_function(wrap_pyfunction!(decode_batch_into, module)?)?;
+    module.add_function(wrap_pyfunction!(decode_kernel, module)?)?;
+    module.add_function(wrap_pyfunction!(
+        zarr_codec_python::decode_chain_batch_into,
+        module
+    )?)?;
     Ok(())
 }

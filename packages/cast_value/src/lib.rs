@@ -3,9 +3,11 @@
 //! A [`Plan`] is one direction of a configured codec bound to the array's data type, built
 //! once and reused for every chunk; the array handling is `zarr_codec_python::Elementwise`.
 
+use std::sync::Arc;
+
 use numpy::{PyArrayDescr, PyUntypedArray};
 use pyo3::prelude::*;
-use pyo3::types::PyList;
+use pyo3::types::{PyCapsule, PyList};
 use zarr_codec::json::ZarrFormat;
 use zarr_codec::{CodecError, CodecFromJson, Result as CodecResult};
 use zarr_codec_cast_value::{CastPlan, CastValue, Direction};
@@ -20,7 +22,7 @@ fn codec_from(configuration: &str) -> CodecResult<CastValue> {
 /// One direction of a `cast_value` codec for one array data type.
 #[pyclass(frozen, module = "zarr_codec_cast_value._cast_value")]
 struct Plan {
-    inner: CastPlan,
+    inner: Arc<CastPlan>,
     target: Py<PyArrayDescr>,
 }
 
@@ -56,7 +58,7 @@ impl Plan {
         }
         let inner = codec.plan(array_type, direction).into_py_result(py)?;
         Ok(Self {
-            inner,
+            inner: Arc::new(inner),
             target: target.clone().unbind(),
         })
     }
@@ -94,6 +96,16 @@ impl Plan {
     ) -> PyResult<()> {
         self.elementwise(arrays.py())
             .apply_batch_into(arrays, outs, threads)
+    }
+
+    /// The cast as a chain kernel (`zarr_codec_python::kernel`): native-order element bytes of
+    /// the source type into those of the target type, as many elements.
+    fn kernel<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyCapsule>> {
+        let inner = Arc::clone(&self.inner);
+        zarr_codec_python::decode_kernel(py, move |input: &[u8], output: &mut [u8]| {
+            inner.apply(input, output)?;
+            Ok(output.len())
+        })
     }
 
     /// The source data type's name.
@@ -150,5 +162,9 @@ fn _cast_value(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<Plan>()?;
     module.add_function(wrap_pyfunction!(check_configuration, module)?)?;
     module.add_function(wrap_pyfunction!(encoded_fill_value, module)?)?;
+    module.add_function(wrap_pyfunction!(
+        zarr_codec_python::decode_chain_batch_into,
+        module
+    )?)?;
     Ok(())
 }

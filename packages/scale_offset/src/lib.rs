@@ -2,9 +2,11 @@
 //! wheel. A [`Plan`] is a configured codec (fused with a following `cast_value` or not) bound
 //! to the array's data type; the array handling is `zarr_codec_python::Elementwise`.
 
+use std::sync::Arc;
+
 use numpy::{PyArrayDescr, PyUntypedArray};
 use pyo3::prelude::*;
-use pyo3::types::PyList;
+use pyo3::types::{PyCapsule, PyList};
 use zarr_codec::json::ZarrFormat;
 use zarr_codec::{CodecError, CodecFromJson, DataType, Result as CodecResult};
 use zarr_codec_cast_value::CastValue;
@@ -43,7 +45,7 @@ impl Transform {
 /// bound to one array data type.
 #[pyclass(frozen, module = "zarr_codec_scale_offset._scale_offset")]
 struct Plan {
-    inner: Transform,
+    inner: Arc<Transform>,
     /// The array's data type and numpy dtype.
     array: (DataType, Py<PyArrayDescr>),
     /// The encoded data type and numpy dtype (the array's, without a cast).
@@ -70,7 +72,7 @@ impl Plan {
             let affine = codec.bind(data_type).into_py_result(py)?;
             let encoded = (data_type, dtype.clone().unbind());
             return Ok(Self {
-                inner: Transform::Alone(affine),
+                inner: Arc::new(Transform::Alone(affine)),
                 array,
                 encoded,
             });
@@ -89,7 +91,7 @@ impl Plan {
         }
         let encoded = (fused.encoded_type(), encoded_dtype.clone().unbind());
         Ok(Self {
-            inner: Transform::Fused(Box::new(fused)),
+            inner: Arc::new(Transform::Fused(Box::new(fused))),
             array,
             encoded,
         })
@@ -133,6 +135,16 @@ impl Plan {
         threads: Option<i64>,
     ) -> PyResult<Bound<'py, PyList>> {
         self.decoder(arrays.py()).apply_batch(arrays, threads)
+    }
+
+    /// Decoding as a chain kernel (`zarr_codec_python::kernel`): native-order element bytes
+    /// of the encoded type into those of the array's type, as many elements.
+    fn decode_kernel<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyCapsule>> {
+        let inner = Arc::clone(&self.inner);
+        zarr_codec_python::decode_kernel(py, move |input: &[u8], output: &mut [u8]| {
+            inner.decode(input, output)?;
+            Ok(output.len())
+        })
     }
 
     /// Decode every array into the matching array of `outs`, in parallel.
@@ -208,5 +220,9 @@ fn _scale_offset(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<Plan>()?;
     module.add_function(wrap_pyfunction!(check_configuration, module)?)?;
     module.add_function(wrap_pyfunction!(encoded_fill_value, module)?)?;
+    module.add_function(wrap_pyfunction!(
+        zarr_codec_python::decode_chain_batch_into,
+        module
+    )?)?;
     Ok(())
 }

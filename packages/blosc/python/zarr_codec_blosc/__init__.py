@@ -8,10 +8,12 @@ array's element size (zarr-python's behaviour), and ``encode`` uses the input's 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Buffer, Sequence
 from typing import Any, ClassVar
 
 from zarr_codec import BytesBytesCodecBase, ChunkSpec, ConfigurationError, check_keys
+from zarr_codec.protocols import ChainRunner
 
 from zarr_codec_blosc import _blosc
 
@@ -22,6 +24,13 @@ __version__ = "0.1.0"
 CBLOSC_VERSION: str = _blosc.CBLOSC_VERSION
 #: The compressors this build includes.
 COMPRESSORS: tuple[str, ...] = tuple(_blosc.COMPRESSORS)
+
+
+@functools.cache
+def _kernel() -> object:
+    """The decode kernel: stateless, so one serves every codec object."""
+    return _blosc.decode_kernel()
+
 
 _SHUFFLES = ("noshuffle", "shuffle", "bitshuffle")
 _V2_SHUFFLE = {-1: None, 0: "noshuffle", 1: "shuffle", 2: "bitshuffle"}
@@ -243,6 +252,11 @@ class Blosc(BytesBytesCodecBase):
     def decode_batch(self, chunks: Sequence[Buffer], threads: int | None = None) -> list[bytes]:
         """Decompress every chunk in parallel with the GIL released."""
         return _blosc.decode_batch(list(chunks), self.max_decoded_size, threads)
+
+    def decode_kernel(self, spec: ChunkSpec | None = None) -> tuple[object, ChainRunner]:
+        """Decoding as a compiled kernel, so that a :class:`zarr_codec.Chain` of our codecs
+        decodes each chunk through all of them in Rust (frames need no configuration)."""
+        return _kernel(), _blosc.decode_chain_batch_into
 
     def decode_batch_into(
         self, chunks: Sequence[Buffer], outs: Sequence[Buffer], threads: int | None = None

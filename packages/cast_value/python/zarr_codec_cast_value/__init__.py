@@ -23,6 +23,7 @@ from zarr_codec import (
 )
 from zarr_codec.base import writable_in_place
 from zarr_codec.fill_value import fill_value_from_json
+from zarr_codec.protocols import ChainRunner
 
 from zarr_codec_cast_value import _cast_value
 
@@ -198,6 +199,11 @@ class CastValue(ArrayArrayCodecBase):
     ) -> list[np.ndarray[Any, Any]]:
         """Decode many chunks back to ``spec``'s data type in parallel (GIL released)."""
         return self.plan(spec.data_type, "decode").apply_batch(chunks, threads)
+
+    def decode_kernel(self, spec: ChunkSpec) -> tuple[object, ChainRunner]:
+        """Decoding to ``spec``'s data type as a compiled kernel, so that a
+        :class:`zarr_codec.Chain` of our codecs decodes each chunk through all of them in Rust."""
+        return self.plan(spec.data_type, "decode").kernel(), _cast_value.decode_chain_batch_into
 
     def decode_batch_into(
         self,

@@ -2,7 +2,7 @@
 raises ``zarr_codec.CodecError`` subclasses: ``OutOfRangeError`` for an element the rules
 refuse, ``ConfigurationError`` for a bad configuration or a mismatched array."""
 
-from collections.abc import Iterable
+from collections.abc import Buffer, Iterable
 from typing import Any, Literal
 
 import numpy as np
@@ -32,6 +32,17 @@ class Plan:
         outs: Iterable[np.ndarray[Any, Any]],
         threads: int | None = None,
     ) -> None: ...
+    def kernel(self) -> object:
+        """The cast as a chain kernel (see ``decode_chain_batch_into``)."""
 
 def check_configuration(configuration: str) -> None: ...
 def encoded_fill_value(configuration: str, data_type: str, fill: str) -> str: ...
+def decode_chain_batch_into(
+    steps: list[tuple[str, object, int]],
+    chunks: list[Buffer],
+    outs: list[Buffer],
+    threads: int | None = None,
+) -> None:
+    """Decode each chunk through every step of a chain (in decoding order: ``(codec name,
+    kernel, bytes it writes)``, or ``("bytes", element size, 0)`` to swap byte order), the
+    last step into the chunk's ``out``; in parallel, the GIL released."""

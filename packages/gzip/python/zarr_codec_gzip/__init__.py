@@ -6,10 +6,12 @@ value); the work happens in the compiled ``_gzip`` module with the GIL released.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Buffer, Sequence
 from typing import Any, ClassVar
 
-from zarr_codec import BytesBytesCodecBase, ConfigurationError, check_keys
+from zarr_codec import BytesBytesCodecBase, ChunkSpec, ConfigurationError, check_keys
+from zarr_codec.protocols import ChainRunner
 
 from zarr_codec_gzip import _gzip
 
@@ -18,6 +20,12 @@ __version__ = "0.1.0"
 
 #: The compression library doing the work.
 ENGINE: str = _gzip.ENGINE
+
+
+@functools.cache
+def _kernel() -> object:
+    """The decode kernel: stateless, so one serves every codec object."""
+    return _gzip.decode_kernel()
 
 
 class Gzip(BytesBytesCodecBase):
@@ -92,6 +100,11 @@ class Gzip(BytesBytesCodecBase):
     def decode_batch(self, chunks: Sequence[Buffer], threads: int | None = None) -> list[bytes]:
         """Decompress every chunk, in parallel with the GIL released."""
         return _gzip.decode_batch(list(chunks), self.max_decoded_size, threads)
+
+    def decode_kernel(self, spec: ChunkSpec | None = None) -> tuple[object, ChainRunner]:
+        """Decoding as a compiled kernel, so that a :class:`zarr_codec.Chain` of our codecs
+        decodes each chunk through all of them in Rust (a stream needs no configuration)."""
+        return _kernel(), _gzip.decode_chain_batch_into
 
     def decode_batch_into(
         self, chunks: Sequence[Buffer], outs: Sequence[Buffer], threads: int | None = None

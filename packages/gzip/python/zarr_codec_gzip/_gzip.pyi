@@ -17,3 +17,15 @@ def decode_batch(
 def decode_batch_into(
     chunks: list[Buffer], outs: list[Buffer], threads: int | None = None
 ) -> list[int]: ...
+def decode_kernel() -> object:
+    """The frame decoder as a chain kernel (an opaque capsule; see ``decode_chain_batch_into``)."""
+
+def decode_chain_batch_into(
+    steps: list[tuple[str, object, int]],
+    chunks: list[Buffer],
+    outs: list[Buffer],
+    threads: int | None = None,
+) -> None:
+    """Decode each chunk through every step of a chain (in decoding order: ``(codec name,
+    kernel, bytes it writes)``, or ``("bytes", element size, 0)`` to swap byte order), the
+    last step into the chunk's ``out``; in parallel, the GIL released."""

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 from zarr_codec import ChunkSpec, DataType
 from zarr_codec.base import writable_in_place
+from zarr_codec.protocols import ChainRunner
 
 from zarr_codec_scale_offset import _scale_offset
 
@@ -55,3 +56,8 @@ class BoundMethods:
     ) -> None:
         """Decode each chunk into the matching ``outs`` array, in parallel."""
         self.bind(spec.data_type).decode_batch_into(chunks, outs, threads)
+
+    def decode_kernel(self, spec: ChunkSpec) -> tuple[object, ChainRunner]:
+        """Decoding to ``spec``'s data type as a compiled kernel, so that a
+        :class:`zarr_codec.Chain` of our codecs decodes each chunk through all of them in Rust."""
+        return self.bind(spec.data_type).decode_kernel(), _scale_offset.decode_chain_batch_into

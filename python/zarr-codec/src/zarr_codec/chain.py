@@ -12,6 +12,7 @@ parallel with the GIL released where the codec has them.
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import threading
@@ -26,7 +27,7 @@ import numpy as np
 from zarr_codec.bytes_codec import BytesCodec
 from zarr_codec.chunk_spec import ChunkSpec
 from zarr_codec.errors import ConfigurationError, CorruptInputError
-from zarr_codec.protocols import Codec
+from zarr_codec.protocols import ChainRunner, Codec
 from zarr_codec.registry import get_codec
 
 __all__ = ["Chain"]
@@ -276,6 +277,8 @@ class Chain:
         if self._straight_into([out]):  # the compressor writes straight into `out`
             _decode_whole(self.bytes_codecs[0], data, out)
             return
+        if self._run_kernels([data], [out]):
+            return
         raw = self._to_array_bytes(data)
         if not self.array_stages:
             self.array_bytes.codec.decode_into(raw, self.array_bytes.spec, out)
@@ -285,6 +288,66 @@ class Chain:
             array = stage.codec.decode(array, stage.spec)
         first = self.array_stages[0]
         first.codec.decode_into(array, first.spec, out)
+
+    # -- whole chains in Rust ------------------------------------------------------------
+
+    @functools.cached_property
+    def _kernel_steps(self) -> tuple[list[tuple[str, object, int]], ChainRunner] | None:
+        """The chain's decoding as compiled kernel steps and a runner for them, when every
+        codec has a kernel (:class:`~zarr_codec.protocols.SupportsDecodeKernel`) and each
+        step's output size is known (at most one bytes -> bytes codec); else ``None``."""
+        codec = self.array_bytes.codec
+        if len(self.bytes_codecs) > 1 or not isinstance(codec, BytesCodec):
+            return None
+        runners: list[ChainRunner] = []
+
+        def kernel(codec: Any, spec: ChunkSpec | None) -> object | None:
+            make = getattr(codec, "decode_kernel", None)
+            if make is None:
+                return None
+            made: object
+            made, runner = make(spec)
+            runners.append(runner)
+            return made
+
+        steps: list[tuple[str, object, int]] = []
+        for bytes_codec in self.bytes_codecs:
+            made = kernel(bytes_codec, None)
+            if made is None:
+                return None
+            steps.append((bytes_codec.name, made, self.encoded_spec.num_bytes))
+        size = self.encoded_spec.data_type.itemsize
+        if size > 1 and codec.endian != NATIVE:
+            if codec.endian is None:
+                return None  # the Python path raises the ConfigurationError
+            steps.append(("bytes", size, 0))
+        for stage in reversed(self.array_stages):
+            made = kernel(stage.codec, stage.spec)
+            if made is None:
+                return None
+            steps.append((getattr(stage.codec, "name", "fused"), made, stage.spec.num_bytes))
+        if not runners:
+            return None
+        return steps, runners[0]
+
+    def _run_kernels(self, chunks: Sequence[Buffer], outs: Sequence[Any]) -> bool:
+        """Decode ``chunks`` into ``outs`` through the compiled kernels, in one call with the
+        GIL released; ``False`` (nothing done) when this chain or these outputs cannot."""
+        compiled = self._kernel_steps
+        if compiled is None or not all(_c_contiguous(out) and _native(out) for out in outs):
+            return False
+        steps, runner = compiled
+        if not self.bytes_codecs:  # the first kernel reads the stored elements themselves
+            expected = self.encoded_spec.num_bytes
+            for chunk in chunks:
+                if (size := memoryview(chunk).nbytes) != expected:
+                    spec = self.encoded_spec
+                    raise CorruptInputError(
+                        f"bytes: a {spec.shape} {spec.data_type.name} chunk is {expected} "
+                        f"bytes, got {size}"
+                    )
+        runner(steps, list(chunks), [out.reshape(-1).view(np.uint8) for out in outs])
+        return True
 
     # -- batches -------------------------------------------------------------------------
 
@@ -344,6 +407,8 @@ class Chain:
         if self._straight_into(outs):
             # The last bytes codec decompresses straight into each chunk's memory.
             _decode_all_whole(self.bytes_codecs[0], chunks, outs)
+            return
+        if self._run_kernels(chunks, outs):  # every codec's step in Rust, chunk by chunk
             return
         raw = self._batch_to_array_bytes(chunks)
         if not self.array_stages:

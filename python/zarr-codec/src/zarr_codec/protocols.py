@@ -11,7 +11,7 @@ the protocols assume nothing about where memory lives.
 
 from __future__ import annotations
 
-from collections.abc import Buffer, Sequence
+from collections.abc import Buffer, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, Protocol, Self, runtime_checkable
 
 if TYPE_CHECKING:
@@ -21,10 +21,12 @@ __all__ = [
     "ArrayArrayCodec",
     "ArrayBytesCodec",
     "BytesBytesCodec",
+    "ChainRunner",
     "Codec",
     "CodecType",
     "SupportsAsync",
     "SupportsBatch",
+    "SupportsDecodeKernel",
     "SupportsEvolve",
     "ZarrFormat",
 ]
@@ -167,4 +169,23 @@ class SupportsEvolve(Protocol):
 
     def evolve(self, spec: ChunkSpec) -> Self:
         """A codec with unset parameters resolved for arrays like ``spec``."""
+        ...
+
+
+#: Runs a chain's decoding steps over a batch: ``runner(steps, chunks, outs, threads=None)``.
+#: Each step is ``(codec name, kernel, bytes it writes)``, or ``("bytes", element size, 0)``
+#: for the ``bytes`` codec swapping byte order; each ``out`` is a writable buffer of exactly
+#: the decoded chunk's size.
+ChainRunner = Callable[..., None]
+
+
+@runtime_checkable
+class SupportsDecodeKernel(Protocol):
+    """Opt-in: the codec's decoding as a compiled kernel, so that a :class:`~zarr_codec.Chain`
+    made only of such codecs decodes each chunk through every codec in Rust, with no Python
+    call per chunk or per codec (``zarr_codec_python``'s kernel ABI)."""
+
+    def decode_kernel(self, spec: ChunkSpec) -> tuple[object, ChainRunner]:
+        """The kernel (an opaque capsule) for chunks whose decoded side is ``spec`` (array
+        codecs; bytes codecs ignore it), and a runner that can run it."""
         ...

@@ -1,0 +1,276 @@
+//! Decode kernels: one compiled codec's decoding, callable from another wheel's extension
+//! module through a C ABI, so that [`crate::chain`] runs a whole chain of codecs from several
+//! wheels in Rust, chunk after chunk, with no Python call in between.
+//!
+//! A kernel travels as a Python capsule named [`CAPSULE`]. The capsule holds a `#[repr(C)]`
+//! [`Kernel`] header (an ABI version and one `extern "C"` function) followed by the codec's
+//! own state, which only the module that made it reads: a Rust trait object's layout is not
+//! stable between separately compiled modules, a C struct's is. The capsule's destructor, the
+//! making module's code, frees the state.
+
+use std::ffi::CStr;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use pyo3::prelude::*;
+use pyo3::types::PyCapsule;
+use zarr_codec::{CodecError, Result as CodecResult};
+
+/// The name every kernel capsule carries; the version changes with [`Kernel`]'s layout.
+pub const CAPSULE: &CStr = c"zarr_codec.decode_kernel.v1";
+
+/// [`Kernel::abi`] of this layout.
+const ABI: u32 = 1;
+
+/// Longest error message carried back through [`Outcome`]; longer ones are cut.
+const MESSAGE: usize = 480;
+
+/// What a kernel call reports: bytes written, or an error as its kind and details.
+#[repr(C)]
+pub struct Outcome {
+    written: usize,
+    /// 0: success; otherwise an [`ErrorCode`].
+    error: u32,
+    /// `OutputSize`'s expected and actual sizes, `OutputLimit`'s limit.
+    sizes: [usize; 2],
+    message_len: usize,
+    message: [u8; MESSAGE],
+}
+
+/// [`Outcome::error`] values.
+#[repr(u32)]
+enum ErrorCode {
+    Configuration = 1,
+    Corrupt = 2,
+    OutOfRange = 3,
+    OutputSize = 4,
+    OutputLimit = 5,
+    Unsupported = 6,
+    Panic = 7,
+}
+
+impl Outcome {
+    fn new() -> Self {
+        Self {
+            written: 0,
+            error: 0,
+            sizes: [0; 2],
+            message_len: 0,
+            message: [0; MESSAGE],
+        }
+    }
+
+    fn set_message(&mut self, message: &str) {
+        let mut end = message.len().min(MESSAGE);
+        while !message.is_char_boundary(end) {
+            end -= 1;
+        }
+        self.message[..end].copy_from_slice(&message.as_bytes()[..end]);
+        self.message_len = end;
+    }
+
+    fn set_error(&mut self, err: &CodecError) {
+        let (code, message) = match err {
+            CodecError::Configuration(m) => (ErrorCode::Configuration, m.as_str()),
+            CodecError::Corrupt(m) => (ErrorCode::Corrupt, m.as_str()),
+            CodecError::OutOfRange(m) => (ErrorCode::OutOfRange, m.as_str()),
+            CodecError::Unsupported(m) => (ErrorCode::Unsupported, m.as_str()),
+            CodecError::OutputSize { expected, actual } => {
+                self.sizes = [*expected, *actual];
+                (ErrorCode::OutputSize, "")
+            }
+            CodecError::OutputLimit { limit } => {
+                self.sizes = [*limit, 0];
+                (ErrorCode::OutputLimit, "")
+            }
+            // A kind added to `zarr_codec` after this ABI: its message, as corrupt input.
+            other => {
+                self.error = ErrorCode::Corrupt as u32;
+                self.set_message(&other.to_string());
+                return;
+            }
+        };
+        self.error = code as u32;
+        self.set_message(message);
+    }
+
+    /// The call's result, the error rebuilt as the kernel's module raised it.
+    fn into_result(self) -> CodecResult<usize> {
+        let length = self.message_len.min(MESSAGE);
+        let message = String::from_utf8_lossy(&self.message[..length]).into_owned();
+        let [first, second] = self.sizes;
+        match self.error {
+            0 => Ok(self.written),
+            1 => Err(CodecError::Configuration(message)),
+            2 => Err(CodecError::Corrupt(message)),
+            3 => Err(CodecError::OutOfRange(message)),
+            4 => Err(CodecError::OutputSize {
+                expected: first,
+                actual: second,
+            }),
+            5 => Err(CodecError::OutputLimit { limit: first }),
+            6 => Err(CodecError::Unsupported(message)),
+            // A panic in the kernel's module, re-raised here: `run` reports it as the
+            // internal error it is.
+            _ => panic!("{message}"),
+        }
+    }
+}
+
+/// The part of a kernel every module may read: a C layout.
+#[repr(C)]
+pub struct Kernel {
+    abi: u32,
+    /// Decode `input` into `output`; the result goes to `outcome`.
+    decode: unsafe extern "C" fn(
+        kernel: *const Kernel,
+        input: *const u8,
+        input_len: usize,
+        output: *mut u8,
+        output_len: usize,
+        outcome: *mut Outcome,
+    ),
+}
+
+/// A kernel's header and the state only its own module reads.
+#[repr(C)]
+struct Cell<F> {
+    header: Kernel,
+    decode: F,
+}
+
+/// # Safety
+/// `kernel` is the header of a live `Cell<F>` (the capsule keeps it alive), `input` and
+/// `output` are valid for their lengths and do not overlap, and `outcome` is writable.
+unsafe extern "C" fn decode_cell<F>(
+    kernel: *const Kernel,
+    input: *const u8,
+    input_len: usize,
+    output: *mut u8,
+    output_len: usize,
+    outcome: *mut Outcome,
+) where
+    F: Fn(&[u8], &mut [u8]) -> CodecResult<usize> + Send + Sync,
+{
+    // SAFETY: the caller's contract above; `header` is the first field of the repr(C) cell.
+    let (cell, input, output, outcome) = unsafe {
+        (
+            &*kernel.cast::<Cell<F>>(),
+            std::slice::from_raw_parts(input, input_len),
+            std::slice::from_raw_parts_mut(output, output_len),
+            &mut *outcome,
+        )
+    };
+    // A panic must not unwind into another module's frames: it becomes an error.
+    match catch_unwind(AssertUnwindSafe(|| (cell.decode)(input, output))) {
+        Ok(Ok(written)) => outcome.written = written,
+        Ok(Err(err)) => outcome.set_error(&err),
+        Err(panic) => {
+            let detail = panic
+                .downcast_ref::<&str>()
+                .map(ToString::to_string)
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            outcome.error = ErrorCode::Panic as u32;
+            outcome.set_message(&format!("a codec panicked: {detail}"));
+        }
+    }
+}
+
+/// A capsule holding `decode` as a kernel: `decode(input, output)` decodes one chunk into the
+/// start of `output` and returns the bytes written.
+pub fn decode_kernel<F>(py: Python<'_>, decode: F) -> PyResult<Bound<'_, PyCapsule>>
+where
+    F: Fn(&[u8], &mut [u8]) -> CodecResult<usize> + Send + Sync + 'static,
+{
+    let cell = Cell {
+        header: Kernel {
+            abi: ABI,
+            decode: decode_cell::<F>,
+        },
+        decode,
+    };
+    PyCapsule::new_with_value(py, cell, CAPSULE)
+}
+
+/// A kernel from its capsule, checked by name and ABI version (valid while `capsule` lives).
+pub(crate) fn kernel_of<'a>(capsule: &'a Bound<'_, PyAny>) -> PyResult<KernelRef<'a>> {
+    let capsule = capsule.cast::<PyCapsule>()?;
+    let pointer = capsule.pointer_checked(Some(CAPSULE))?;
+    // SAFETY: a capsule of this name holds a `Cell` whose repr(C) header is a `Kernel`, alive
+    // as long as the capsule, which the caller holds for 'a.
+    let kernel = unsafe { pointer.cast::<Kernel>().as_ref() };
+    if kernel.abi != ABI {
+        let message = format!(
+            "a codec kernel of ABI {} cannot run here (ABI {ABI}): install zarr-codecs wheels \
+             of one version",
+            kernel.abi
+        );
+        return Err(pyo3::exceptions::PyTypeError::new_err(message));
+    }
+    Ok(KernelRef(kernel))
+}
+
+/// A checked kernel, callable from any thread.
+#[derive(Clone, Copy)]
+pub(crate) struct KernelRef<'a>(&'a Kernel);
+
+// SAFETY: a kernel's state is `Send + Sync` (`decode_kernel`'s bound), and its header is
+// plain data and a function pointer.
+unsafe impl Send for KernelRef<'_> {}
+// SAFETY: as above.
+unsafe impl Sync for KernelRef<'_> {}
+
+impl KernelRef<'_> {
+    /// Decode `input` into the start of `output`; the bytes written.
+    pub(crate) fn decode(self, input: &[u8], output: &mut [u8]) -> CodecResult<usize> {
+        let mut outcome = Outcome::new();
+        // SAFETY: the slices are valid for their lengths and cannot overlap (one is shared,
+        // the other exclusive); `self.0` is a checked live kernel.
+        unsafe {
+            (self.0.decode)(
+                self.0,
+                input.as_ptr(),
+                input.len(),
+                output.as_mut_ptr(),
+                output.len(),
+                &raw mut outcome,
+            );
+        }
+        outcome.into_result()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_cross_the_abi_as_they_were() {
+        let errors = [
+            CodecError::Configuration("bad level".into()),
+            CodecError::Corrupt("truncated".into()),
+            CodecError::OutOfRange("too big".into()),
+            CodecError::Unsupported("no v2".into()),
+            CodecError::OutputSize {
+                expected: 10,
+                actual: 3,
+            },
+            CodecError::OutputLimit { limit: 7 },
+        ];
+        for err in errors {
+            let mut outcome = Outcome::new();
+            outcome.set_error(&err);
+            assert_eq!(outcome.into_result().expect_err("an error"), err);
+        }
+    }
+
+    #[test]
+    fn long_messages_are_cut_on_a_character_boundary() {
+        let mut outcome = Outcome::new();
+        outcome.set_error(&CodecError::Corrupt("é".repeat(400)));
+        let Err(CodecError::Corrupt(message)) = outcome.into_result() else {
+            panic!("not corrupt")
+        };
+        assert_eq!(message, "é".repeat(MESSAGE / 2));
+    }
+}

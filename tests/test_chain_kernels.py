@@ -1,0 +1,133 @@
+"""Whole chains in Rust: a chain whose codecs all have compiled decode kernels decodes each
+chunk through every codec in one call (any wheel's runner running any wheel's kernels),
+with the results and errors of the codec-by-codec path."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from zarr_codec import Chain, ChunkSpec, CorruptInputError, OutOfRangeError, get_codec
+
+pytest.importorskip("zarr_codecs")
+import zarr_codec_blosc._blosc as blosc_module  # noqa: E402
+import zarr_codec_cast_value._cast_value as cast_value_module  # noqa: E402
+import zarr_codec_gzip._gzip as gzip_module  # noqa: E402
+import zarr_codec_scale_offset._scale_offset as scale_offset_module  # noqa: E402
+
+RUNNERS = [
+    module.decode_chain_batch_into
+    for module in (blosc_module, gzip_module, scale_offset_module, cast_value_module)
+]
+CHUNK = (16, 50)
+BLOSC = {
+    "name": "blosc",
+    "configuration": {
+        "cname": "zstd",
+        "clevel": 3,
+        "shuffle": "bitshuffle",
+        "typesize": 2,
+        "blocksize": 0,
+    },
+}
+GZIP = {"name": "gzip", "configuration": {"level": 3}}
+SCALE = {"name": "scale_offset", "configuration": {"offset": 5, "scale": 10}}
+
+
+def _cast(data_type: str, **extra: Any) -> dict[str, Any]:
+    return {"name": "cast_value", "configuration": {"data_type": data_type, **extra}}
+
+
+def _bytes(endian: str = "little") -> dict[str, Any]:
+    return {"name": "bytes", "configuration": {"endian": endian}}
+
+
+#: (array data type, codecs): chains every step of which has a kernel.
+KERNEL_CHAINS: dict[str, tuple[str, list[dict[str, Any]]]] = {
+    "fused-blosc": ("float32", [SCALE, _cast("int16", out_of_range="clamp"), _bytes(), BLOSC]),
+    "scale-gzip-big": ("float64", [SCALE, _bytes("big"), GZIP]),
+    "cast-only": ("int32", [_cast("int16", out_of_range="clamp"), _bytes()]),
+    "cast-big-gzip": ("uint16", [_cast("float32"), _bytes("big"), GZIP]),
+    "big-blosc": ("int16", [_bytes("big"), BLOSC]),
+    "cast-then-scale": ("int64", [_cast("float64"), SCALE, _bytes(), GZIP]),
+}
+
+
+def _data(dtype: str, count: int = 6) -> list[np.ndarray[Any, Any]]:
+    rng = np.random.default_rng(11)
+    return [(rng.normal(50, 30, CHUNK)).clip(0, 1000).astype(dtype) for _ in range(count)]
+
+
+def _chain(name: str) -> Chain:
+    dtype, codecs = KERNEL_CHAINS[name]
+    return Chain.from_json(codecs, ChunkSpec(CHUNK, dtype))
+
+
+@pytest.mark.parametrize("name", KERNEL_CHAINS)
+def test_kernel_chains_decode_as_the_codecs_do_one_by_one(name: str) -> None:
+    chain = _chain(name)
+    assert chain._kernel_steps is not None  # every step runs in Rust
+    encoded = chain.encode_batch(_data(KERNEL_CHAINS[name][0]))
+    expected = chain.decode_batch(encoded)  # codec by codec (Python between the codecs)
+    whole = np.full((len(encoded) * CHUNK[0], CHUNK[1]), 77, dtype=chain.spec.numpy_dtype)
+    places = [whole[k * CHUNK[0] : (k + 1) * CHUNK[0]] for k in range(len(encoded))]
+    chain.decode_batch_into(encoded, places)
+    assert whole.tobytes() == b"".join(e.tobytes() for e in expected)
+    single = np.empty(CHUNK, dtype=chain.spec.numpy_dtype)
+    chain.decode_into(encoded[0], single)
+    assert single.tobytes() == expected[0].tobytes()
+
+
+@pytest.mark.parametrize("runner", RUNNERS, ids=["blosc", "gzip", "scale_offset", "cast_value"])
+def test_every_wheels_runner_runs_every_wheels_kernels(runner: Any) -> None:
+    chain = _chain("fused-blosc")
+    assert chain._kernel_steps is not None
+    steps, _ = chain._kernel_steps
+    encoded = chain.encode_batch(_data("float32"))
+    outs = [np.empty(CHUNK, "float32") for _ in encoded]
+    runner(steps, encoded, [o.reshape(-1).view(np.uint8) for o in outs], threads=2)
+    for out, expected in zip(outs, chain.decode_batch(encoded), strict=True):
+        assert out.tobytes() == expected.tobytes()
+
+
+def test_kernel_errors_are_those_of_the_codecs() -> None:
+    chain = _chain("fused-blosc")
+    encoded = chain.encode_batch(_data("float32", 2))
+    outs = [np.empty(CHUNK, "float32") for _ in encoded]
+    truncated = bytes(encoded[0])[:-20]
+    with pytest.raises(CorruptInputError):
+        chain.decode(truncated)
+    with pytest.raises(CorruptInputError):
+        chain.decode_batch_into([truncated, encoded[1]], outs)
+    # A frame of another size than the chunk's encoded elements.
+    other = get_codec(BLOSC, 3).encode(b"\1\2" * 10)
+    with pytest.raises(CorruptInputError, match="blosc: the chunk decodes to 20 bytes"):
+        chain.decode_batch_into([other, encoded[1]], outs)
+
+
+def test_stored_elements_of_the_wrong_size_are_corrupt() -> None:
+    chain = _chain("cast-only")
+    with pytest.raises(CorruptInputError, match="bytes: a"):
+        chain.decode_batch_into([b"\0" * 10], [np.empty(CHUNK, "int32")])
+
+
+def test_values_a_cast_refuses_are_out_of_range_on_both_paths() -> None:
+    chain = Chain.from_json([_cast("float32"), _bytes()], ChunkSpec(CHUNK, "int16"))
+    assert chain._kernel_steps is not None
+    stored = np.full(CHUNK, 1e9, dtype="<f4").tobytes()  # no int16 holds it
+    with pytest.raises(OutOfRangeError):
+        chain.decode(stored)
+    with pytest.raises(OutOfRangeError):
+        chain.decode_batch_into([stored, stored], [np.empty(CHUNK, "int16") for _ in "ab"])
+
+
+def test_chains_without_kernels_for_every_step_take_the_codec_by_codec_path() -> None:
+    # Two compressors: the size between them is unknown until decoded.
+    chain = Chain.from_json([_bytes(), BLOSC, GZIP], ChunkSpec(CHUNK, "int16"))
+    assert chain._kernel_steps is None
+    data = _data("int16", 2)
+    encoded = chain.encode_batch(data)
+    outs = [np.empty(CHUNK, "int16") for _ in encoded]
+    chain.decode_batch_into(encoded, outs)
+    assert [o.tobytes() for o in outs] == [d.tobytes() for d in data]
