@@ -47,7 +47,7 @@ COMPRESSORS: dict[str, list[dict[str, Any]] | None] = {
 #: are checked against zarr's default pipeline's.
 FILTERS: dict[str, list[dict[str, Any]]] = {
     "quantize int16, blosc": [
-        {"name": "scale_offset", "configuration": {"offset": 20, "scale": 500}},
+        {"name": "scale_offset", "configuration": {"offset": 48, "scale": 200}},
         {"name": "cast_value", "configuration": {"data_type": "int16", "out_of_range": "clamp"}},
     ],
 }
