@@ -58,3 +58,19 @@ def test_an_error_stops_the_others_and_is_raised_after_they_stop() -> None:
     time.sleep(0.05)
     assert len(finished) == done_at_raise  # nothing still ran after the error was raised
     assert done_at_raise < 99  # the other worker stopped taking rows
+
+
+def test_io_rows_start_in_order() -> None:
+    """File work goes in key order from one queue, as zarr's own writes do."""
+    started: list[int] = []
+    lock = threading.Lock()
+
+    def record(index: int) -> None:
+        with lock:
+            started.append(index)
+        time.sleep(0.002)
+
+    each_in_parallel(record, range(60), io=True)
+    assert sorted(started) == list(range(60))
+    # Workers take the next row whenever they are free: no row starts long after a later one.
+    assert all(index < position + 12 for position, index in enumerate(started)), started

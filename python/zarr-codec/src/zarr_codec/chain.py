@@ -69,7 +69,8 @@ def each_in_parallel(fn: Callable[..., object], *columns: Sequence[Any], io: boo
     thread, and one task per worker, not per row, goes through the pool.
 
     ``io``: the rows mostly wait on files, so a larger pool runs them (on one core too),
-    sized as Python's default executor, which zarr's own file writes run on."""
+    sized as Python's default executor, which zarr's own file writes run on. They are taken
+    in order from one queue, as zarr's own writes are, so files are written in key order."""
     rows = list(zip(*columns, strict=True))
     cpus = os.cpu_count() or 1
     if len(rows) < 2 or (cpus < 2 and not io):
@@ -82,14 +83,15 @@ def each_in_parallel(fn: Callable[..., object], *columns: Sequence[Any], io: boo
         if pool is None:
             pool = _pools[io] = ThreadPoolExecutor(size, thread_name_prefix="zarr-codec-chain")
     workers = min(len(rows), size)
+    count = 1 if io else workers
     runs = [
-        deque(rows[w * len(rows) // workers : (w + 1) * len(rows) // workers])
-        for w in range(workers)
+        deque(rows[r * len(rows) // count : (r + 1) * len(rows) // count]) for r in range(count)
     ]
     failed = threading.Event()
 
-    def work(own: int) -> None:
+    def work(worker: int) -> None:
         # deque.popleft and pop are atomic, so each row runs exactly once.
+        own = worker % count
         for run in (runs[own], *runs[own + 1 :], *runs[:own]):
             take = run.popleft if run is runs[own] else run.pop
             while not failed.is_set():
