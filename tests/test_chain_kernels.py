@@ -1,5 +1,5 @@
-"""Whole chains in Rust: a chain whose codecs all have compiled decode kernels decodes each
-chunk through every codec in one call (any wheel's runner running any wheel's kernels),
+"""Whole chains in Rust: a chain whose codecs all have compiled kernels decodes and encodes
+each chunk through every codec in one call (any wheel's runner running any wheel's kernels),
 with the results and errors of the codec-by-codec path."""
 
 from __future__ import annotations
@@ -11,15 +11,15 @@ import pytest
 from zarr_codec import Chain, ChunkSpec, CorruptInputError, OutOfRangeError, get_codec
 
 pytest.importorskip("zarr_codecs")
-import zarr_codec_blosc._blosc as blosc_module  # noqa: E402
-import zarr_codec_cast_value._cast_value as cast_value_module  # noqa: E402
-import zarr_codec_gzip._gzip as gzip_module  # noqa: E402
-import zarr_codec_scale_offset._scale_offset as scale_offset_module  # noqa: E402
+import zarr_codec_blosc._blosc as blosc_module
+import zarr_codec_cast_value._cast_value as cast_value_module
+import zarr_codec_gzip._gzip as gzip_module
+import zarr_codec_scale_offset._scale_offset as scale_offset_module
 
-RUNNERS = [
-    module.decode_chain_batch_into
-    for module in (blosc_module, gzip_module, scale_offset_module, cast_value_module)
-]
+MODULES = (blosc_module, gzip_module, scale_offset_module, cast_value_module)
+RUNNERS = [module.decode_chain_batch_into for module in MODULES]
+ENCODE_RUNNERS = [module.encode_chain_batch for module in MODULES]
+NAMES = ["blosc", "gzip", "scale_offset", "cast_value"]
 CHUNK = (16, 50)
 BLOSC = {
     "name": "blosc",
@@ -79,7 +79,7 @@ def test_kernel_chains_decode_as_the_codecs_do_one_by_one(name: str) -> None:
     assert single.tobytes() == expected[0].tobytes()
 
 
-@pytest.mark.parametrize("runner", RUNNERS, ids=["blosc", "gzip", "scale_offset", "cast_value"])
+@pytest.mark.parametrize("runner", RUNNERS, ids=NAMES)
 def test_every_wheels_runner_runs_every_wheels_kernels(runner: Any) -> None:
     chain = _chain("fused-blosc")
     assert chain._kernel_steps is not None
@@ -131,3 +131,54 @@ def test_chains_without_kernels_for_every_step_take_the_codec_by_codec_path() ->
     outs = [np.empty(CHUNK, "int16") for _ in encoded]
     chain.decode_batch_into(encoded, outs)
     assert [o.tobytes() for o in outs] == [d.tobytes() for d in data]
+
+
+def _codec_by_codec(chain: Chain) -> Chain:
+    """The same chain with its compiled whole-chain encoding turned off."""
+    twin = Chain(chain.codecs, chain.spec)
+    twin.__dict__["_encode_kernel_steps"] = None
+    return twin
+
+
+@pytest.mark.parametrize("name", KERNEL_CHAINS)
+def test_kernel_chains_encode_byte_for_byte_as_the_codecs_do_one_by_one(name: str) -> None:
+    chain = _chain(name)
+    assert chain._encode_kernel_steps is not None  # every step runs in Rust
+    data = _data(KERNEL_CHAINS[name][0])
+    data[1] = np.asfortranarray(data[1])  # any layout
+    encoded = chain.encode_batch(data)
+    assert all(isinstance(e, bytes) for e in encoded)
+    expected = _codec_by_codec(chain).encode_batch(data)
+    assert [bytes(e) for e in encoded] == [bytes(e) for e in expected]
+    assert bytes(chain.encode(data[0])) == bytes(expected[0])
+
+
+@pytest.mark.parametrize("runner", ENCODE_RUNNERS, ids=NAMES)
+def test_every_wheels_runner_encodes_with_every_wheels_kernels(runner: Any) -> None:
+    chain = _chain("fused-blosc")
+    assert chain._encode_kernel_steps is not None
+    steps, _ = chain._encode_kernel_steps
+    data = _data("float32")
+    encoded = runner(steps, [d.reshape(-1).view(np.uint8) for d in data], threads=2)
+    assert encoded == [bytes(e) for e in _codec_by_codec(chain).encode_batch(data)]
+
+
+def test_two_compressors_encode_in_rust_and_decode_back() -> None:
+    chain = Chain.from_json([_bytes("big"), BLOSC, GZIP], ChunkSpec(CHUNK, "int16"))
+    assert chain._encode_kernel_steps is not None  # sizes between compressors: their bounds
+    data = _data("int16", 3)
+    encoded = chain.encode_batch(data)
+    assert [bytes(e) for e in encoded] == [
+        bytes(e) for e in _codec_by_codec(chain).encode_batch(data)
+    ]
+    assert [d.tobytes() for d in chain.decode_batch(encoded)] == [d.tobytes() for d in data]
+
+
+def test_values_a_cast_refuses_to_encode_are_out_of_range_on_both_paths() -> None:
+    chain = Chain.from_json([_cast("int8"), _bytes(), GZIP], ChunkSpec(CHUNK, "int32"))
+    assert chain._encode_kernel_steps is not None
+    data = np.full(CHUNK, 1000, dtype="int32")  # no int8 holds it
+    with pytest.raises(OutOfRangeError):
+        chain.encode_batch([data, data])
+    with pytest.raises(OutOfRangeError):
+        _codec_by_codec(chain).encode_batch([data, data])

@@ -127,7 +127,18 @@ pub fn encode_into(input: &[u8], level: Level, out: &mut [u8]) -> Result<usize> 
     // SAFETY: viewing initialised bytes as `MaybeUninit` is sound as long as only initialised
     // values are written through the view, and libdeflate only writes bytes.
     let view = unsafe { &mut *(std::ptr::from_mut(out) as *mut [MaybeUninit<u8>]) };
-    engine::gzip_compress(level, input, view)?.ok_or(CodecError::OutputLimit { limit: out.len() })
+    encode_into_uninit(input, level, view)
+}
+
+/// [`encode_into`] for memory not yet initialised (a new `bytes` object, say): only the
+/// returned number of bytes at the start of `out` are initialised afterwards.
+pub fn encode_into_uninit(
+    input: &[u8],
+    level: Level,
+    out: &mut [MaybeUninit<u8>],
+) -> Result<usize> {
+    let limit = out.len();
+    engine::gzip_compress(level, input, out)?.ok_or(CodecError::OutputLimit { limit })
 }
 
 /// The largest gzip stream `len` input bytes can become at `level`.

@@ -1,5 +1,5 @@
-//! Whole codec chains run in Rust: each chunk of a batch goes through every decoding step of
-//! its chain (bytes -> bytes codecs, the `bytes` codec, array -> array codecs) on one thread,
+//! Whole codec chains run in Rust: each chunk of a batch goes through every step of its
+//! chain, decoding or encoding (bytes -> bytes codecs, the `bytes` codec, array -> array codecs) on one thread,
 //! the steps' intermediate results in that thread's scratch buffers (reused, so in cache and
 //! with no page faults), the last step writing into the caller's output. The steps are
 //! [kernels](crate::kernel) of any of our wheels; the GIL is released for the whole batch.
@@ -7,62 +7,84 @@
 use std::cell::RefCell;
 
 use pyo3::prelude::*;
-use pyo3::types::PyInt;
+use pyo3::types::{PyInt, PyList};
 use zarr_codec::{CodecError, Result as CodecResult};
 
 use crate::batch::checked_buffers;
-use crate::kernel::{KernelRef, kernel_of};
-use crate::{BytesInput, BytesOutput, parallel_map, run, thread_count, to_py_err};
+use crate::kernel::{KernelRef, Target, kernel_of};
+use crate::{BytesInput, BytesOutput, UninitBytes, parallel_map, run, thread_count, to_py_err};
 
-/// One decoding step of a chain.
+/// One step of a chain, in the direction it runs.
 enum Step<'a> {
-    /// A codec's kernel, writing exactly `output_len` bytes.
+    /// A codec's kernel, writing exactly `output_len` bytes, or (`None`) at most its own bound
+    /// (a compressor).
     Kernel {
         name: String,
         kernel: KernelRef<'a>,
-        output_len: usize,
+        output_len: Option<usize>,
     },
     /// The `bytes` codec of elements of `size` bytes stored in the other byte order.
     Swap { size: usize },
 }
 
 impl Step<'_> {
-    fn output_len(&self, input_len: usize) -> usize {
+    /// The room the step needs for `input_len` input bytes.
+    fn room(&self, input_len: usize) -> CodecResult<usize> {
         match self {
-            Self::Kernel { output_len, .. } => *output_len,
-            Self::Swap { .. } => input_len,
+            Self::Kernel {
+                name,
+                kernel,
+                output_len,
+            } => match output_len {
+                Some(len) => Ok(*len),
+                None => kernel.max_output_len(input_len).ok_or_else(|| {
+                    CodecError::configuration(format!("{name}: the kernel states no output bound"))
+                }),
+            },
+            Self::Swap { .. } => Ok(input_len),
         }
     }
 
-    /// `input` into all of `output`.
-    fn run(&self, input: &[u8], output: &mut [u8]) -> CodecResult<()> {
+    /// `input` into `output`; the bytes written (all of `output` unless a compressor).
+    fn run(&self, input: &[u8], output: Target<'_>) -> CodecResult<usize> {
+        let room = output.len();
         match self {
-            Self::Kernel { name, kernel, .. } => {
-                let written = kernel.decode(input, output)?;
-                if written != output.len() {
+            Self::Kernel {
+                name,
+                kernel,
+                output_len,
+            } => {
+                let written = kernel.run(input, output)?;
+                if output_len.is_some() && written != room {
                     return Err(CodecError::Corrupt(format!(
-                        "{name}: the chunk decodes to {written} bytes, {} expected",
-                        output.len()
+                        "{name}: the chunk decodes to {written} bytes, {room} expected"
                     )));
                 }
-                Ok(())
+                if written > room {
+                    return Err(CodecError::Corrupt(format!(
+                        "{name}: the kernel wrote {written} bytes into {room}"
+                    )));
+                }
+                Ok(written)
             }
             Self::Swap { size } => {
-                if !input.len().is_multiple_of(*size) {
+                if !input.len().is_multiple_of(*size) || input.len() != room {
                     return Err(CodecError::Corrupt(format!(
                         "bytes: the chunk's {} bytes are not whole elements of {size} bytes",
                         input.len()
                     )));
                 }
+                // SAFETY: only initialised bytes (copies of the input's) are written.
+                let output = unsafe { output.into_uninit() };
                 for (from, to) in input
                     .chunks_exact(*size)
                     .zip(output.chunks_exact_mut(*size))
                 {
                     to.iter_mut()
                         .zip(from.iter().rev())
-                        .for_each(|(to, from)| *to = *from);
+                        .for_each(|(to, from)| *to = std::mem::MaybeUninit::new(*from));
                 }
-                Ok(())
+                Ok(room)
             }
         }
     }
@@ -76,64 +98,65 @@ thread_local! {
     static SCRATCH: RefCell<[Vec<u8>; 2]> = const { RefCell::new([Vec::new(), Vec::new()]) };
 }
 
-/// Where a step reads from.
-#[derive(Clone, Copy)]
-enum Source {
-    Chunk,
-    Scratch(usize),
-}
-
-/// `chunk` through every step, the last one into `out`.
-fn decode_one(steps: &[Step<'_>], chunk: &[u8], out: &mut [u8]) -> CodecResult<()> {
+/// `chunk` through every step, the last one into `out`; the bytes the last step wrote.
+fn run_steps(steps: &[Step<'_>], chunk: &[u8], out: Target<'_>) -> CodecResult<usize> {
     SCRATCH.with_borrow_mut(|scratch| {
-        let mut source = Source::Chunk;
-        let mut length = chunk.len();
+        let mut input_len = chunk.len();
+        let mut out = Some(out);
+        let mut written = 0;
         for (index, step) in steps.iter().enumerate() {
-            let output_len = step.output_len(length);
-            let last = index + 1 == steps.len();
-            let target = match source {
-                Source::Chunk => 0,
-                Source::Scratch(used) => 1 - used,
-            };
-            let [first, second] = &mut *scratch;
-            let (read, write) = if target == 0 {
-                (&*second, first)
+            // Step `index` reads scratch[(index + 1) % 2] (the chunk itself first) and writes
+            // scratch[index % 2], or `out` for the last step.
+            let [even, odd] = &mut *scratch;
+            let (read, write) = if index % 2 == 0 {
+                (&*odd, even)
             } else {
-                (&*first, second)
+                (&*even, odd)
             };
-            let input = match source {
-                Source::Chunk => chunk,
-                Source::Scratch(_) => &read[..length],
-            };
-            if last {
-                if output_len != out.len() {
-                    return Err(CodecError::OutputSize {
-                        expected: output_len,
-                        actual: out.len(),
-                    });
-                }
-                step.run(input, out)?;
+            let input = if index == 0 {
+                chunk
             } else {
-                if write.len() < output_len {
-                    write.resize(output_len, 0);
+                &read[..input_len]
+            };
+            written = if index + 1 == steps.len() {
+                let Some(target) = out.take() else { break };
+                step.run(input, target)?
+            } else {
+                let room = step.room(input_len)?;
+                if write.len() < room {
+                    write.resize(room, 0);
                 }
-                step.run(input, &mut write[..output_len])?;
-            }
-            source = Source::Scratch(target);
-            length = output_len;
+                step.run(input, Target::Init(&mut write[..room]))?
+            };
+            input_len = written;
         }
         for buffer in scratch.iter_mut() {
             if buffer.capacity() > KEPT_SCRATCH {
                 *buffer = Vec::new();
             }
         }
-        Ok(())
+        Ok(written)
     })
 }
 
-/// A step as Python describes it: `(name, kernel capsule, output bytes)` for a codec, or
-/// `("bytes", element size, 0)` for the `bytes` codec swapping byte order.
-type Described<'py> = (String, Bound<'py, PyAny>, usize);
+/// `chunk` through every decoding step into all of `out`.
+fn decode_one(steps: &[Step<'_>], chunk: &[u8], out: &mut [u8]) -> CodecResult<()> {
+    let expected = steps
+        .iter()
+        .try_fold(chunk.len(), |len, step| step.room(len))?;
+    if expected != out.len() {
+        return Err(CodecError::OutputSize {
+            expected,
+            actual: out.len(),
+        });
+    }
+    run_steps(steps, chunk, Target::Init(out)).map(|_| ())
+}
+
+/// A step as Python describes it: `(name, kernel capsule, output bytes)` for a codec (-1 for
+/// a compressor's, bounded by its kernel), or `("bytes", element size, 0)` for the `bytes`
+/// codec swapping byte order.
+type Described<'py> = (String, Bound<'py, PyAny>, i64);
 
 /// The steps of `described` (whose capsules they borrow).
 fn steps_of<'a>(py: Python<'_>, described: &'a [Described<'_>]) -> PyResult<Vec<Step<'a>>> {
@@ -150,7 +173,7 @@ fn steps_of<'a>(py: Python<'_>, described: &'a [Described<'_>]) -> PyResult<Vec<
             Step::Kernel {
                 name: name.clone(),
                 kernel: kernel_of(kernel)?,
-                output_len: *output_len,
+                output_len: usize::try_from(*output_len).ok(),
             }
         };
         steps.push(step);
@@ -195,4 +218,57 @@ pub fn decode_chain_batch_into(
         .into_iter()
         .collect()
     })
+}
+
+/// Encode each of `chunks` (a chunk's native-order element bytes, C order) through the
+/// chain's `steps` (in encoding order; see [`steps_of`]) into a new `bytes` object each, in
+/// parallel with the GIL released; the last step writes straight into the object, which is
+/// then shrunk to the stream's length.
+#[pyfunction]
+#[pyo3(signature = (steps, chunks, threads=None))]
+pub fn encode_chain_batch<'py>(
+    py: Python<'py>,
+    steps: &Bound<'py, PyAny>,
+    chunks: &Bound<'py, PyAny>,
+    threads: Option<i64>,
+) -> PyResult<Bound<'py, PyList>> {
+    let threads = thread_count(py, threads, "chain")?;
+    let described = steps
+        .try_iter()?
+        .map(|step| step?.extract::<Described<'_>>())
+        .collect::<PyResult<Vec<_>>>()?;
+    let steps = steps_of(py, &described)?;
+    let inputs = BytesInput::all(chunks)?;
+    let mut outputs = inputs
+        .iter()
+        .map(|input| {
+            let room = steps
+                .iter()
+                .try_fold(input.len(), |len, step| step.room(len))
+                .map_err(|err| to_py_err(py, &err))?;
+            UninitBytes::new(py, room)
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    let mut jobs: Vec<(&[u8], &mut [std::mem::MaybeUninit<u8>])> = inputs
+        .iter()
+        .map(BytesInput::as_slice)
+        .zip(outputs.iter_mut().map(UninitBytes::storage))
+        .collect();
+    let steps = &steps;
+    let written = run(py, || {
+        parallel_map(&mut jobs, threads, |(chunk, out)| {
+            run_steps(steps, chunk, Target::Uninit(out))
+        })
+        .into_iter()
+        .collect::<CodecResult<Vec<_>>>()
+    })?;
+    drop(jobs);
+    // SAFETY: each chunk's last step succeeded and initialised the `written` bytes at the
+    // start of its object (a compressor's stream, or all of an exactly sized output).
+    let encoded = outputs
+        .into_iter()
+        .zip(written)
+        .map(|(output, written)| unsafe { output.assume_init_prefix(written) })
+        .collect::<PyResult<Vec<_>>>()?;
+    PyList::new(py, encoded)
 }

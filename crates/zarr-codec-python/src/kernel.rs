@@ -1,4 +1,4 @@
-//! Decode kernels: one compiled codec's decoding, callable from another wheel's extension
+//! Kernels: one compiled codec's decoding or encoding, callable from another wheel's extension
 //! module through a C ABI, so that [`crate::chain`] runs a whole chain of codecs from several
 //! wheels in Rust, chunk after chunk, with no Python call in between.
 //!
@@ -16,7 +16,7 @@ use pyo3::types::PyCapsule;
 use zarr_codec::{CodecError, Result as CodecResult};
 
 /// The name every kernel capsule carries; the version changes with [`Kernel`]'s layout.
-pub const CAPSULE: &CStr = c"zarr_codec.decode_kernel.v1";
+pub const CAPSULE: &CStr = c"zarr_codec.kernel.v1";
 
 /// [`Kernel::abi`] of this layout.
 const ABI: u32 = 1;
@@ -116,52 +116,125 @@ impl Outcome {
     }
 }
 
+/// Where a kernel writes: memory already initialised (scratch, a caller's buffer) or fresh
+/// memory (a new `bytes` object that a compressor fills).
+pub enum Target<'a> {
+    /// Initialised bytes.
+    Init(&'a mut [u8]),
+    /// Bytes not yet initialised.
+    Uninit(&'a mut [std::mem::MaybeUninit<u8>]),
+}
+
+impl<'a> Target<'a> {
+    /// The bytes there are room for.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        match self {
+            Self::Init(bytes) => bytes.len(),
+            Self::Uninit(bytes) => bytes.len(),
+        }
+    }
+
+    /// Whether there is no room at all.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The target as initialised bytes, zeroing fresh memory first.
+    pub fn into_init(self) -> &'a mut [u8] {
+        match self {
+            Self::Init(bytes) => bytes,
+            Self::Uninit(bytes) => {
+                bytes.fill(std::mem::MaybeUninit::new(0));
+                // SAFETY: every byte was just initialised.
+                unsafe { &mut *(std::ptr::from_mut(bytes) as *mut [u8]) }
+            }
+        }
+    }
+
+    /// The target as possibly uninitialised bytes, with no zeroing.
+    ///
+    /// # Safety
+    /// Only initialised values may be written through the result (an `Init` target stays
+    /// initialised only so): C compressors, which write bytes, qualify.
+    pub unsafe fn into_uninit(self) -> &'a mut [std::mem::MaybeUninit<u8>] {
+        match self {
+            // SAFETY: `MaybeUninit<u8>` has `u8`'s layout; the caller's contract keeps the
+            // bytes initialised.
+            Self::Init(bytes) => unsafe {
+                &mut *(std::ptr::from_mut(bytes) as *mut [std::mem::MaybeUninit<u8>])
+            },
+            Self::Uninit(bytes) => bytes,
+        }
+    }
+}
+
+/// [`Kernel::max_output_len`]'s answer for a kernel whose output size its caller states.
+const EXACT: usize = usize::MAX;
+
 /// The part of a kernel every module may read: a C layout.
 #[repr(C)]
 pub struct Kernel {
     abi: u32,
-    /// Decode `input` into `output`; the result goes to `outcome`.
-    decode: unsafe extern "C" fn(
+    /// Run the kernel on `input` into `output` (initialised memory when `initialized`); the
+    /// result goes to `outcome`.
+    run: unsafe extern "C" fn(
         kernel: *const Kernel,
         input: *const u8,
         input_len: usize,
         output: *mut u8,
         output_len: usize,
+        initialized: bool,
         outcome: *mut Outcome,
     ),
+    /// The most bytes the kernel can write for `input_len` input bytes, or [`EXACT`].
+    max_output_len: unsafe extern "C" fn(kernel: *const Kernel, input_len: usize) -> usize,
 }
+
+/// The most bytes a kernel writes for some input length, `None` when its caller states it.
+type MaxLen = Option<Box<dyn Fn(usize) -> usize + Send + Sync>>;
 
 /// A kernel's header and the state only its own module reads.
 #[repr(C)]
 struct Cell<F> {
     header: Kernel,
-    decode: F,
+    run: F,
+    max_len: MaxLen,
 }
 
 /// # Safety
 /// `kernel` is the header of a live `Cell<F>` (the capsule keeps it alive), `input` and
-/// `output` are valid for their lengths and do not overlap, and `outcome` is writable.
-unsafe extern "C" fn decode_cell<F>(
+/// `output` are valid for their lengths and do not overlap, `output` is initialised when
+/// `initialized` says so, and `outcome` is writable.
+unsafe extern "C" fn run_cell<F>(
     kernel: *const Kernel,
     input: *const u8,
     input_len: usize,
     output: *mut u8,
     output_len: usize,
+    initialized: bool,
     outcome: *mut Outcome,
 ) where
-    F: Fn(&[u8], &mut [u8]) -> CodecResult<usize> + Send + Sync,
+    F: Fn(&[u8], Target<'_>) -> CodecResult<usize> + Send + Sync,
 {
     // SAFETY: the caller's contract above; `header` is the first field of the repr(C) cell.
-    let (cell, input, output, outcome) = unsafe {
+    let (cell, input, outcome) = unsafe {
         (
             &*kernel.cast::<Cell<F>>(),
             std::slice::from_raw_parts(input, input_len),
-            std::slice::from_raw_parts_mut(output, output_len),
             &mut *outcome,
         )
     };
+    let target = if initialized {
+        // SAFETY: valid and initialised for `output_len` bytes (the contract).
+        Target::Init(unsafe { std::slice::from_raw_parts_mut(output, output_len) })
+    } else {
+        // SAFETY: valid for `output_len` bytes (the contract).
+        Target::Uninit(unsafe { std::slice::from_raw_parts_mut(output.cast(), output_len) })
+    };
     // A panic must not unwind into another module's frames: it becomes an error.
-    match catch_unwind(AssertUnwindSafe(|| (cell.decode)(input, output))) {
+    match catch_unwind(AssertUnwindSafe(|| (cell.run)(input, target))) {
         Ok(Ok(written)) => outcome.written = written,
         Ok(Err(err)) => outcome.set_error(&err),
         Err(panic) => {
@@ -176,20 +249,68 @@ unsafe extern "C" fn decode_cell<F>(
     }
 }
 
+/// # Safety
+/// `kernel` is the header of a live `Cell<F>`.
+unsafe extern "C" fn max_len_cell<F>(kernel: *const Kernel, input_len: usize) -> usize {
+    // SAFETY: the contract above; `header` is the first field of the repr(C) cell.
+    let cell = unsafe { &*kernel.cast::<Cell<F>>() };
+    catch_unwind(AssertUnwindSafe(|| {
+        cell.max_len.as_ref().map_or(EXACT, |max| max(input_len))
+    }))
+    .unwrap_or(EXACT)
+}
+
+fn capsule<F>(py: Python<'_>, run: F, max_len: MaxLen) -> PyResult<Bound<'_, PyCapsule>>
+where
+    F: Fn(&[u8], Target<'_>) -> CodecResult<usize> + Send + Sync + 'static,
+{
+    let cell = Cell {
+        header: Kernel {
+            abi: ABI,
+            run: run_cell::<F>,
+            max_output_len: max_len_cell::<F>,
+        },
+        run,
+        max_len,
+    };
+    PyCapsule::new_with_value(py, cell, CAPSULE)
+}
+
 /// A capsule holding `decode` as a kernel: `decode(input, output)` decodes one chunk into the
 /// start of `output` and returns the bytes written.
 pub fn decode_kernel<F>(py: Python<'_>, decode: F) -> PyResult<Bound<'_, PyCapsule>>
 where
     F: Fn(&[u8], &mut [u8]) -> CodecResult<usize> + Send + Sync + 'static,
 {
-    let cell = Cell {
-        header: Kernel {
-            abi: ABI,
-            decode: decode_cell::<F>,
-        },
-        decode,
-    };
-    PyCapsule::new_with_value(py, cell, CAPSULE)
+    capsule(
+        py,
+        move |input: &[u8], target: Target<'_>| decode(input, target.into_init()),
+        None,
+    )
+}
+
+/// A capsule holding an element-wise array transformation (a cast, scale and offset, in
+/// either direction) as a kernel: `apply(input, output)` fills all of `output`, whose size the
+/// chain states.
+pub fn array_kernel<F>(py: Python<'_>, apply: F) -> PyResult<Bound<'_, PyCapsule>>
+where
+    F: Fn(&[u8], &mut [u8]) -> CodecResult<()> + Send + Sync + 'static,
+{
+    decode_kernel(py, move |input: &[u8], output: &mut [u8]| {
+        apply(input, output)?;
+        Ok(output.len())
+    })
+}
+
+/// A capsule holding a compressor's encoding as a kernel: `encode(input, target)` writes one
+/// chunk's stream at the start of `target` (which has `max_len(input.len())` bytes of room)
+/// and returns its length.
+pub fn encode_kernel<F, M>(py: Python<'_>, encode: F, max_len: M) -> PyResult<Bound<'_, PyCapsule>>
+where
+    F: Fn(&[u8], Target<'_>) -> CodecResult<usize> + Send + Sync + 'static,
+    M: Fn(usize) -> usize + Send + Sync + 'static,
+{
+    capsule(py, encode, Some(Box::new(max_len)))
 }
 
 /// A kernel from its capsule, checked by name and ABI version (valid while `capsule` lives).
@@ -221,22 +342,36 @@ unsafe impl Send for KernelRef<'_> {}
 unsafe impl Sync for KernelRef<'_> {}
 
 impl KernelRef<'_> {
-    /// Decode `input` into the start of `output`; the bytes written.
-    pub(crate) fn decode(self, input: &[u8], output: &mut [u8]) -> CodecResult<usize> {
+    /// Run the kernel on `input` into the start of `output`; the bytes written.
+    pub(crate) fn run(self, input: &[u8], output: Target<'_>) -> CodecResult<usize> {
         let mut outcome = Outcome::new();
+        let (pointer, len, initialized) = match output {
+            Target::Init(bytes) => (bytes.as_mut_ptr(), bytes.len(), true),
+            Target::Uninit(bytes) => (bytes.as_mut_ptr().cast(), bytes.len(), false),
+        };
         // SAFETY: the slices are valid for their lengths and cannot overlap (one is shared,
-        // the other exclusive); `self.0` is a checked live kernel.
+        // the other exclusive), `initialized` says what the output holds, and `self.0` is a
+        // checked live kernel.
         unsafe {
-            (self.0.decode)(
+            (self.0.run)(
                 self.0,
                 input.as_ptr(),
                 input.len(),
-                output.as_mut_ptr(),
-                output.len(),
+                pointer,
+                len,
+                initialized,
                 &raw mut outcome,
             );
         }
         outcome.into_result()
+    }
+
+    /// The most bytes the kernel writes for `input_len` input bytes; `None` when the caller
+    /// states the size (array kernels, decoders).
+    pub(crate) fn max_output_len(self, input_len: usize) -> Option<usize> {
+        // SAFETY: `self.0` is a checked live kernel.
+        let max = unsafe { (self.0.max_output_len)(self.0, input_len) };
+        (max != EXACT).then_some(max)
     }
 }
 

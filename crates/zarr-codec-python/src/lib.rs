@@ -18,10 +18,10 @@ mod run;
 
 pub use array::{ArrayInput, ArrayOutput, NewArray, data_type_of, new_array};
 pub use batch::{decode_batch_into, parallel_map, thread_count};
-pub use chain::decode_chain_batch_into;
+pub use chain::{decode_chain_batch_into, encode_chain_batch};
 pub use elementwise::{Elementwise, transform_fill_json};
 pub use errors::{IntoPyResult, to_py_err};
 pub use input::BytesInput;
-pub use kernel::decode_kernel;
+pub use kernel::{Target, array_kernel, decode_kernel, encode_kernel};
 pub use output::{BytesOutput, UninitBytes, bytes_from_vec, new_bytes_with, numpy_from_vec};
 pub use run::run;

@@ -432,3 +432,41 @@ fn chain_errors_are_the_codecs_exceptions() {
         Ok(())
     });
 }
+
+#[test]
+fn an_encoding_chain_ends_in_new_bytes_of_the_streams_length() {
+    with_python(|py| {
+        let [add_one, ..] = test_kernels(py)?;
+        // A "compressor": the input's bytes reversed after a length byte, bound len + 1.
+        let compress = zarr_codec_python::encode_kernel(
+            py,
+            |input: &[u8], target: zarr_codec_python::Target<'_>| {
+                let out = target.into_init();
+                out[0] = u8::try_from(input.len()).unwrap_or(u8::MAX);
+                for (o, i) in out[1..].iter_mut().zip(input.iter().rev()) {
+                    *o = *i;
+                }
+                Ok(input.len() + 1)
+            },
+            |len| len + 1,
+        )?;
+        let steps = pyo3::types::PyList::new(
+            py,
+            [
+                ("a", add_one, 3i64).into_pyobject(py)?.into_any(),
+                ("c", compress.into_any(), -1i64)
+                    .into_pyobject(py)?
+                    .into_any(),
+            ],
+        )?;
+        let chunks = pyo3::types::PyList::new(
+            py,
+            [PyBytes::new(py, &[1, 2, 3]), PyBytes::new(py, &[7, 8, 9])],
+        )?;
+        let encoded =
+            zarr_codec_python::encode_chain_batch(py, steps.as_any(), chunks.as_any(), Some(2))?;
+        let encoded: Vec<Vec<u8>> = encoded.extract()?;
+        assert_eq!(encoded, [vec![3, 4, 3, 2], vec![3, 10, 9, 8]]);
+        Ok(())
+    });
+}

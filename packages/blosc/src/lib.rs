@@ -243,6 +243,29 @@ fn decode_kernel(py: Python<'_>) -> PyResult<Bound<'_, PyCapsule>> {
     })
 }
 
+/// Compression with these parameters as a chain kernel.
+#[pyfunction]
+#[pyo3(signature = (cname, clevel, shuffle, typesize, blocksize=0))]
+fn encode_kernel<'py>(
+    py: Python<'py>,
+    cname: &str,
+    clevel: u8,
+    shuffle: &str,
+    typesize: usize,
+    blocksize: usize,
+) -> PyResult<Bound<'py, PyCapsule>> {
+    let params = params(py, cname, clevel, shuffle, typesize, blocksize, 1)?;
+    zarr_codec_python::encode_kernel(
+        py,
+        move |input: &[u8], target: zarr_codec_python::Target<'_>| {
+            // SAFETY: c-blosc writes only bytes into its output.
+            let out = unsafe { target.into_uninit() };
+            zarr_codec_blosc::encode_into_uninit(input, &params, out)
+        },
+        zarr_codec_blosc::max_encoded_size,
+    )
+}
+
 #[pymodule]
 fn _blosc(module: &Bound<'_, PyModule>) -> PyResult<()> {
     let compressors: Vec<&str> = [
@@ -267,8 +290,13 @@ fn _blosc(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(decode_batch, module)?)?;
     module.add_function(wrap_pyfunction!(decode_batch_into, module)?)?;
     module.add_function(wrap_pyfunction!(decode_kernel, module)?)?;
+    module.add_function(wrap_pyfunction!(encode_kernel, module)?)?;
     module.add_function(wrap_pyfunction!(
         zarr_codec_python::decode_chain_batch_into,
+        module
+    )?)?;
+    module.add_function(wrap_pyfunction!(
+        zarr_codec_python::encode_chain_batch,
         module
     )?)?;
     Ok(())

@@ -102,9 +102,8 @@ impl Plan {
     /// the source type into those of the target type, as many elements.
     fn kernel<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyCapsule>> {
         let inner = Arc::clone(&self.inner);
-        zarr_codec_python::decode_kernel(py, move |input: &[u8], output: &mut [u8]| {
-            inner.apply(input, output)?;
-            Ok(output.len())
+        zarr_codec_python::array_kernel(py, move |input: &[u8], output: &mut [u8]| {
+            inner.apply(input, output)
         })
     }
 
@@ -164,6 +163,10 @@ fn _cast_value(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(encoded_fill_value, module)?)?;
     module.add_function(wrap_pyfunction!(
         zarr_codec_python::decode_chain_batch_into,
+        module
+    )?)?;
+    module.add_function(wrap_pyfunction!(
+        zarr_codec_python::encode_chain_batch,
         module
     )?)?;
     Ok(())

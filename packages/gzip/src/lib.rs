@@ -224,6 +224,22 @@ fn decode_kernel(py: Python<'_>) -> PyResult<Bound<'_, PyCapsule>> {
     })
 }
 
+/// Compression at `level` as a chain kernel.
+#[pyfunction]
+fn encode_kernel(py: Python<'_>, level: u32) -> PyResult<Bound<'_, PyCapsule>> {
+    let level = self::level(py, level)?;
+    zarr_codec_python::encode_kernel(
+        py,
+        move |input: &[u8], target: zarr_codec_python::Target<'_>| {
+            // SAFETY: libdeflate writes only bytes into its output.
+            let out = unsafe { target.into_uninit() };
+            zarr_codec_gzip::encode_into_uninit(input, level, out)
+        },
+        // A size beyond any bound is refused when its object is allocated.
+        move |len| zarr_codec_gzip::max_encoded_size(len, level).unwrap_or(usize::MAX - 1),
+    )
+}
+
 #[pymodule]
 fn _gzip(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add(
@@ -239,8 +255,13 @@ fn _gzip(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(decode_batch, module)?)?;
     module.add_function(wrap_pyfunction!(decode_batch_into, module)?)?;
     module.add_function(wrap_pyfunction!(decode_kernel, module)?)?;
+    module.add_function(wrap_pyfunction!(encode_kernel, module)?)?;
     module.add_function(wrap_pyfunction!(
         zarr_codec_python::decode_chain_batch_into,
+        module
+    )?)?;
+    module.add_function(wrap_pyfunction!(
+        zarr_codec_python::encode_chain_batch,
         module
     )?)?;
     Ok(())

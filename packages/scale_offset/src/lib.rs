@@ -141,9 +141,17 @@ impl Plan {
     /// of the encoded type into those of the array's type, as many elements.
     fn decode_kernel<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyCapsule>> {
         let inner = Arc::clone(&self.inner);
-        zarr_codec_python::decode_kernel(py, move |input: &[u8], output: &mut [u8]| {
-            inner.decode(input, output)?;
-            Ok(output.len())
+        zarr_codec_python::array_kernel(py, move |input: &[u8], output: &mut [u8]| {
+            inner.decode(input, output)
+        })
+    }
+
+    /// Encoding as a chain kernel: native-order element bytes of the array's type into those
+    /// of the encoded type, as many elements.
+    fn encode_kernel<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyCapsule>> {
+        let inner = Arc::clone(&self.inner);
+        zarr_codec_python::array_kernel(py, move |input: &[u8], output: &mut [u8]| {
+            inner.encode(input, output)
         })
     }
 
@@ -222,6 +230,10 @@ fn _scale_offset(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(encoded_fill_value, module)?)?;
     module.add_function(wrap_pyfunction!(
         zarr_codec_python::decode_chain_batch_into,
+        module
+    )?)?;
+    module.add_function(wrap_pyfunction!(
+        zarr_codec_python::encode_chain_batch,
         module
     )?)?;
     Ok(())

@@ -258,6 +258,16 @@ class Blosc(BytesBytesCodecBase):
         decodes each chunk through all of them in Rust (frames need no configuration)."""
         return _kernel(), _blosc.decode_chain_batch_into
 
+    def encode_kernel(self, spec: ChunkSpec | None = None) -> tuple[object, ChainRunner] | None:
+        """Compression as a compiled kernel for a :class:`zarr_codec.Chain`, once
+        ``shuffle`` and ``typesize`` are set (``evolve`` sets them); else ``None``."""
+        if self.shuffle is None or self.typesize is None:
+            return None
+        kernel = _blosc.encode_kernel(
+            self.cname, self.clevel, self.shuffle, self.typesize, self.blocksize
+        )
+        return kernel, _blosc.encode_chain_batch
+
     def decode_batch_into(
         self, chunks: Sequence[Buffer], outs: Sequence[Buffer], threads: int | None = None
     ) -> list[int]:

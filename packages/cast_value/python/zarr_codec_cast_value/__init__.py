@@ -200,6 +200,10 @@ class CastValue(ArrayArrayCodecBase):
         """Decode many chunks back to ``spec``'s data type in parallel (GIL released)."""
         return self.plan(spec.data_type, "decode").apply_batch(chunks, threads)
 
+    def encode_kernel(self, spec: ChunkSpec) -> tuple[object, ChainRunner]:
+        """Encoding from ``spec``'s data type as a compiled kernel (see ``decode_kernel``)."""
+        return self.plan(spec.data_type, "encode").kernel(), _cast_value.encode_chain_batch
+
     def decode_kernel(self, spec: ChunkSpec) -> tuple[object, ChainRunner]:
         """Decoding to ``spec``'s data type as a compiled kernel, so that a
         :class:`zarr_codec.Chain` of our codecs decodes each chunk through all of them in Rust."""

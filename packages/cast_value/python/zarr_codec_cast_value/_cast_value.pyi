@@ -46,3 +46,13 @@ def decode_chain_batch_into(
     """Decode each chunk through every step of a chain (in decoding order: ``(codec name,
     kernel, bytes it writes)``, or ``("bytes", element size, 0)`` to swap byte order), the
     last step into the chunk's ``out``; in parallel, the GIL released."""
+
+def encode_chain_batch(
+    steps: list[tuple[str, object, int]],
+    chunks: list[Buffer],
+    threads: int | None = None,
+) -> list[bytes]:
+    """Encode each chunk (its native-order element bytes) through every step of a chain (in
+    encoding order: ``(codec name, kernel, bytes it writes or -1 for a compressor)``, or
+    ``("bytes", element size, 0)`` to swap byte order) into a new ``bytes``; in parallel,
+    the GIL released."""

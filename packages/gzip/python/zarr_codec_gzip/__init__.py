@@ -106,6 +106,10 @@ class Gzip(BytesBytesCodecBase):
         decodes each chunk through all of them in Rust (a stream needs no configuration)."""
         return _kernel(), _gzip.decode_chain_batch_into
 
+    def encode_kernel(self, spec: ChunkSpec | None = None) -> tuple[object, ChainRunner]:
+        """Compression as a compiled kernel for a :class:`zarr_codec.Chain`."""
+        return _gzip.encode_kernel(self.level), _gzip.encode_chain_batch
+
     def decode_batch_into(
         self, chunks: Sequence[Buffer], outs: Sequence[Buffer], threads: int | None = None
     ) -> list[int]:

@@ -61,3 +61,7 @@ class BoundMethods:
         """Decoding to ``spec``'s data type as a compiled kernel, so that a
         :class:`zarr_codec.Chain` of our codecs decodes each chunk through all of them in Rust."""
         return self.bind(spec.data_type).decode_kernel(), _scale_offset.decode_chain_batch_into
+
+    def encode_kernel(self, spec: ChunkSpec) -> tuple[object, ChainRunner]:
+        """Encoding from ``spec``'s data type as a compiled kernel (see ``decode_kernel``)."""
+        return self.bind(spec.data_type).encode_kernel(), _scale_offset.encode_chain_batch

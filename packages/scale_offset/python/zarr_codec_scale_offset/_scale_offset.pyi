@@ -37,6 +37,8 @@ class Plan:
     ) -> None: ...
     def decode_kernel(self) -> object:
         """Decoding as a chain kernel (see ``decode_chain_batch_into``)."""
+    def encode_kernel(self) -> object:
+        """Encoding as a chain kernel (see ``encode_chain_batch``)."""
 
 def check_configuration(configuration: str) -> None: ...
 def encoded_fill_value(configuration: str, data_type: str, fill: str) -> str: ...
@@ -49,3 +51,13 @@ def decode_chain_batch_into(
     """Decode each chunk through every step of a chain (in decoding order: ``(codec name,
     kernel, bytes it writes)``, or ``("bytes", element size, 0)`` to swap byte order), the
     last step into the chunk's ``out``; in parallel, the GIL released."""
+
+def encode_chain_batch(
+    steps: list[tuple[str, object, int]],
+    chunks: list[Buffer],
+    threads: int | None = None,
+) -> list[bytes]:
+    """Encode each chunk (its native-order element bytes) through every step of a chain (in
+    encoding order: ``(codec name, kernel, bytes it writes or -1 for a compressor)``, or
+    ``("bytes", element size, 0)`` to swap byte order) into a new ``bytes``; in parallel,
+    the GIL released."""

@@ -243,6 +243,9 @@ class Chain:
 
     def encode(self, array: Any) -> Buffer:
         """Encode one chunk (shape and data type of :attr:`spec`) to its stored bytes."""
+        compiled = self._encode_with_kernels([array])
+        if compiled is not None:
+            return compiled[0]
         data: Any = self._check(array)
         for stage in self.array_stages:
             data = stage.codec.encode(data, stage.spec)
@@ -332,6 +335,56 @@ class Chain:
             return None
         return steps, runners[0]
 
+    @functools.cached_property
+    def _encode_kernel_steps(self) -> tuple[list[tuple[str, object, int]], ChainRunner] | None:
+        """The chain's encoding as compiled kernel steps and a runner for them, when every
+        codec has an encode kernel (:class:`~zarr_codec.protocols.SupportsEncodeKernel`) and
+        there is one to run; else ``None``."""
+        codec = self.array_bytes.codec
+        if not isinstance(codec, BytesCodec):
+            return None
+        runners: list[ChainRunner] = []
+
+        def kernel(codec: Any, spec: ChunkSpec | None) -> object | None:
+            make = getattr(codec, "encode_kernel", None)
+            made: tuple[object, ChainRunner] | None = None if make is None else make(spec)
+            if made is None:
+                return None
+            runners.append(made[1])
+            return made[0]
+
+        steps: list[tuple[str, object, int]] = []
+        for stage in self.array_stages:
+            made = kernel(stage.codec, stage.spec)
+            if made is None:
+                return None
+            encoded = stage.codec.resolve(stage.spec)
+            steps.append((getattr(stage.codec, "name", "fused"), made, encoded.num_bytes))
+        size = self.encoded_spec.data_type.itemsize
+        if size > 1 and codec.endian != NATIVE:
+            if codec.endian is None:
+                return None  # the Python path raises the ConfigurationError
+            steps.append(("bytes", size, 0))
+        for bytes_codec in self.bytes_codecs:
+            made = kernel(bytes_codec, None)
+            if made is None:
+                return None
+            steps.append((bytes_codec.name, made, -1))
+        if not runners:
+            return None
+        return steps, runners[0]
+
+    def _encode_with_kernels(self, arrays: Sequence[Any]) -> list[Buffer] | None:
+        """``arrays`` encoded through the compiled kernels in one call with the GIL released,
+        or ``None`` (nothing done) when this chain cannot."""
+        compiled = self._encode_kernel_steps
+        if compiled is None:
+            return None
+        steps, runner = compiled
+        chunks = [np.ascontiguousarray(self._check(a)).reshape(-1).view(np.uint8) for a in arrays]
+        encoded: list[Buffer] = runner(steps, chunks)
+        return encoded
+
     def _run_kernels(self, chunks: Sequence[Buffer], outs: Sequence[Any]) -> bool:
         """Decode ``chunks`` into ``outs`` through the compiled kernels, in one call with the
         GIL released; ``False`` (nothing done) when this chain or these outputs cannot."""
@@ -379,7 +432,11 @@ class Chain:
         )
 
     def encode_batch(self, arrays: Sequence[Any]) -> list[Buffer]:
-        """Encode many chunks, stage by stage (each codec's batch method where it has one)."""
+        """Encode many chunks: through every codec in Rust when they all have compiled
+        kernels, else stage by stage (each codec's batch method where it has one)."""
+        compiled = self._encode_with_kernels(arrays)
+        if compiled is not None:
+            return compiled
         data: list[Any] = [self._check(a) for a in arrays]
         for stage in self.array_stages:
             data = _batch(stage.codec, "encode", data, stage.spec)

@@ -27,6 +27,7 @@ __all__ = [
     "SupportsAsync",
     "SupportsBatch",
     "SupportsDecodeKernel",
+    "SupportsEncodeKernel",
     "SupportsEvolve",
     "ZarrFormat",
 ]
@@ -172,11 +173,12 @@ class SupportsEvolve(Protocol):
         ...
 
 
-#: Runs a chain's decoding steps over a batch: ``runner(steps, chunks, outs, threads=None)``.
-#: Each step is ``(codec name, kernel, bytes it writes)``, or ``("bytes", element size, 0)``
-#: for the ``bytes`` codec swapping byte order; each ``out`` is a writable buffer of exactly
-#: the decoded chunk's size.
-ChainRunner = Callable[..., None]
+#: Runs a chain's steps over a batch. Decoding: ``runner(steps, chunks, outs, threads=None)``,
+#: each ``out`` a writable buffer of exactly the decoded chunk's size; encoding:
+#: ``runner(steps, chunks, threads=None)``, returning a ``bytes`` per chunk. Each step is
+#: ``(codec name, kernel, bytes it writes)`` (-1 for a compressor's), or
+#: ``("bytes", element size, 0)`` for the ``bytes`` codec swapping byte order.
+ChainRunner = Callable[..., Any]
 
 
 @runtime_checkable
@@ -188,4 +190,15 @@ class SupportsDecodeKernel(Protocol):
     def decode_kernel(self, spec: ChunkSpec) -> tuple[object, ChainRunner]:
         """The kernel (an opaque capsule) for chunks whose decoded side is ``spec`` (array
         codecs; bytes codecs ignore it), and a runner that can run it."""
+        ...
+
+
+@runtime_checkable
+class SupportsEncodeKernel(Protocol):
+    """Opt-in: the codec's encoding as a compiled kernel, the counterpart of
+    :class:`SupportsDecodeKernel`."""
+
+    def encode_kernel(self, spec: ChunkSpec) -> tuple[object, ChainRunner] | None:
+        """The kernel for chunks whose decoded side is ``spec`` (bytes codecs ignore it) and a
+        runner for it, or ``None`` when the codec cannot encode without more configuration."""
         ...
