@@ -54,6 +54,12 @@ FILTERS: dict[str, list[dict[str, Any]]] = {
 COMPRESSORS["quantize int16, blosc"] = COMPRESSORS["blosc lz4 shuffle"]
 
 DEFAULT = "zarr.core.codec_pipeline.BatchedCodecPipeline"
+#: zarr-python's own classes for the codecs it ships without a config entry (ours would be
+#: picked as "any implementation" otherwise).
+ZARRS_OWN = {
+    "codecs.cast_value": "zarr.codecs.cast_value.CastValue",
+    "codecs.scale_offset": "zarr.codecs.scale_offset.ScaleOffset",
+}
 
 
 @contextlib.contextmanager
@@ -62,7 +68,7 @@ def _setup(name: str) -> Iterator[None]:
     import zarr_codecs
 
     if name == "zarr default":
-        with zarr.config.set({"codec_pipeline.path": DEFAULT}):
+        with zarr.config.set({"codec_pipeline.path": DEFAULT, **ZARRS_OWN}):
             yield
     elif name == "default + our codecs":
         with zarr.config.set({"codec_pipeline.path": DEFAULT}), zarr_codecs.install():
