@@ -296,7 +296,9 @@ def test_batches_leave_no_threads_behind() -> None:
     before = _os_threads()
     for _ in range(3):
         assert codec.decode_batch(codec.encode_batch(CHUNKS, threads=8), threads=8) == CHUNKS
-    assert _os_threads() == before
+    # At most as many: a thread of an earlier test (already joined, still being torn down by
+    # the kernel) may leave /proc meanwhile, while a worker left behind would add one.
+    assert _os_threads() <= before
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
