@@ -272,3 +272,10 @@ pub fn encode_chain_batch<'py>(
         .collect::<PyResult<Vec<_>>>()?;
     PyList::new(py, encoded)
 }
+
+/// Add both runners to a wheel's module: every wheel exports them, so a chain of any of our
+/// wheels' kernels runs through whichever wheel the chain finds first.
+pub fn add_runners(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    module.add_function(pyo3::wrap_pyfunction!(decode_chain_batch_into, module)?)?;
+    module.add_function(pyo3::wrap_pyfunction!(encode_chain_batch, module)?)
+}

@@ -291,13 +291,6 @@ fn _blosc(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(decode_batch_into, module)?)?;
     module.add_function(wrap_pyfunction!(decode_kernel, module)?)?;
     module.add_function(wrap_pyfunction!(encode_kernel, module)?)?;
-    module.add_function(wrap_pyfunction!(
-        zarr_codec_python::decode_chain_batch_into,
-        module
-    )?)?;
-    module.add_function(wrap_pyfunction!(
-        zarr_codec_python::encode_chain_batch,
-        module
-    )?)?;
+    zarr_codec_python::add_runners(module)?;
     Ok(())
 }

@@ -161,13 +161,6 @@ fn _cast_value(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<Plan>()?;
     module.add_function(wrap_pyfunction!(check_configuration, module)?)?;
     module.add_function(wrap_pyfunction!(encoded_fill_value, module)?)?;
-    module.add_function(wrap_pyfunction!(
-        zarr_codec_python::decode_chain_batch_into,
-        module
-    )?)?;
-    module.add_function(wrap_pyfunction!(
-        zarr_codec_python::encode_chain_batch,
-        module
-    )?)?;
+    zarr_codec_python::add_runners(module)?;
     Ok(())
 }
