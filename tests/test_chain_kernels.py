@@ -15,48 +15,12 @@ import zarr_codec_blosc._blosc as blosc_module
 import zarr_codec_cast_value._cast_value as cast_value_module
 import zarr_codec_gzip._gzip as gzip_module
 import zarr_codec_scale_offset._scale_offset as scale_offset_module
+from kernel_chains import BLOSC, CHUNK, GZIP, KERNEL_CHAINS, _bytes, _cast, _data
 
 MODULES = (blosc_module, gzip_module, scale_offset_module, cast_value_module)
 RUNNERS = [module.decode_chain_batch_into for module in MODULES]
 ENCODE_RUNNERS = [module.encode_chain_batch for module in MODULES]
 NAMES = ["blosc", "gzip", "scale_offset", "cast_value"]
-CHUNK = (16, 50)
-BLOSC = {
-    "name": "blosc",
-    "configuration": {
-        "cname": "zstd",
-        "clevel": 3,
-        "shuffle": "bitshuffle",
-        "typesize": 2,
-        "blocksize": 0,
-    },
-}
-GZIP = {"name": "gzip", "configuration": {"level": 3}}
-SCALE = {"name": "scale_offset", "configuration": {"offset": 5, "scale": 10}}
-
-
-def _cast(data_type: str, **extra: Any) -> dict[str, Any]:
-    return {"name": "cast_value", "configuration": {"data_type": data_type, **extra}}
-
-
-def _bytes(endian: str = "little") -> dict[str, Any]:
-    return {"name": "bytes", "configuration": {"endian": endian}}
-
-
-#: (array data type, codecs): chains every step of which has a kernel.
-KERNEL_CHAINS: dict[str, tuple[str, list[dict[str, Any]]]] = {
-    "fused-blosc": ("float32", [SCALE, _cast("int16", out_of_range="clamp"), _bytes(), BLOSC]),
-    "scale-gzip-big": ("float64", [SCALE, _bytes("big"), GZIP]),
-    "cast-only": ("int32", [_cast("int16", out_of_range="clamp"), _bytes()]),
-    "cast-big-gzip": ("uint16", [_cast("float32"), _bytes("big"), GZIP]),
-    "big-blosc": ("int16", [_bytes("big"), BLOSC]),
-    "cast-then-scale": ("int64", [_cast("float64"), SCALE, _bytes(), GZIP]),
-}
-
-
-def _data(dtype: str, count: int = 6) -> list[np.ndarray[Any, Any]]:
-    rng = np.random.default_rng(11)
-    return [(rng.normal(50, 30, CHUNK)).clip(0, 1000).astype(dtype) for _ in range(count)]
 
 
 def _chain(name: str) -> Chain:

@@ -189,6 +189,38 @@ pub(crate) fn checked_buffers<'py>(
     Ok((inputs, outputs))
 }
 
+/// The writable `outs`, `count` of them, none overlapping another (a `ConfigurationError`
+/// naming `codec` otherwise): the outputs of a batch whose inputs are not Python buffers.
+pub(crate) fn checked_outputs(
+    py: Python<'_>,
+    outs: &Bound<'_, PyAny>,
+    count: usize,
+    codec: &str,
+) -> PyResult<Vec<BytesOutput>> {
+    let configuration = |message: String| to_py_err(py, &CodecError::configuration(message));
+    let mut outputs = outs
+        .try_iter()?
+        .map(|out| BytesOutput::new(&out?))
+        .collect::<PyResult<Vec<_>>>()?;
+    if outputs.len() != count {
+        return Err(configuration(format!(
+            "{codec}: {count} chunks but {} outputs",
+            outputs.len()
+        )));
+    }
+    let addresses: Vec<_> = outputs
+        .iter_mut()
+        .map(|output| (0..0, addresses(output.as_mut_slice())))
+        .collect();
+    if let Some(index) = first_overlap(&addresses) {
+        return Err(configuration(format!(
+            "{codec}: output {index} overlaps another output; a batch writes its outputs at \
+             the same time"
+        )));
+    }
+    Ok(outputs)
+}
+
 /// The addresses `bytes` covers.
 fn addresses(bytes: &[u8]) -> Range<usize> {
     let range = bytes.as_ptr_range();

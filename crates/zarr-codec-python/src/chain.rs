@@ -15,7 +15,7 @@ use crate::kernel::{KernelRef, Target, kernel_of};
 use crate::{BytesInput, BytesOutput, UninitBytes, parallel_map, run, thread_count, to_py_err};
 
 /// One step of a chain, in the direction it runs.
-enum Step<'a> {
+pub(crate) enum Step<'a> {
     /// A codec's kernel, writing exactly `output_len` bytes, or (`None`) at most its own bound
     /// (a compressor).
     Kernel {
@@ -29,7 +29,7 @@ enum Step<'a> {
 
 impl Step<'_> {
     /// The room the step needs for `input_len` input bytes.
-    fn room(&self, input_len: usize) -> CodecResult<usize> {
+    pub(crate) fn room(&self, input_len: usize) -> CodecResult<usize> {
         match self {
             Self::Kernel {
                 name,
@@ -99,7 +99,7 @@ thread_local! {
 }
 
 /// `chunk` through every step, the last one into `out`; the bytes the last step wrote.
-fn run_steps(steps: &[Step<'_>], chunk: &[u8], out: Target<'_>) -> CodecResult<usize> {
+pub(crate) fn run_steps(steps: &[Step<'_>], chunk: &[u8], out: Target<'_>) -> CodecResult<usize> {
     SCRATCH.with_borrow_mut(|scratch| {
         let mut input_len = chunk.len();
         let mut out = Some(out);
@@ -140,7 +140,7 @@ fn run_steps(steps: &[Step<'_>], chunk: &[u8], out: Target<'_>) -> CodecResult<u
 }
 
 /// `chunk` through every decoding step into all of `out`.
-fn decode_one(steps: &[Step<'_>], chunk: &[u8], out: &mut [u8]) -> CodecResult<()> {
+pub(crate) fn decode_one(steps: &[Step<'_>], chunk: &[u8], out: &mut [u8]) -> CodecResult<()> {
     let expected = steps
         .iter()
         .try_fold(chunk.len(), |len, step| step.room(len))?;
@@ -156,10 +156,13 @@ fn decode_one(steps: &[Step<'_>], chunk: &[u8], out: &mut [u8]) -> CodecResult<(
 /// A step as Python describes it: `(name, kernel capsule, output bytes)` for a codec (-1 for
 /// a compressor's, bounded by its kernel), or `("bytes", element size, 0)` for the `bytes`
 /// codec swapping byte order.
-type Described<'py> = (String, Bound<'py, PyAny>, i64);
+pub(crate) type Described<'py> = (String, Bound<'py, PyAny>, i64);
 
 /// The steps of `described` (whose capsules they borrow).
-fn steps_of<'a>(py: Python<'_>, described: &'a [Described<'_>]) -> PyResult<Vec<Step<'a>>> {
+pub(crate) fn steps_of<'a>(
+    py: Python<'_>,
+    described: &'a [Described<'_>],
+) -> PyResult<Vec<Step<'a>>> {
     let configuration = |message: String| to_py_err(py, &CodecError::configuration(message));
     let mut steps = Vec::with_capacity(described.len());
     for (name, kernel, output_len) in described {
@@ -273,9 +276,11 @@ pub fn encode_chain_batch<'py>(
     PyList::new(py, encoded)
 }
 
-/// Add both runners to a wheel's module: every wheel exports them, so a chain of any of our
-/// wheels' kernels runs through whichever wheel the chain finds first.
+/// Add the runners (these two and the [file runners](crate::files)) to a wheel's module:
+/// every wheel exports them, so a chain of any of our wheels' kernels runs through whichever
+/// wheel the chain finds first.
 pub fn add_runners(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(pyo3::wrap_pyfunction!(decode_chain_batch_into, module)?)?;
-    module.add_function(pyo3::wrap_pyfunction!(encode_chain_batch, module)?)
+    module.add_function(pyo3::wrap_pyfunction!(encode_chain_batch, module)?)?;
+    crate::files::add_file_runners(module)
 }

@@ -2,6 +2,7 @@
 reads it; all functions release the GIL while working and raise ``zarr_codec.CodecError``
 subclasses for bad input."""
 
+import os
 from collections.abc import Buffer
 
 COMPRESSORS: list[str]
@@ -61,3 +62,26 @@ def encode_chain_batch(
     encoding order: ``(codec name, kernel, bytes it writes or -1 for a compressor)``, or
     ``("bytes", element size, 0)`` to swap byte order) into a new ``bytes``; in parallel,
     the GIL released."""
+
+def decode_chain_files_into(
+    steps: list[tuple[str, object, int]],
+    paths: list[str | os.PathLike[str]],
+    outs: list[Buffer],
+    stored_len: int | None = None,
+    threads: int | None = None,
+) -> list[bool]:
+    """Read each chunk file and decode it through every step of a chain (as for
+    ``decode_chain_batch_into``; no steps: stored as is) into the chunk's ``out``; in
+    parallel, the GIL released. ``stored_len``: the size every file must have. Returns
+    whether each file was there (a missing one leaves its ``out`` untouched); raises
+    ``OSError`` for a file that cannot be read."""
+
+def encode_chain_files(
+    steps: list[tuple[str, object, int]],
+    chunks: list[Buffer],
+    paths: list[str | os.PathLike[str]],
+    threads: int | None = None,
+) -> None:
+    """Encode each chunk through every step of a chain (as for ``encode_chain_batch``; no
+    steps: stored as is) and write it to its file as zarr's ``LocalStore`` does (a temporary
+    file renamed over it, directories made as needed); in parallel, the GIL released."""

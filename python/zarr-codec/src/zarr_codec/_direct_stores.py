@@ -140,9 +140,10 @@ async def write_files(
     prototype: BufferPrototype,
 ) -> None:
     """Write chunk ``i``, ``chunk(i)`` encoded with its chain, to its file (``None`` deletes
-    the file), as ``LocalStore.set`` and ``delete`` do. Each chunk is one task of the thread
-    pool, which also runs ``chunk(i)`` (the merge with the caller's data), so reading the
-    caller's data, compressing and writing files all overlap."""
+    the file), as ``LocalStore.set`` and ``delete`` do: the chunks of each chain whose codecs
+    all have compiled kernels encoded and written in Rust in one call
+    (:meth:`Chain.encode_files`), the others each merged, encoded and written by one task of
+    the thread pool, so reading the caller's data, compressing and writing files overlap."""
     from zarr.storage import StorePath
 
     assert _FILE_HELPERS is not None
@@ -150,14 +151,44 @@ async def write_files(
     await store._ensure_open()
     store._check_writable()
     root = Path(store.root)
-
-    def one(index: int, setter: ByteSetter, chain: Chain) -> None:
+    paths = []
+    for setter in setters:
         assert isinstance(setter, StorePath)
-        path = root / setter.path
-        data = chunk(index)
-        if data is None:
-            delete(path)
-        else:
-            put(path, prototype.buffer.from_bytes(memoryview(chain.encode(data))))
+        paths.append(root / setter.path)
+    await asyncio.to_thread(_write_all, paths, chains, chunk, prototype, put, delete)
 
-    await asyncio.to_thread(each_in_parallel, one, range(len(setters)), setters, chains, io=True)
+
+def _write_all(
+    paths: Sequence[Path],
+    chains: Sequence[Chain],
+    chunk: Callable[[int], Any | None],
+    prototype: BufferPrototype,
+    put: Callable[[Path, Buffer], object],
+    delete: Callable[[Path], object],
+) -> None:
+    """The body of :func:`write_files`, off the event loop."""
+    merged: list[Any | None] = [None] * len(paths)
+
+    def merge(index: int) -> None:
+        merged[index] = chunk(index)
+
+    each_in_parallel(merge, range(len(paths)))
+    groups: dict[int, list[int]] = {}
+    for index, data in enumerate(merged):
+        if data is not None:
+            groups.setdefault(id(chains[index]), []).append(index)
+    by_python = [index for index, data in enumerate(merged) if data is None]
+    for group in groups.values():
+        arrays = [merged[i] for i in group]
+        if not chains[group[0]].encode_files(arrays, [paths[i] for i in group]):
+            by_python.extend(group)
+
+    def one(index: int) -> None:
+        data = merged[index]
+        if data is None:
+            delete(paths[index])
+        else:
+            encoded = chains[index].encode(data)
+            put(paths[index], prototype.buffer.from_bytes(memoryview(encoded)))
+
+    each_in_parallel(one, sorted(by_python), io=True)

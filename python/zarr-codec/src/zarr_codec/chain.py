@@ -27,7 +27,7 @@ import numpy as np
 from zarr_codec.bytes_codec import BytesCodec
 from zarr_codec.chunk_spec import ChunkSpec
 from zarr_codec.errors import ConfigurationError, CorruptInputError
-from zarr_codec.protocols import ChainRunner, Codec
+from zarr_codec.protocols import ChainFileRunners, ChainRunner, Codec
 from zarr_codec.registry import get_codec
 
 __all__ = ["Chain"]
@@ -54,6 +54,23 @@ def _batch(codec: Any, method: str, items: Sequence[Any], *args: Any) -> list[An
         return list(batched(items, *args))
     single = getattr(codec, method)
     return [single(item, *args) for item in items]
+
+
+@functools.cache
+def file_runners() -> ChainFileRunners | None:
+    """The chain runners on chunk files: the module of the first ``zarr_codec.runners`` entry
+    point (each of our wheels registers its compiled module) that loads; ``None`` with none
+    installed. Any wheel's runners run any wheel's kernels."""
+    from importlib.metadata import entry_points
+
+    for point in sorted(entry_points(group="zarr_codec.runners"), key=lambda p: p.name):
+        try:
+            module = point.load()
+        except Exception:
+            continue
+        if isinstance(module, ChainFileRunners):
+            return module
+    return None
 
 
 _pools: dict[bool, ThreadPoolExecutor] = {}
@@ -402,6 +419,55 @@ class Chain:
                         f"bytes, got {size}"
                     )
         runner(steps, list(chunks), [out.reshape(-1).view(np.uint8) for out in outs])
+        return True
+
+    # -- chunk files ---------------------------------------------------------------------
+
+    def decode_files_into(
+        self, paths: Sequence[str | os.PathLike[str]], outs: Sequence[Any]
+    ) -> list[bool] | None:
+        """Read each chunk file of ``paths`` and decode it into the matching array of ``outs``
+        (whole chunks, C-contiguous and in native byte order), every chunk in Rust in one call
+        with the GIL released; whether each file was there (a missing one leaves its ``out``
+        untouched). ``None``, with nothing read, when the chain (a codec without a compiled
+        kernel) or an ``out`` cannot; ``OSError`` for a file that cannot be read."""
+        runners = file_runners()
+        if runners is None or not all(
+            self._matches(out) and _c_contiguous(out) and _native(out) for out in outs
+        ):
+            return None
+        steps: list[tuple[str, object, int]] = []
+        stored_len = None
+        if not self.stored_as_is:
+            compiled = self._kernel_steps
+            if compiled is None:
+                return None
+            steps = compiled[0]
+            if not self.bytes_codecs:  # the first kernel reads the stored elements themselves
+                stored_len = self.encoded_spec.num_bytes
+        return runners.decode_chain_files_into(
+            steps,
+            [os.fspath(path) for path in paths],
+            [out.reshape(-1).view(np.uint8) for out in outs],
+            stored_len,
+        )
+
+    def encode_files(self, arrays: Sequence[Any], paths: Sequence[str | os.PathLike[str]]) -> bool:
+        """Encode each chunk of ``arrays`` and write it to the matching file of ``paths`` as
+        zarr-python's ``LocalStore`` writes one (a temporary file renamed over it, directories
+        made as needed), every chunk in Rust in one call with the GIL released. ``False``,
+        with nothing written, when the chain (a codec without a compiled kernel) cannot."""
+        runners = file_runners()
+        if runners is None:
+            return False
+        steps: list[tuple[str, object, int]] = []
+        if not self.stored_as_is:
+            compiled = self._encode_kernel_steps
+            if compiled is None:
+                return False
+            steps = compiled[0]
+        chunks = [np.ascontiguousarray(self._check(a)).reshape(-1).view(np.uint8) for a in arrays]
+        runners.encode_chain_files(steps, chunks, [os.fspath(path) for path in paths])
         return True
 
     # -- batches -------------------------------------------------------------------------

@@ -21,6 +21,7 @@ __all__ = [
     "ArrayArrayCodec",
     "ArrayBytesCodec",
     "BytesBytesCodec",
+    "ChainFileRunners",
     "ChainRunner",
     "Codec",
     "CodecType",
@@ -179,6 +180,35 @@ class SupportsEvolve(Protocol):
 #: ``(codec name, kernel, bytes it writes)`` (-1 for a compressor's), or
 #: ``("bytes", element size, 0)`` for the ``bytes`` codec swapping byte order.
 ChainRunner = Callable[..., Any]
+
+
+@runtime_checkable
+class ChainFileRunners(Protocol):
+    """The chain runners on chunk files, as a compiled module of ours exports them (each
+    registers its module under the ``zarr_codec.runners`` entry point group): a batch of
+    chunks read and decoded, or encoded and written, file by file in Rust with the GIL
+    released. The steps are those of a :data:`ChainRunner`; no steps: stored as is."""
+
+    def decode_chain_files_into(
+        self,
+        steps: list[tuple[str, object, int]],
+        paths: list[str],
+        outs: list[Any],
+        stored_len: int | None = None,
+        threads: int | None = None,
+    ) -> list[bool]:
+        """Each file decoded into its ``out``; whether each file was there."""
+        ...
+
+    def encode_chain_files(
+        self,
+        steps: list[tuple[str, object, int]],
+        chunks: list[Any],
+        paths: list[str],
+        threads: int | None = None,
+    ) -> None:
+        """Each chunk encoded and written to its file (a temporary file renamed over it)."""
+        ...
 
 
 @runtime_checkable

@@ -343,16 +343,23 @@ def _read_files(
     out: NDBuffer,
     drop_axes: tuple[int, ...],
 ) -> tuple[GetResult, ...]:
-    """Whole chunks go from their files straight into ``out``, each read and decoded by one
-    task of a thread pool (uncompressed ones read into place, compressed ones decompressed
-    there while their bytes are still in cache); the others are read in parallel and decoded
-    as usual."""
+    """Whole chunks go from their files straight into ``out``: read and decoded in Rust, a
+    batch call per chain (:meth:`Chain.decode_files_into`), or where a chain cannot, each read
+    and decoded by one task of a thread pool (uncompressed ones read into place, compressed
+    ones decompressed there while their bytes are still in cache); the others are read in
+    parallel and decoded as usual."""
     slots: dict[int, np.ndarray[Any, Any]] = {}
     for index, (_, spec, _, out_selection, complete) in enumerate(batch):
         slot = _slot(out, out_selection, spec.shape) if complete and not drop_axes else None
         if slot is not None and slot.flags.c_contiguous and slot.dtype.isnative:
             slots[index] = slot
     found: dict[int, bool] = {}
+    for group in _by_chain(slots, chains).values():
+        read = chains[group[0]].decode_files_into(
+            [files[i] for i in group], [slots[i] for i in group]
+        )
+        if read is not None:
+            found.update(zip(group, read, strict=True))
     buffers: list[Any] = [None] * len(batch)
 
     def read_whole(index: int) -> None:
@@ -371,7 +378,7 @@ def _read_files(
         else:  # decoded below, as a batch
             buffers[index] = _read_bytes(files[index])
 
-    each_in_parallel(read, range(len(batch)))
+    each_in_parallel(read, [i for i in range(len(batch)) if i not in found])
     rest = [i for i in range(len(batch)) if i not in slots]
     results: list[GetResult | None] = [None] * len(batch)
     for index in slots:
