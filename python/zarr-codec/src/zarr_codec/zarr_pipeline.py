@@ -355,11 +355,11 @@ def _read_files(
             slots[index] = slot
     found: dict[int, bool] = {}
     for group in _by_chain(slots, chains).values():
-        read = chains[group[0]].decode_files_into(
+        there = chains[group[0]].decode_files_into(
             [files[i] for i in group], [slots[i] for i in group]
         )
-        if read is not None:
-            found.update(zip(group, read, strict=True))
+        if there is not None:
+            found.update(zip(group, there, strict=True))
     buffers: list[Any] = [None] * len(batch)
 
     def read_whole(index: int) -> None:
