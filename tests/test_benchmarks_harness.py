@@ -126,6 +126,24 @@ def test_measure_repeats_fast_calls_to_reach_min_time() -> None:
     assert calls == 1 + 5 * 10
 
 
+def test_measure_runs_setup_untimed_before_every_call() -> None:
+    clock = FakeClock()
+    order: list[str] = []
+
+    def setup() -> None:
+        order.append("setup")
+        clock.now += 50.0  # never counted
+
+    def fn() -> None:
+        order.append("call")
+        clock.now += 2.0
+
+    assert harness.measure(fn, warmup=1, repeats=3, min_time=0.0, clock=clock, setup=setup) == 2.0
+    assert order == ["setup", "call"] * 4
+    with pytest.raises(ValueError, match="min_time"):
+        harness.measure(fn, setup=setup, min_time=0.01)
+
+
 def test_measure_real_clock_and_bad_arguments() -> None:
     assert harness.measure(lambda: None, repeats=3, min_time=0.0) >= 0.0
     with pytest.raises(ValueError, match="repeats"):

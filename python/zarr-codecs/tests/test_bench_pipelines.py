@@ -23,6 +23,9 @@ def test_every_pipeline_runs_on_both_stores(capsys: pytest.CaptureFixture[str]) 
 
 
 def test_the_table_divides_by_the_default() -> None:
-    rows = [("memory", "none", "zarr default", 2.0, 4.0), ("memory", "none", "x", 1.0, 1.0)]
+    rows = [
+        ("memory", "none", "zarr default", 2.0, 3.0, 4.0),
+        ("memory", "none", "x", 1.0, 1.0, 1.0),
+    ]
     table = pipelines.to_markdown(rows, 10**6)
-    assert "| memory | none | x | 1 | 2.00x | 1 | 4.00x |" in table
+    assert "| memory | none | x | 1 | 2.00x | 1 | 3.00x | 1 | 4.00x |" in table

@@ -85,19 +85,25 @@ def measure(
     repeats: int = 5,
     min_time: float = 0.01,
     clock: Callable[[], float] = time.perf_counter,
+    setup: Callable[[], object] | None = None,
 ) -> float:
     """The median time of one call of ``fn``, in seconds.
 
     ``warmup`` calls run first and are not counted; the last of them also calibrates: when one
     call takes less than ``min_time``, each of the ``repeats`` samples runs ``fn`` enough times
-    to last about ``min_time`` and reports the time per call. ``clock`` is replaceable for tests.
+    to last about ``min_time`` and reports the time per call. ``setup``, if given, runs untimed
+    before every call (so each sample is one call). ``clock`` is replaceable for tests.
     """
     if repeats < 1:
         raise ValueError("repeats must be at least 1")
     if warmup < 0 or min_time < 0:
         raise ValueError("warmup and min_time must not be negative")
+    if setup is not None and min_time > 0:
+        raise ValueError("setup runs before every call: min_time must be 0")
     number = 1
     for _ in range(warmup):
+        if setup is not None:
+            setup()
         start = clock()
         fn()
         elapsed = clock() - start
@@ -107,6 +113,8 @@ def measure(
             number = 1
     samples = []
     for _ in range(repeats):
+        if setup is not None:
+            setup()
         start = clock()
         for _ in range(number):
             fn()
