@@ -465,3 +465,197 @@ pub(crate) fn add_file_runners(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(pyo3::wrap_pyfunction!(decode_chain_files_into, module)?)?;
     module.add_function(pyo3::wrap_pyfunction!(encode_chain_files, module)?)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A new empty directory under the system's temporary one, removed on drop.
+    struct Scratch(PathBuf);
+
+    impl Scratch {
+        fn new(name: &str) -> Self {
+            static NEXT: AtomicU64 = AtomicU64::new(0);
+            let unique = NEXT.fetch_add(1, Ordering::Relaxed);
+            let path = std::env::temp_dir().join(format!(
+                "zarr-codec-files-{}-{name}-{unique}",
+                std::process::id()
+            ));
+            fs::create_dir_all(&path).expect("a temporary directory");
+            Self(path)
+        }
+    }
+
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn pattern(len: usize) -> Vec<u8> {
+        (0..len)
+            .map(|i| u8::try_from((i * 7 + i / 251) % 256).expect("a byte"))
+            .collect()
+    }
+
+    /// `len` bytes of `backing` starting `shift` bytes past a page boundary.
+    fn at_shift(backing: &mut Vec<u8>, len: usize, shift: usize) -> &mut [u8] {
+        backing.resize(len + 2 * PAGE, 0xEE);
+        let start = backing.as_ptr().align_offset(PAGE) + shift;
+        &mut backing[start..start + len]
+    }
+
+    fn read_into(path: &Path, out: &mut [u8]) -> ChunkResult<Outcome> {
+        decode_file(&[], None, path, out)
+    }
+
+    #[test]
+    fn page_aligned_starts_are_on_a_page_with_room() {
+        let mut buffer = Vec::new();
+        for len in [0, 1, PAGE, 3 * PAGE + 5] {
+            let start = page_aligned_start(&mut buffer, len).expect("memory");
+            assert_eq!((buffer.as_ptr() as usize + start) % PAGE, 0);
+            assert!(buffer.len() >= start + len);
+        }
+        assert!(page_aligned_start(&mut buffer, usize::MAX).is_err());
+    }
+
+    #[test]
+    fn stored_files_read_exactly_at_every_alignment_and_size() {
+        let dir = Scratch::new("exact");
+        let sizes = [
+            1,
+            100,
+            SHIFTED_PIECE,
+            SHIFTED_PIECE + 1,
+            3 * SHIFTED_PIECE + 123,
+        ];
+        for len in sizes {
+            let path = dir.0.join(len.to_string());
+            let data = pattern(len);
+            fs::write(&path, &data).expect("written");
+            for shift in [0, 1, 16, 31, 32, 48, PAGE - 16] {
+                let mut backing = Vec::new();
+                let out = at_shift(&mut backing, len, shift);
+                assert!(matches!(read_into(&path, out), Ok(Outcome::Done)));
+                assert!(out == data.as_slice(), "{len} bytes at page + {shift}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_shifted_read_writes_nothing_outside_its_output() {
+        let dir = Scratch::new("bounds");
+        let len = 2 * SHIFTED_PIECE + 17;
+        let path = dir.0.join("0");
+        fs::write(&path, pattern(len)).expect("written");
+        let mut backing = Vec::new();
+        let start = {
+            let out = at_shift(&mut backing, len, 16);
+            let start = out.as_ptr() as usize;
+            assert!(matches!(read_into(&path, out), Ok(Outcome::Done)));
+            start - backing.as_ptr() as usize
+        };
+        assert!(backing[..start].iter().all(|&byte| byte == 0xEE));
+        assert!(backing[start + len..].iter().all(|&byte| byte == 0xEE));
+    }
+
+    #[test]
+    fn stored_files_of_another_size_are_corrupt() {
+        let dir = Scratch::new("sizes");
+        let path = dir.0.join("0");
+        for (stored, wanted) in [
+            (99, 100),
+            (101, 100),
+            (SHIFTED_PIECE * 2 - 1, SHIFTED_PIECE * 2),
+        ] {
+            fs::write(&path, pattern(stored)).expect("written");
+            for shift in [0, 16] {
+                let mut backing = Vec::new();
+                let out = at_shift(&mut backing, wanted, shift);
+                match read_into(&path, out) {
+                    Err(ChunkError::Codec(err)) => {
+                        assert!(err.to_string().contains("does not hold exactly"), "{err}");
+                    }
+                    _ => panic!("{stored} bytes read as {wanted}"),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn no_file_is_a_missing_chunk() {
+        let dir = Scratch::new("missing");
+        fs::create_dir(dir.0.join("a-directory")).expect("made");
+        fs::write(dir.0.join("a-file"), b"").expect("written");
+        for missing in ["no-such-file", "a-directory", "a-file/under-a-file"] {
+            let mut out = [7u8; 4];
+            assert!(matches!(
+                read_into(&dir.0.join(missing), &mut out),
+                Ok(Outcome::Missing)
+            ));
+            assert_eq!(out, [7; 4]);
+        }
+    }
+
+    #[test]
+    fn whole_files_are_read_even_when_grown_since_their_size_was_read() {
+        let dir = Scratch::new("whole");
+        let path = dir.0.join("0");
+        let data = pattern(3 * PAGE + 9);
+        fs::write(&path, &data).expect("written");
+        let mut buffer = Vec::new();
+        for stated in [data.len() as u64, 0, 5, 2 * PAGE as u64] {
+            let mut file = File::open(&path).expect("opened");
+            let read = read_whole(&mut file, stated, &mut buffer).expect("read");
+            assert_eq!(read, data.as_slice(), "stated {stated}");
+            assert_eq!(read.as_ptr() as usize % PAGE, 0);
+        }
+    }
+
+    #[test]
+    fn files_are_replaced_whole_and_leave_no_temporary_file() {
+        let dir = Scratch::new("write");
+        let path = dir.0.join("c.0");
+        for content in [pattern(10), pattern(SHIFTED_PIECE + 3), Vec::new()] {
+            assert!(matches!(
+                encode_file(&[], &content, &path),
+                Ok(Outcome::Done)
+            ));
+            assert_eq!(fs::read(&path).expect("read"), content);
+        }
+        let names: Vec<_> = fs::read_dir(&dir.0)
+            .expect("listed")
+            .map(|entry| entry.expect("an entry").file_name())
+            .collect();
+        assert_eq!(names, ["c.0"]);
+    }
+
+    #[test]
+    fn temporary_names_are_new_each_time_and_beside_the_file() {
+        let path = Path::new("/some/dir/c.0");
+        let names: HashSet<PathBuf> = (0..100).map(|_| temporary_beside(path)).collect();
+        assert_eq!(names.len(), 100);
+        for name in &names {
+            assert_eq!(name.parent(), path.parent());
+            let name = name.file_name().expect("a name").to_string_lossy();
+            assert!(
+                name.starts_with("c.0.") && name.ends_with(".partial"),
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_failed_write_is_an_io_error_with_its_path() {
+        let dir = Scratch::new("fail");
+        let path = dir.0.join("no-such-directory").join("0");
+        match encode_file(&[], b"abc", &path) {
+            Err(ChunkError::Io(err, failed)) => {
+                assert_eq!(err.kind(), io::ErrorKind::NotFound);
+                assert_eq!(failed.parent(), path.parent());
+            }
+            _ => panic!("written without its directory"),
+        }
+    }
+}
