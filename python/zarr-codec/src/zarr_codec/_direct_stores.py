@@ -10,9 +10,11 @@ store memory that nothing else references, copying only what needs it:
   is copied into a new array of its own, the copies of a batch in parallel with the GIL
   released.
 
-**LocalStore.** Each chunk is encoded and written to its file by one task of a thread pool,
-with zarr's own file helpers (a temporary file renamed into place), so compressing one chunk
-overlaps writing another and no event-loop round trip is made per chunk.
+**LocalStore.** The chunks of a chain stored as is or made of codecs with compiled kernels are
+encoded and written to their files in Rust, one call per chain (``Chain.encode_files``: a
+temporary file renamed into place, as zarr's own helper writes one). Other chunks are each
+encoded and written by one task of a thread pool with zarr's own file helpers, so compressing
+one chunk overlaps writing another; no event-loop round trip is made per chunk either way.
 
 Only a plain store (not a subclass, whose methods may do more) is written this way.
 """

@@ -5,10 +5,12 @@ zarr-python's default pipeline decodes each chunk on its own, through asyncio an
 allocations. This one fetches a batch's chunks concurrently (the store is still zarr's), then
 decodes them in one call off the event loop, through each codec's batch method (compiled codecs
 run in parallel with the GIL released), straight into the output array's chunk slots. Chunks of
-a ``LocalStore`` are read from their files here, in parallel, each whole chunk read and decoded
-into its place by one task. Writes merge, encode in one batch call and store concurrently;
-into a ``MemoryStore`` they go without its per-chunk copy, into a ``LocalStore`` each chunk is
-encoded and written to its file by one task (:mod:`zarr_codec._direct_stores`).
+a ``LocalStore`` are read from their files here: in Rust, a batch call per chain, each whole
+chunk read and decoded into its place (``Chain.decode_files_into``), or for chains without
+compiled kernels by one pool task per chunk. Writes merge, encode in one batch call and store
+concurrently; into a ``MemoryStore`` they go without its per-chunk copy, into a ``LocalStore``
+they are encoded and written to their files in Rust the same way
+(:mod:`zarr_codec._direct_stores`).
 
 It handles arrays whose every codec the ``zarr_codec`` registry has (plus ``bytes``); any other
 array (sharding, v2 arrays, other codecs, data types we lack) goes to zarr-python's own
