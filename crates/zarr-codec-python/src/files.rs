@@ -11,8 +11,8 @@
 //! AMD EPYC) when the destination sits 1 to 31 bytes past the source modulo a page, which is
 //! where numpy puts large arrays (16 bytes past a page). Such a chunk is read piece by piece a
 //! few bytes early, onto a page boundary, and each piece moved into place while in cache
-//! ([`read_shifted`]). Writing from such memory is about as fast as from aligned memory, so
-//! writes copy nothing.
+//! ([`read_shifted`]), front to back so the kernel still reads ahead. Writing from such memory
+//! is about as fast as from aligned memory, so writes copy nothing.
 
 use std::cell::RefCell;
 use std::collections::HashSet;
@@ -204,9 +204,11 @@ fn read_exactly(path: &Path, file: &mut File, size: u64, out: &mut [u8]) -> Chun
 const SHIFTED_PIECE: usize = 256 << 10;
 
 /// All of `out`, which starts `shift` bytes (1 to 31) past a page boundary, from `file`,
-/// without the kernel's slow copy to that distance: each piece, last first, is read `shift`
-/// bytes before its place (onto a page boundary, within `out`), then moved into place while
-/// still in cache. The first piece, which would land before `out`, goes through `buffer`.
+/// without the kernel's slow copy to that distance: each piece is read `shift` bytes before its
+/// place (onto a page boundary, within `out`), then moved into place while still in cache, and
+/// the `shift` bytes of the piece before it that the read overwrote are put back. The first
+/// piece, which would land before `out`, goes through `buffer`. Pieces go front to back, so a
+/// file not in the page cache is still read ahead by the kernel.
 fn read_shifted(
     file: &mut File,
     out: &mut [u8],
@@ -214,19 +216,19 @@ fn read_shifted(
     buffer: &mut Vec<u8>,
 ) -> io::Result<()> {
     let len = out.len();
-    for first in (SHIFTED_PIECE..len).step_by(SHIFTED_PIECE).rev() {
-        // Reading piece `first..end` to `first - shift` overwrites only bytes of pieces not
-        // yet placed: those before it.
-        let end = (first + SHIFTED_PIECE).min(len);
-        file.seek(SeekFrom::Start(first as u64))?;
-        file.read_exact(&mut out[first - shift..end - shift])?;
-        out.copy_within(first - shift..end - shift, first);
-    }
     let head = SHIFTED_PIECE.min(len);
     let start = page_aligned_start(buffer, head)?;
-    file.seek(SeekFrom::Start(0))?;
     file.read_exact(&mut buffer[start..start + head])?;
     out[..head].copy_from_slice(&buffer[start..start + head]);
+    let mut kept = [0u8; PAGE_SLOW_END];
+    for first in (SHIFTED_PIECE..len).step_by(SHIFTED_PIECE) {
+        let end = (first + SHIFTED_PIECE).min(len);
+        let overwritten = first - shift..first;
+        kept[..shift].copy_from_slice(&out[overwritten.clone()]);
+        file.read_exact(&mut out[first - shift..end - shift])?;
+        out.copy_within(first - shift..end - shift, first);
+        out[overwritten].copy_from_slice(&kept[..shift]);
+    }
     Ok(())
 }
 
