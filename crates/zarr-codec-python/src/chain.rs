@@ -158,6 +158,11 @@ pub(crate) fn decode_one(steps: &[Step<'_>], chunk: &[u8], out: &mut [u8]) -> Co
 /// codec swapping byte order.
 pub(crate) type Described<'py> = (String, Bound<'py, PyAny>, i64);
 
+/// The steps of the Python iterable `steps`, as described (see [`Described`]).
+pub(crate) fn described<'py>(steps: &Bound<'py, PyAny>) -> PyResult<Vec<Described<'py>>> {
+    steps.try_iter()?.map(|step| step?.extract()).collect()
+}
+
 /// The steps of `described` (whose capsules they borrow).
 pub(crate) fn steps_of<'a>(
     py: Python<'_>,
@@ -202,10 +207,7 @@ pub fn decode_chain_batch_into(
     threads: Option<i64>,
 ) -> PyResult<()> {
     let threads = thread_count(py, threads, "chain")?;
-    let described = steps
-        .try_iter()?
-        .map(|step| step?.extract::<Described<'_>>())
-        .collect::<PyResult<Vec<_>>>()?;
+    let described = described(steps)?;
     let steps = steps_of(py, &described)?;
     let (inputs, mut outputs) = checked_buffers(py, chunks, outs, "chain")?;
     let mut jobs: Vec<(&[u8], &mut [u8])> = inputs
@@ -236,10 +238,7 @@ pub fn encode_chain_batch<'py>(
     threads: Option<i64>,
 ) -> PyResult<Bound<'py, PyList>> {
     let threads = thread_count(py, threads, "chain")?;
-    let described = steps
-        .try_iter()?
-        .map(|step| step?.extract::<Described<'_>>())
-        .collect::<PyResult<Vec<_>>>()?;
+    let described = described(steps)?;
     let steps = steps_of(py, &described)?;
     let inputs = BytesInput::all(chunks)?;
     let mut outputs = inputs

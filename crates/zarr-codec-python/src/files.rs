@@ -27,7 +27,7 @@ use pyo3::prelude::*;
 use zarr_codec::CodecError;
 
 use crate::batch::checked_outputs;
-use crate::chain::{Described, Step, decode_one, run_steps, steps_of};
+use crate::chain::{Described, Step, decode_one, described, run_steps, steps_of};
 use crate::kernel::Target;
 use crate::{BytesInput, BytesOutput, parallel_map, run, thread_count};
 
@@ -67,7 +67,8 @@ fn with_file_buffer<R>(f: impl FnOnce(&mut Vec<u8>) -> R) -> R {
     })
 }
 
-/// Distances from a page boundary up to (not including) this copy slowly.
+/// Destinations this many bytes or more past a page boundary (and those on it) get the
+/// kernel's fast copy; those 1 to `PAGE_SLOW_END - 1` bytes past, the slow one.
 const PAGE_SLOW_END: usize = 32;
 
 /// What became of one chunk file.
@@ -399,10 +400,7 @@ pub fn decode_chain_files_into(
     threads: Option<i64>,
 ) -> PyResult<Vec<bool>> {
     let threads = thread_count(py, threads, "chain")?;
-    let described = steps
-        .try_iter()?
-        .map(|step| step?.extract::<Described<'_>>())
-        .collect::<PyResult<Vec<_>>>()?;
+    let described = described(steps)?;
     let steps = file_steps(py, &described)?;
     let paths = paths_of(paths)?;
     let mut outputs = checked_outputs(py, outs, paths.len(), "chain")?;
@@ -434,10 +432,7 @@ pub fn encode_chain_files(
     threads: Option<i64>,
 ) -> PyResult<()> {
     let threads = thread_count(py, threads, "chain")?;
-    let described = steps
-        .try_iter()?
-        .map(|step| step?.extract::<Described<'_>>())
-        .collect::<PyResult<Vec<_>>>()?;
+    let described = described(steps)?;
     let steps = file_steps(py, &described)?;
     let paths = paths_of(paths)?;
     let inputs = BytesInput::all(chunks)?;

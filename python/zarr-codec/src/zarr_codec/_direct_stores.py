@@ -22,7 +22,7 @@ Only a plain store (not a subclass, whose methods may do more) is written this w
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, MutableMapping, Sequence
+from collections.abc import Callable, Iterable, MutableMapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from zarr_codec.chain import Chain
 
 __all__ = [
+    "by_chain",
     "local_store_of",
     "memory_store_of",
     "owned_buffer",
@@ -52,6 +53,14 @@ except ImportError:  # pragma: no cover - another zarr: LocalStore.set is used
     _FILE_HELPERS = None
 else:
     _FILE_HELPERS = (_put, _delete)
+
+
+def by_chain(indices: Iterable[int], chains: Sequence[Chain]) -> dict[int, list[int]]:
+    """``indices`` grouped by their chain (by identity), so each group is one batch call."""
+    groups: dict[int, list[int]] = {}
+    for index in indices:
+        groups.setdefault(id(chains[index]), []).append(index)
+    return groups
 
 
 def plain_store_of[S](paths: Sequence[Any], kind: type[S]) -> S | None:
@@ -175,12 +184,9 @@ def _write_all(
         merged[index] = chunk(index)
 
     each_in_parallel(merge, range(len(paths)))
-    groups: dict[int, list[int]] = {}
-    for index, data in enumerate(merged):
-        if data is not None:
-            groups.setdefault(id(chains[index]), []).append(index)
+    present = [index for index, data in enumerate(merged) if data is not None]
     by_python = [index for index, data in enumerate(merged) if data is None]
-    for group in groups.values():
+    for group in by_chain(present, chains).values():
         arrays = [merged[i] for i in group]
         if not chains[group[0]].encode_files(arrays, [paths[i] for i in group]):
             by_python.extend(group)

@@ -48,6 +48,7 @@ else:
     _HELPERS = True
 
 from zarr_codec._direct_stores import (
+    by_chain,
     local_store_of,
     memory_store_of,
     plain_store_of,
@@ -356,7 +357,7 @@ def _read_files(
         if slot is not None and slot.flags.c_contiguous and slot.dtype.isnative:
             slots[index] = slot
     found: dict[int, bool] = {}
-    for group in _by_chain(slots, chains).values():
+    for group in by_chain(slots, chains).values():
         there = chains[group[0]].decode_files_into(
             [files[i] for i in group], [slots[i] for i in group]
         )
@@ -403,14 +404,6 @@ def _read_files(
     return tuple(r for r in results if r is not None)
 
 
-def _by_chain(indices: Iterable[int], chains: Sequence[Chain]) -> dict[int, list[int]]:
-    """``indices`` grouped by their chain (by identity), so each group is one batch call."""
-    groups: dict[int, list[int]] = {}
-    for index in indices:
-        groups.setdefault(id(chains[index]), []).append(index)
-    return groups
-
-
 def _decode_and_scatter(
     chains: Sequence[Chain],
     batch: Sequence[ReadItem],
@@ -435,11 +428,11 @@ def _decode_and_scatter(
         else:
             slots[index] = slot
     raw = {i: _raw(buffers[i]) for i in (*slots, *partial)}
-    for group in _by_chain(slots, chains).values():
+    for group in by_chain(slots, chains).values():
         chains[group[0]].decode_batch_into([raw[i] for i in group], [slots[i] for i in group])
         for index in group:
             results[index] = {"status": "present"}
-    for group in _by_chain(partial, chains).values():
+    for group in by_chain(partial, chains).values():
         for index, decoded in zip(
             group, chains[group[0]].decode_batch([raw[i] for i in group]), strict=True
         ):
@@ -476,7 +469,7 @@ def _merger(
     part runs chunk by chunk, on any thread."""
     decoded: dict[int, NDBuffer] = {}
     present = [i for i, data in enumerate(old) if data is not None]
-    for group in _by_chain(present, chains).values():
+    for group in by_chain(present, chains).values():
         raw = [old[i].as_numpy_array() for i in group]  # type: ignore[union-attr]
         for index, array in zip(group, chains[group[0]].decode_batch(raw), strict=True):
             decoded[index] = batch[index][1].prototype.nd_buffer.from_numpy_array(array)
@@ -496,7 +489,7 @@ def _encode(chains: Sequence[Chain], chunks: Sequence[Any | None]) -> list[Any |
     batch call per chain; ``None`` stays ``None``."""
     stored: list[Any | None] = [None] * len(chunks)
     present = [i for i, chunk in enumerate(chunks) if chunk is not None]
-    for group in _by_chain(present, chains).values():
+    for group in by_chain(present, chains).values():
         encoded = chains[group[0]].encode_batch([chunks[i] for i in group])
         for index, data in zip(group, encoded, strict=True):
             stored[index] = data
