@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import pytest
-from zarr_codecs.bench import pipelines
+from zarr_codecs.bench import chunk_work, pipelines
 
 
 def test_every_pipeline_runs_on_both_stores(capsys: pytest.CaptureFixture[str]) -> None:
@@ -17,8 +17,15 @@ def test_every_pipeline_runs_on_both_stores(capsys: pytest.CaptureFixture[str]) 
     if "zarrs" in pipelines.pipelines():
         expected -= len(pipelines.COMPRESSORS)  # zarrs: LocalStore only
         expected -= len(pipelines.FILTERS)  # and without scale_offset or cast_value
+    expected += 2 * len(pipelines.COMPRESSORS)  # the chunk work alone, per store and row
     assert len(body) == expected
     assert any("| quantize int16, blosc | zarr-codecs pipeline |" in row for row in body)
+    assert any(f"| local | quantize int16, blosc | {chunk_work.NAME} |" in row for row in body)
+    # zarr 3.4's own bulk pipeline is measured beside ours on both stores
+    assert {row.split(" | ")[0] for row in body if "| zarr fused |" in row} == {
+        "| memory",
+        "| local",
+    }
     assert all("| 1.00x |" in row for row in body if "| zarr default |" in row)
 
 

@@ -2,11 +2,13 @@
 ``python -m zarr_codecs.bench.pipelines [--size MiB] [--chunk MiB]``.
 
 One float32 array (the ``float32_field`` dataset) is written and read whole through zarr-python
-with: zarr's default pipeline and codecs; the default pipeline with our codecs installed; our
+with: zarr's default pipeline and codecs; zarr's opt-in ``FusedCodecPipeline`` (zarr 3.4 and
+later), with zarr's codecs; the default pipeline with our codecs installed; our
 ``ChainCodecPipeline`` with our codecs; and the ``zarrs`` pipeline (a Rust Zarr implementation;
-LocalStore only, strict, so it never silently falls back). Each cell is the median of several
-runs; ratios are against zarr's default. Values are checked after every read. Never asserts a
-time.
+LocalStore only, strict, so it never silently falls back). A last row per store and compressor
+does the same chunk work with zarr-python taken out (:mod:`zarr_codecs.bench.chunk_work`): no
+pipeline can beat it on the machine it runs on. Each cell is the median of several runs; ratios
+are against zarr's default. Values are checked after every read. Never asserts a time.
 
 Writes are timed twice: into a new array (every chunk a new key or file) and over an existing
 one (every chunk replaced). On a LocalStore the second also measures the filesystem: replacing a
@@ -30,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from zarr_codecs.bench import datasets, harness
+from zarr_codecs.bench import chunk_work, datasets, harness
 
 MiB = 1 << 20
 
@@ -62,6 +64,8 @@ FILTERS: dict[str, list[dict[str, Any]]] = {
 COMPRESSORS["quantize int16, blosc"] = COMPRESSORS["blosc lz4 shuffle"]
 
 DEFAULT = "zarr.core.codec_pipeline.BatchedCodecPipeline"
+#: zarr-python's opt-in pipeline that runs codecs synchronously in bulk (zarr 3.4 and later).
+FUSED = "zarr.core.codec_pipeline.FusedCodecPipeline"
 #: zarr-python's own classes for the codecs it ships without a config entry (ours would be
 #: picked as "any implementation" otherwise).
 ZARRS_OWN = {
@@ -77,6 +81,9 @@ def _setup(name: str) -> Iterator[None]:
 
     if name == "zarr default":
         with zarr.config.set({"codec_pipeline.path": DEFAULT, **ZARRS_OWN}):
+            yield
+    elif name == "zarr fused":
+        with zarr.config.set({"codec_pipeline.path": FUSED, **ZARRS_OWN}):
             yield
     elif name == "default + our codecs":
         with zarr.config.set({"codec_pipeline.path": DEFAULT}), zarr_codecs.install():
@@ -95,8 +102,11 @@ def _setup(name: str) -> Iterator[None]:
 
 def pipelines() -> list[str]:
     """The pipelines that can run here."""
-    names = ["zarr default", "default + our codecs", "zarr-codecs pipeline"]
-    return [*names, "zarrs"] if importlib.util.find_spec("zarrs") else names
+    from zarr.core import codec_pipeline
+
+    fused = ["zarr fused"] if hasattr(codec_pipeline, FUSED.rpartition(".")[2]) else []
+    zarrs = ["zarrs"] if importlib.util.find_spec("zarrs") else []
+    return ["zarr default", *fused, "default + our codecs", "zarr-codecs pipeline", *zarrs]
 
 
 def _one(
@@ -160,12 +170,23 @@ def _one(
             write, warmup=1, repeats=repeats, min_time=0, setup=quiet
         )
         values = read()
-        if expected is None:
-            expected = values if np.allclose(values, data, atol=0.01) else data
-        if not np.array_equal(values, expected, equal_nan=True):
-            raise AssertionError(f"{name} read different values")
+        _check(name, values, data, expected)
         seconds_read = harness.measure(read, warmup=1, repeats=repeats, min_time=0, setup=quiet)
         return (seconds_write, seconds_overwrite, seconds_read), values
+
+
+def _check(
+    name: str,
+    values: np.ndarray[Any, Any],
+    data: np.ndarray[Any, Any],
+    expected: np.ndarray[Any, Any] | None,
+) -> None:
+    """``values`` read by ``name`` are ``expected``; with ``None`` (the reference of a lossy
+    row), within a quantization step of ``data``."""
+    if expected is None:
+        expected = values if np.allclose(values, data, atol=0.01) else data
+    if not np.array_equal(values, expected, equal_nan=True):
+        raise AssertionError(f"{name} read different values")
 
 
 #: A row of the results: store, compressor, pipeline, then write, overwrite and read seconds.
@@ -193,13 +214,28 @@ def measure_all(data: np.ndarray[Any, Any], chunk: int, repeats: int, root: Path
                 if expected is None:
                     expected = values
                 shutil.rmtree(path, ignore_errors=True)
-                rows.append((store_kind, label, name, write, overwrite, read))
-                print(
-                    f"{store_kind:6} {label:18} {name:22} write {write * 1e3:8.1f} ms "
-                    f"overwrite {overwrite * 1e3:8.1f} ms read {read * 1e3:8.1f} ms",
-                    file=sys.stderr,
-                )
+                rows.append(_reported(store_kind, label, name, (write, overwrite, read)))
+            # The same chunk work with zarr-python taken out: what no pipeline can beat here.
+            path = root / f"{store_kind}-{label}-alone".replace(" ", "_").replace(",", "")
+            filters, compressors = FILTERS.get(label, []), COMPRESSORS[label] or []
+            times, values = chunk_work.measure(
+                store_kind, filters, compressors, data, chunk, repeats, path
+            )
+            _check(chunk_work.NAME, values, data, expected)
+            shutil.rmtree(path, ignore_errors=True)
+            rows.append(_reported(store_kind, label, chunk_work.NAME, times))
     return rows
+
+
+def _reported(store_kind: str, label: str, name: str, times: tuple[float, float, float]) -> Row:
+    """The row of one measurement, also printed to stderr as it comes."""
+    write, overwrite, read = times
+    print(
+        f"{store_kind:6} {label:18} {name:22} write {write * 1e3:8.1f} ms "
+        f"overwrite {overwrite * 1e3:8.1f} ms read {read * 1e3:8.1f} ms",
+        file=sys.stderr,
+    )
+    return (store_kind, label, name, write, overwrite, read)
 
 
 def to_markdown(rows: Sequence[Row], nbytes: int) -> str:
