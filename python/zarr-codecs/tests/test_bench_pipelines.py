@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import contextlib
+
+import numpy as np
 import pytest
 from zarr_codecs.bench import chunk_work, pipelines
 
@@ -36,3 +39,44 @@ def test_the_table_divides_by_the_default() -> None:
     ]
     table = pipelines.to_markdown(rows, 10**6)
     assert "| memory | none | x | 1 | 2.00x | 1 | 3.00x | 1 | 4.00x |" in table
+
+
+class _Recorder:
+    """A subject that records what is done to it and takes ``seconds`` per timed step on a
+    fake clock."""
+
+    def __init__(self, name: str, log: list[str], seconds: list[float]) -> None:
+        self.name, self.log, self.seconds = name, log, seconds
+
+    def context(self) -> contextlib.AbstractContextManager[object]:
+        return contextlib.nullcontext()
+
+    def fresh(self) -> None:
+        self.log.append(f"{self.name} fresh")
+
+    def write(self) -> None:
+        self.log.append(f"{self.name} write")
+        _CLOCK[0] += self.seconds.pop(0)
+
+    def read(self) -> np.ndarray:
+        self.log.append(f"{self.name} read")
+        _CLOCK[0] += self.seconds.pop(0)
+        return np.zeros(1)
+
+    def remove(self) -> None:
+        pass
+
+
+_CLOCK = [0.0]
+
+
+def test_rounds_take_every_subject_in_turn_and_give_medians() -> None:
+    log: list[str] = []
+    # per round: write, overwrite, read; the first round is not counted
+    a = _Recorder("a", log, [9, 9, 9, 1, 2, 3, 5, 6, 7, 3, 4, 5])
+    b = _Recorder("b", log, [9, 9, 9, 2, 2, 2, 2, 2, 2, 8, 8, 8])
+    times, first = pipelines.in_rounds([a, b], "memory", repeats=3, clock=lambda: _CLOCK[0])
+    assert times == [(3, 4, 5), (2, 2, 2)]
+    assert len(first) == 2
+    round_of = ["fresh", "write", "write", "read"]
+    assert log == [f"{name} {step}" for _ in range(4) for name in "ab" for step in round_of]

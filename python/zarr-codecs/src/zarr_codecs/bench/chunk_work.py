@@ -18,16 +18,15 @@ pipeline can reach there.
 
 from __future__ import annotations
 
-import os
+import contextlib
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 from zarr_codec import Chain, ChunkSpec
 from zarr_codec.chain import each_in_parallel
-from zarr_codecs.bench import harness
 
 #: The row's name in the benchmark's table.
 NAME = "runners alone (no zarr)"
@@ -52,62 +51,86 @@ def _owned(encoded: Any, caller: np.ndarray[Any, Any]) -> Any:
     return view.copy() if np.may_share_memory(view, caller) else encoded
 
 
-def measure(
-    store_kind: str,
-    filters: Sequence[dict[str, Any]],
-    compressors: Sequence[dict[str, Any]],
-    data: np.ndarray[Any, Any],
-    chunk: int,
-    repeats: int,
-    path: Path,
-) -> tuple[tuple[float, float, float], np.ndarray[Any, Any]]:
-    """(write, overwrite, read) seconds of the chunk work alone for ``data`` (1-D, a whole
-    number of chunks) in a store of ``store_kind`` (``"memory"`` or ``"local"``), and the values
-    the last read gave."""
-    if data.ndim != 1 or data.size % chunk:
-        raise ValueError("data must be 1-D and a whole number of chunks")
-    chain = chain_for(filters, compressors, chunk, data.dtype)
-    chunks = [data[start : start + chunk] for start in range(0, data.size, chunk)]
-    files = [path / "c" / str(index) for index in range(len(chunks))]
-    stored: list[Any] = []
+class Subject(Protocol):
+    """One way of storing the benchmark's array, taken through a round by
+    :func:`zarr_codecs.bench.pipelines.in_rounds`: each step runs inside :meth:`context`."""
 
-    def quiet() -> None:
-        """No earlier run's writes still going to disk (untimed)."""
-        if store_kind == "local":
-            os.sync()
+    def context(self) -> contextlib.AbstractContextManager[object]:
+        """The configuration the steps run in (zarr-python's, for a pipeline)."""
+        ...
 
-    def empty() -> None:
-        stored.clear()
-        shutil.rmtree(path, ignore_errors=True)
-        quiet()
+    def fresh(self) -> None:
+        """A new, empty array (untimed)."""
+        ...
 
-    def write() -> None:
-        if store_kind == "local":
-            if not chain.encode_files(chunks, files):
-                raise RuntimeError(f"{chain!r} has no compiled kernels")
+    def write(self) -> None:
+        """Write the whole array (timed)."""
+        ...
+
+    def read(self) -> np.ndarray[Any, Any]:
+        """Read the whole array into a new one (timed)."""
+        ...
+
+    def remove(self) -> None:
+        """Let go of the array and its store."""
+        ...
+
+
+class ChunkWork:
+    """The chunk work of ``data`` (1-D, a whole number of chunks) in a store of
+    ``store_kind`` (``"memory"`` or ``"local"``, the files under ``path``), as a
+    :class:`Subject`."""
+
+    def __init__(
+        self,
+        store_kind: str,
+        filters: Sequence[dict[str, Any]],
+        compressors: Sequence[dict[str, Any]],
+        data: np.ndarray[Any, Any],
+        chunk: int,
+        path: Path,
+    ) -> None:
+        if data.ndim != 1 or data.size % chunk:
+            raise ValueError("data must be 1-D and a whole number of chunks")
+        if store_kind not in ("memory", "local"):
+            raise ValueError(f"unknown store kind {store_kind!r}")
+        self.store_kind, self.data, self.chunk, self.path = store_kind, data, chunk, path
+        self.chain = chain_for(filters, compressors, chunk, data.dtype)
+        self.chunks = [data[start : start + chunk] for start in range(0, data.size, chunk)]
+        self.files = [path / "c" / str(index) for index in range(len(self.chunks))]
+        self.stored: list[Any] = []
+
+    def context(self) -> contextlib.AbstractContextManager[object]:
+        return contextlib.nullcontext()
+
+    def fresh(self) -> None:
+        self.stored.clear()
+        shutil.rmtree(self.path, ignore_errors=True)
+
+    def write(self) -> None:
+        if self.store_kind == "local":
+            if not self.chain.encode_files(self.chunks, self.files):
+                raise RuntimeError(f"{self.chain!r} has no compiled kernels")
             return
-        encoded = chain.encode_batch(chunks)
+        encoded = self.chain.encode_batch(self.chunks)
         owned: list[Any] = [None] * len(encoded)
 
         def own(index: int) -> None:
-            owned[index] = _owned(encoded[index], data)
+            owned[index] = _owned(encoded[index], self.data)
 
         each_in_parallel(own, range(len(encoded)))
-        stored[:] = owned
+        self.stored[:] = owned
 
-    def read() -> np.ndarray[Any, Any]:
-        out = np.empty_like(data)  # a new array, as zarr-python reads into
-        slots = [out[start : start + chunk] for start in range(0, out.size, chunk)]
-        if store_kind == "local":
-            found = chain.decode_files_into(files, slots)
+    def read(self) -> np.ndarray[Any, Any]:
+        out = np.empty_like(self.data)  # a new array, as zarr-python reads into
+        slots = [out[start : start + self.chunk] for start in range(0, out.size, self.chunk)]
+        if self.store_kind == "local":
+            found = self.chain.decode_files_into(self.files, slots)
             if found is None or not all(found):
-                raise RuntimeError(f"{chain!r} could not read every chunk file")
+                raise RuntimeError(f"{self.chain!r} could not read every chunk file")
         else:
-            chain.decode_batch_into(stored, slots)
+            self.chain.decode_batch_into(self.stored, slots)
         return out
 
-    seconds_write = harness.measure(write, warmup=1, repeats=repeats, min_time=0, setup=empty)
-    seconds_overwrite = harness.measure(write, warmup=1, repeats=repeats, min_time=0, setup=quiet)
-    values = read()
-    seconds_read = harness.measure(read, warmup=1, repeats=repeats, min_time=0, setup=quiet)
-    return (seconds_write, seconds_overwrite, seconds_read), values
+    def remove(self) -> None:
+        self.fresh()

@@ -7,8 +7,9 @@ later), with zarr's codecs; the default pipeline with our codecs installed; our
 ``ChainCodecPipeline`` with our codecs; and the ``zarrs`` pipeline (a Rust Zarr implementation;
 LocalStore only, strict, so it never silently falls back). A last row per store and compressor
 does the same chunk work with zarr-python taken out (:mod:`zarr_codecs.bench.chunk_work`): no
-pipeline can beat it on the machine it runs on. Each cell is the median of several runs; ratios
-are against zarr's default. Values are checked after every read. Never asserts a time.
+pipeline can beat it on the machine it runs on. Each cell is the median of several rounds, each
+round taking every pipeline in turn (:func:`in_rounds`); ratios are against zarr's default.
+Values are checked after the first read. Never asserts a time.
 
 Writes are timed twice: into a new array (every chunk a new key or file) and over an existing
 one (every chunk replaced). On a LocalStore the second also measures the filesystem: replacing a
@@ -25,14 +26,16 @@ import contextlib
 import importlib.util
 import os
 import shutil
+import statistics
 import sys
 import tempfile
-from collections.abc import Iterator, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from zarr_codecs.bench import chunk_work, datasets, harness
+from zarr_codecs.bench import chunk_work, datasets
 
 MiB = 1 << 20
 
@@ -109,70 +112,114 @@ def pipelines() -> list[str]:
     return ["zarr default", *fused, "default + our codecs", "zarr-codecs pipeline", *zarrs]
 
 
-def _one(
+class ZarrArray:
+    """One pipeline's array, written and read whole through zarr-python (a
+    :class:`~zarr_codecs.bench.chunk_work.Subject`)."""
+
+    def __init__(
+        self,
+        store_kind: str,
+        label: str,
+        name: str,
+        data: np.ndarray[Any, Any],
+        chunk: int,
+        path: Path,
+    ) -> None:
+        self.store_kind, self.label, self.name = store_kind, label, name
+        self.data, self.chunk, self.path = data, chunk, path
+        self._stores: list[Any] = []
+        self._arrays: list[Any] = []
+
+    def context(self) -> contextlib.AbstractContextManager[object]:
+        return _setup(self.name)
+
+    def _store(self) -> Any:
+        import zarr
+
+        if self.store_kind == "memory":
+            return self._stores[-1]
+        return zarr.storage.LocalStore(self.path)
+
+    def fresh(self) -> None:
+        """A new, empty array: the old one's chunks deleted, with its store."""
+        import zarr
+
+        self._arrays.clear()
+        self._stores[:] = [zarr.storage.MemoryStore()]
+        shutil.rmtree(self.path, ignore_errors=True)
+        self._arrays.append(
+            zarr.create_array(
+                store=self._store(),
+                shape=self.data.shape,
+                chunks=(self.chunk,),
+                dtype=self.data.dtype,
+                filters=FILTERS.get(self.label),
+                compressors=COMPRESSORS[self.label],
+                overwrite=True,
+            )
+        )
+
+    def write(self) -> None:
+        self._arrays[-1][...] = self.data
+
+    def read(self) -> np.ndarray[Any, Any]:
+        import zarr
+
+        return np.asarray(zarr.open_array(self._store(), mode="r")[...])
+
+    def remove(self) -> None:
+        self._arrays.clear()
+        self._stores.clear()
+        shutil.rmtree(self.path, ignore_errors=True)
+
+
+def in_rounds(
+    subjects: Sequence[chunk_work.Subject],
     store_kind: str,
-    label: str,
-    name: str,
-    data: np.ndarray[Any, Any],
-    chunk: int,
     repeats: int,
-    path: Path,
-    expected: np.ndarray[Any, Any] | None,
-) -> tuple[tuple[float, float, float], np.ndarray[Any, Any]]:
-    """(write, overwrite, read) seconds for one store, row and pipeline, and the values read:
-    equal to ``expected``, or with ``None`` (the reference of a lossy row) within a
-    quantization step of ``data``."""
-    import zarr
+    clock: Callable[[], float] = time.perf_counter,
+) -> tuple[list[tuple[float, float, float]], list[np.ndarray[Any, Any]]]:
+    """Each subject's (write, overwrite, read) median seconds over ``repeats`` rounds, after
+    one untimed round, and the values each read first.
 
-    stores: list[Any] = []
-
-    def store() -> Any:
-        if store_kind == "memory":
-            return stores[-1]
-        return zarr.storage.LocalStore(path)
+    Every round takes each subject in turn through a write into a new array, an overwrite of
+    it and a read of it, so that a slow spell of a shared machine falls on every subject alike
+    instead of on whichever was running. Before each timed LocalStore step the file system's
+    pending writes are flushed (untimed). ``clock`` is replaceable for tests."""
 
     def quiet() -> None:
-        """No earlier run's writes still going to disk (untimed)."""
         if store_kind == "local":
             os.sync()
 
-    with _setup(name):
-        arrays: list[Any] = []
+    def timed(step: Callable[[], object]) -> tuple[float, object]:
+        quiet()
+        start = clock()
+        result = step()
+        return clock() - start, result
 
-        def new_array() -> None:
-            """A new, empty array (untimed): the old one's chunks deleted, with its store."""
-            arrays.clear()
-            stores[:] = [zarr.storage.MemoryStore()]
-            shutil.rmtree(path, ignore_errors=True)
-            quiet()
-            arrays.append(
-                zarr.create_array(
-                    store=store(),
-                    shape=data.shape,
-                    chunks=(chunk,),
-                    dtype=data.dtype,
-                    filters=FILTERS.get(label),
-                    compressors=COMPRESSORS[label],
-                    overwrite=True,
-                )
-            )
-
-        def write() -> None:
-            arrays[-1][...] = data
-
-        def read() -> Any:
-            return zarr.open_array(store(), mode="r")[...]
-
-        seconds_write = harness.measure(
-            write, warmup=1, repeats=repeats, min_time=0, setup=new_array
+    samples: list[list[tuple[float, float, float]]] = [[] for _ in subjects]
+    first: list[np.ndarray[Any, Any]] = []
+    for round_ in range(1 + repeats):
+        for index, subject in enumerate(subjects):
+            with subject.context():
+                subject.fresh()
+                seconds_write, _ = timed(subject.write)
+                seconds_overwrite, _ = timed(subject.write)
+                seconds_read, values = timed(subject.read)
+            if round_ == 0:
+                first.append(np.asarray(values))
+            else:
+                samples[index].append((seconds_write, seconds_overwrite, seconds_read))
+            del values
+    medians = [
+        (
+            statistics.median(s[0] for s in cell),
+            statistics.median(s[1] for s in cell),
+            statistics.median(s[2] for s in cell),
         )
-        seconds_overwrite = harness.measure(
-            write, warmup=1, repeats=repeats, min_time=0, setup=quiet
-        )
-        values = read()
-        _check(name, values, data, expected)
-        seconds_read = harness.measure(read, warmup=1, repeats=repeats, min_time=0, setup=quiet)
-        return (seconds_write, seconds_overwrite, seconds_read), values
+        for cell in samples
+    ]
+    return medians, first
 
 
 def _check(
@@ -194,36 +241,49 @@ Row = tuple[str, str, str, float, float, float]
 
 
 def measure_all(data: np.ndarray[Any, Any], chunk: int, repeats: int, root: Path) -> list[Row]:
-    """A :data:`Row` for every combination of store, compressor and pipeline."""
-    rows = []
+    """A :data:`Row` for every combination of store, compressor and pipeline, the chunk work
+    alone last."""
+    rows: list[Row] = []
     for store_kind in ("memory", "local"):
         for label in COMPRESSORS:
-            # Lossless rows read `data`; lossy ones what zarr's default pipeline reads.
-            expected: np.ndarray[Any, Any] | None = data
-            for name in pipelines():
-                if name == "zarrs" and store_kind == "memory":
-                    continue  # zarrs reads and writes files only
-                if name == "zarrs" and label in FILTERS:
-                    continue  # zarrs 0.2 has no scale_offset or cast_value
-                path = root / f"{store_kind}-{label}-{name}".replace(" ", "_").replace(",", "")
-                if name == "zarr default" and label in FILTERS:
-                    expected = None
-                (write, overwrite, read), values = _one(
-                    store_kind, label, name, data, chunk, repeats, path, expected
-                )
-                if expected is None:
-                    expected = values
-                shutil.rmtree(path, ignore_errors=True)
-                rows.append(_reported(store_kind, label, name, (write, overwrite, read)))
+            names = [
+                name
+                for name in pipelines()
+                # zarrs reads and writes files only, and 0.2 has no scale_offset or cast_value
+                if name != "zarrs" or (store_kind == "local" and label not in FILTERS)
+            ]
+            stem = f"{store_kind}-{label}".replace(" ", "_").replace(",", "")
+            subjects: list[chunk_work.Subject] = [
+                ZarrArray(store_kind, label, name, data, chunk, root / f"{stem}-{name}")
+                for name in names
+            ]
             # The same chunk work with zarr-python taken out: what no pipeline can beat here.
-            path = root / f"{store_kind}-{label}-alone".replace(" ", "_").replace(",", "")
-            filters, compressors = FILTERS.get(label, []), COMPRESSORS[label] or []
-            times, values = chunk_work.measure(
-                store_kind, filters, compressors, data, chunk, repeats, path
+            subjects.append(
+                chunk_work.ChunkWork(
+                    store_kind,
+                    FILTERS.get(label, []),
+                    COMPRESSORS[label] or [],
+                    data,
+                    chunk,
+                    root / f"{stem}-alone",
+                )
             )
-            _check(chunk_work.NAME, values, data, expected)
-            shutil.rmtree(path, ignore_errors=True)
-            rows.append(_reported(store_kind, label, chunk_work.NAME, times))
+            names.append(chunk_work.NAME)
+            try:
+                times, values = in_rounds(subjects, store_kind, repeats)
+            finally:
+                for subject in subjects:
+                    subject.remove()
+            # Lossless rows read `data`; lossy ones what zarr's default pipeline reads.
+            expected = None if label in FILTERS else data
+            for name, read in zip(names, values, strict=True):
+                _check(name, read, data, expected)
+                if expected is None:
+                    expected = read
+            rows.extend(
+                _reported(store_kind, label, name, cell)
+                for name, cell in zip(names, times, strict=True)
+            )
     return rows
 
 
