@@ -178,8 +178,8 @@ def in_rounds(
     store_kind: str,
     repeats: int,
     clock: Callable[[], float] = time.perf_counter,
-) -> tuple[list[tuple[float, float, float]], list[np.ndarray[Any, Any]]]:
-    """Each subject's (write, overwrite, read) median seconds over ``repeats`` rounds, after
+) -> tuple[list[list[tuple[float, float, float]]], list[np.ndarray[Any, Any]]]:
+    """Each subject's (write, overwrite, read) seconds in each of ``repeats`` rounds, after
     one untimed round, and the values each read first.
 
     Every round takes each subject in turn through a write into a new array, an overwrite of
@@ -211,15 +211,13 @@ def in_rounds(
             else:
                 samples[index].append((seconds_write, seconds_overwrite, seconds_read))
             del values
-    medians = [
-        (
-            statistics.median(s[0] for s in cell),
-            statistics.median(s[1] for s in cell),
-            statistics.median(s[2] for s in cell),
-        )
-        for cell in samples
-    ]
-    return medians, first
+    return samples, first
+
+
+def _medians(samples: Sequence[tuple[float, float, float]]) -> tuple[float, float, float]:
+    """The median write, overwrite and read seconds of a subject's rounds."""
+    write, overwrite, read = (statistics.median(column) for column in zip(*samples, strict=True))
+    return write, overwrite, read
 
 
 def _check(
@@ -270,7 +268,7 @@ def measure_all(data: np.ndarray[Any, Any], chunk: int, repeats: int, root: Path
             )
             names.append(chunk_work.NAME)
             try:
-                times, values = in_rounds(subjects, store_kind, repeats)
+                samples, values = in_rounds(subjects, store_kind, repeats)
             finally:
                 for subject in subjects:
                     subject.remove()
@@ -282,17 +280,21 @@ def measure_all(data: np.ndarray[Any, Any], chunk: int, repeats: int, root: Path
                     expected = read
             rows.extend(
                 _reported(store_kind, label, name, cell)
-                for name, cell in zip(names, times, strict=True)
+                for name, cell in zip(names, samples, strict=True)
             )
     return rows
 
 
-def _reported(store_kind: str, label: str, name: str, times: tuple[float, float, float]) -> Row:
-    """The row of one measurement, also printed to stderr as it comes."""
-    write, overwrite, read = times
+def _reported(
+    store_kind: str, label: str, name: str, samples: Sequence[tuple[float, float, float]]
+) -> Row:
+    """The row of one subject (its medians), printed to stderr with every round's times."""
+    write, overwrite, read = _medians(samples)
+    rounds = "; ".join(" ".join(f"{seconds * 1e3:.1f}" for seconds in s) for s in samples)
     print(
         f"{store_kind:6} {label:18} {name:22} write {write * 1e3:8.1f} ms "
-        f"overwrite {overwrite * 1e3:8.1f} ms read {read * 1e3:8.1f} ms",
+        f"overwrite {overwrite * 1e3:8.1f} ms read {read * 1e3:8.1f} ms "
+        f"(rounds, ms: {rounds})",
         file=sys.stderr,
     )
     return (store_kind, label, name, write, overwrite, read)
