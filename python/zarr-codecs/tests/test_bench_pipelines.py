@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import contextlib
+import statistics
 
 import numpy as np
 import pytest
@@ -77,7 +78,9 @@ def test_rounds_take_every_subject_in_turn() -> None:
     b = _Recorder("b", log, [9, 9, 9, 2, 2, 2, 2, 2, 2, 8, 8, 8])
     samples, first = pipelines.in_rounds([a, b], "memory", repeats=3, clock=lambda: _CLOCK[0])
     assert samples == [[(1, 2, 3), (5, 6, 7), (3, 4, 5)], [(2, 2, 2), (2, 2, 2), (8, 8, 8)]]
-    assert [pipelines._medians(cell) for cell in samples] == [(3, 4, 5), (2, 2, 2)]
+    assert [pipelines._summary(cell, min) for cell in samples] == [(1, 2, 3), (2, 2, 2)]
+    medians = [pipelines._summary(cell, statistics.median) for cell in samples]
+    assert medians == [(3, 4, 5), (2, 2, 2)]
     assert len(first) == 2
     round_of = ["fresh", "write", "write", "read"]
     assert log == [f"{name} {step}" for _ in range(4) for name in "ab" for step in round_of]
