@@ -48,7 +48,7 @@ from zarr.core.buffer import default_buffer_prototype  # noqa: E402
 from zarr.core.codec_pipeline import BatchedCodecPipeline  # noqa: E402
 from zarr.core.sync import sync  # noqa: E402
 from zarr.storage import LocalStore, MemoryStore  # noqa: E402
-from zarr_codec import CodecError  # noqa: E402
+from zarr_codec import CodecError, CorruptInputError  # noqa: E402
 from zarr_codec.chain import Chain  # noqa: E402
 from zarr_codec.zarr_pipeline import PATH, ChainCodecPipeline  # noqa: E402
 
@@ -1036,6 +1036,33 @@ def test_a_corrupt_chunk_raises_our_codec_error(
             run(array, expected)
         _assert_values(chain, array[1:4], expected[1:4])  # partial chunks
         _assert_values(chain, array[11:14, 2:], expected[11:14, 2:])
+
+
+# -- without compiled file runners -------------------------------------------------------------
+
+
+def test_local_chunks_without_file_runners_go_through_the_thread_pool(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where no wheel's file runners are found, LocalStore chunks are written with zarr's own
+    helper and read by the thread pool: uncompressed chunks straight into place, missing ones
+    as the fill value, and a chunk file of the wrong size raises ``CorruptInputError``."""
+    import zarr_codec.chain
+
+    monkeypatch.setattr(zarr_codec.chain, "file_runners", lambda: None)
+    # 1-D, so that whole chunks are contiguous in the output and read straight into place
+    data = np.arange(700, dtype="float32")
+    with _pipeline(PATH):
+        array = _create(LocalStore(tmp_path), "bytes-little", "float32", data.shape, (100,))
+        assert _chain_of(array) is not None
+        array[:400] = data[:400]  # four chunks; the other three stay missing
+        assert sorted(p.name for p in (tmp_path / "c").iterdir()) == ["0", "1", "2", "3"]
+        values = zarr.open_array(LocalStore(tmp_path), mode="r")[...]
+        np.testing.assert_array_equal(values[:400], data[:400])
+        assert np.isnan(values[400:]).all()
+        (tmp_path / "c" / "1").write_bytes(b"\0" * 3)
+        with pytest.raises(CorruptInputError, match="does not hold exactly 400 bytes"):
+            zarr.open_array(LocalStore(tmp_path), mode="r")[...]
 
 
 # -- spawn workers -----------------------------------------------------------------------------

@@ -28,11 +28,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import threading
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -305,21 +305,23 @@ def _memory_chunks(batch: Sequence[ReadItem]) -> list[Any] | None:
     return [stored.get(getter.path) for getter in getters]  # type: ignore[attr-defined]
 
 
-def _local_files(batch: Sequence[ReadItem]) -> list[Path] | None:
-    """The chunk files, when every chunk is a key of one plain ``LocalStore``."""
+def _local_files(batch: Sequence[ReadItem]) -> list[str] | None:
+    """The chunk files' paths, when every chunk is a key of one plain ``LocalStore``: joined
+    as strings, which for a batch of many chunks is several times cheaper than ``Path``."""
     from zarr.storage import LocalStore
 
     getters = [getter for getter, *_ in batch]
     store = plain_store_of(getters, LocalStore)
     if store is None:
         return None
-    return [Path(store.root) / getter.path for getter in getters]  # type: ignore[attr-defined]
+    root = os.fspath(store.root)
+    return [os.path.join(root, getter.path) for getter in getters]  # type: ignore[attr-defined]
 
 
-def _read_into(path: Path, slot: np.ndarray[Any, Any]) -> bool:
+def _read_into(path: str, slot: np.ndarray[Any, Any]) -> bool:
     """Read a stored-as-is chunk file into ``slot``; ``False`` when there is no file."""
     try:
-        file = path.open("rb")
+        file = open(path, "rb")  # noqa: SIM115 - closed by the `with` below
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
         return False
     with file:
@@ -332,9 +334,10 @@ def _read_into(path: Path, slot: np.ndarray[Any, Any]) -> bool:
     return True
 
 
-def _read_bytes(path: Path) -> bytes | None:
+def _read_bytes(path: str) -> bytes | None:
     try:
-        return path.read_bytes()
+        with open(path, "rb") as file:
+            return file.read()
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
         return None
 
@@ -342,7 +345,7 @@ def _read_bytes(path: Path) -> bytes | None:
 def _read_files(
     chains: Sequence[Chain],
     batch: Sequence[ReadItem],
-    files: Sequence[Path],
+    files: Sequence[str],
     out: NDBuffer,
     drop_axes: tuple[int, ...],
 ) -> tuple[GetResult, ...]:
