@@ -735,8 +735,17 @@ where
     S: Elem + Into<i128>,
     T: IntTarget + Default,
 {
-    #[allow(clippy::cast_precision_loss)] // keys are exact in f64; so is a match
-    let exact = |v: S| v.into() as f64;
+    // Keys are exact in f64, and so is every element below 2^53. A wider element that is not
+    // would round onto a neighbour, perhaps a key: it gives NaN instead, which equals no key
+    // (an integer source has no NaN key).
+    let exact = |v: S| {
+        let value: i128 = v.into();
+        #[allow(clippy::cast_precision_loss)] // checked below where it can round
+        let rounded = value as f64;
+        #[allow(clippy::cast_possible_truncation)] // a rounded 64-bit integer fits in i128
+        let exact = std::mem::size_of::<S>() < 8 || rounded as i128 == value;
+        if exact { rounded } else { f64::NAN }
+    };
     run(
         plan,
         keys,
@@ -1252,6 +1261,44 @@ mod tests {
             .flat_map(|v: &f64| v.to_ne_bytes())
             .collect();
         assert_eq!(plan.apply_to_vec(&input).expect("cast"), [1, 0, 2, 0]);
+    }
+
+    #[test]
+    fn wide_integer_keys_match_only_themselves() {
+        // 2^63 - 2 and 2^63 are one f64 apart from nothing: compared as f64 they are equal.
+        use serde_json::json;
+        let cases: [(DataType, u64, [u64; 4]); 2] = [
+            (
+                DataType::UInt64,
+                1 << 63,
+                [1 << 63, (1 << 63) - 2, (1 << 63) + 2, (1 << 53) + 1],
+            ),
+            (
+                DataType::Int64,
+                1_u64 << 62,
+                [1 << 62, (1 << 62) - 1, (1 << 62) + 1, 7],
+            ),
+        ];
+        for (from, key, elements) in cases {
+            let pairs = [(json!(key), json!(5))];
+            let map = ScalarMap::parse(&pairs, from, DataType::Int8).expect("map");
+            let plan = CastPlan::new(
+                from,
+                DataType::Int8,
+                Rounding::NearestEven,
+                Some(OutOfRange::Clamp),
+                map,
+            )
+            .expect("plan");
+            let input: Vec<u8> = elements.iter().flat_map(|v| v.to_ne_bytes()).collect();
+            let small = if elements[3] == 7 { 7 } else { 127 };
+            assert_eq!(
+                plan.apply_to_vec(&input).expect("cast"),
+                [5, 127, 127, small],
+                "{from}"
+            );
+            check(&plan, &input);
+        }
     }
 
     #[test]
