@@ -4,9 +4,10 @@ chunks, codecs and store layout.
 
 Every pipeline must do this work (the same frames, byte for byte, the same files, the same
 copies into a new output array); what a pipeline takes beyond it is its own overhead and
-zarr-python's. So the row this module measures bounds, on the machine it runs on, how fast any
-pipeline built on these codec libraries can be: its ratio to zarr's default is the highest a
-pipeline can reach there.
+zarr-python's. So the row this module measures is about the best, on the machine it runs on,
+that a pipeline built on these codec libraries can do. Not quite for MemoryStore overwrites of
+uncompressed chunks: this copies every chunk into new memory while the old ones are still held,
+where a pipeline that replaces each old chunk as it goes reuses that memory.
 
 - **memory**: a write encodes every chunk into memory of its own (an uncompressed chunk is
   copied, as a store must own what it keeps); a read decodes every stored chunk into its place

@@ -6,13 +6,14 @@ with: zarr's default pipeline and codecs; zarr's opt-in ``FusedCodecPipeline`` (
 later), with zarr's codecs; the default pipeline with our codecs installed; our
 ``ChainCodecPipeline`` with our codecs; and the ``zarrs`` pipeline (a Rust Zarr implementation;
 LocalStore only, strict, so it never silently falls back). A last row per store and compressor
-does the same chunk work with zarr-python taken out (:mod:`zarr_codecs.bench.chunk_work`): no
-pipeline can beat it on the machine it runs on. Each cell is the best of several rounds, each
-round taking every pipeline in turn (:func:`in_rounds`): on a shared machine whatever else runs
-only adds time (on the virtual machines this was measured on, the host's memory reclaim evicts
-page cache and stalls page faults now and then), so the best round is the steadiest measure of
-what a pipeline costs; the medians and every round are printed to stderr. Ratios are against
-zarr's default. Values are checked after the first read. Never asserts a time.
+does the same chunk work with zarr-python taken out (:mod:`zarr_codecs.bench.chunk_work`):
+about the best a pipeline can do on the machine it runs on. Each cell is the best of several
+rounds, each round taking every pipeline in turn (:func:`in_rounds`): on a shared machine
+whatever else runs only adds time (on the virtual machines this was measured on, the host's
+memory reclaim evicts page cache and stalls page faults now and then), so the best round is the
+steadiest measure of what a pipeline costs; the medians and every round are printed to
+stderr. Ratios are against zarr's default. Values are checked after the first read. Never
+asserts a time.
 
 Writes are timed twice: into a new array (every chunk a new key or file) and over an existing
 one (every chunk replaced). On a LocalStore the second also measures the filesystem: replacing a
@@ -261,7 +262,7 @@ def measure_all(data: np.ndarray[Any, Any], chunk: int, repeats: int, root: Path
                 ZarrArray(store_kind, label, name, data, chunk, root / f"{stem}-{name}")
                 for name in names
             ]
-            # The same chunk work with zarr-python taken out: what no pipeline can beat here.
+            # The same chunk work with zarr-python taken out: about the best a pipeline can do here.
             subjects.append(
                 chunk_work.ChunkWork(
                     store_kind,
