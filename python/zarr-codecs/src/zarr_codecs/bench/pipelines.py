@@ -7,13 +7,17 @@ later), with zarr's codecs; the default pipeline with our codecs installed; our
 ``ChainCodecPipeline`` with our codecs; and the ``zarrs`` pipeline (a Rust Zarr implementation;
 LocalStore only, strict, so it never silently falls back). A last row per store and compressor
 does the same chunk work with zarr-python taken out (:mod:`zarr_codecs.bench.chunk_work`):
-about the best a pipeline can do on the machine it runs on. Each cell is the best of several
-rounds, each round taking every pipeline in turn (:func:`in_rounds`): on a shared machine
-whatever else runs only adds time (on the virtual machines this was measured on, the host's
-memory reclaim evicts page cache and stalls page faults now and then), so the best round is the
-steadiest measure of what a pipeline costs; the medians and every round are printed to
-stderr. Ratios are against zarr's default. Values are checked after the first read. Never
-asserts a time.
+about the best a pipeline can do on the machine it runs on.
+
+Every pipeline runs several rounds, each round taking every pipeline in turn
+(:func:`in_rounds`), so a slow spell of a shared machine falls on all of them alike. Two tables
+are printed: each pipeline's best round (whatever else runs only adds time, so the best is the
+steadiest measure of what a pipeline costs) and its median round; every round goes to stderr.
+Before every timed step, twice the array's size of free memory is made ready
+(:mod:`zarr_codecs.bench.memory`): on a virtual machine with free page reporting, memory left
+free for a couple of seconds goes back to the host, and a step that then allocates it pays the
+host's page faults (10-20x slower). Ratios are against zarr's default. Values are checked after
+the first read. Never asserts a time.
 
 Writes are timed twice: into a new array (every chunk a new key or file) and over an existing
 one (every chunk replaced). On a LocalStore the second also measures the filesystem: replacing a
@@ -40,6 +44,7 @@ from typing import Any
 
 import numpy as np
 from zarr_codecs.bench import chunk_work, datasets
+from zarr_codecs.bench.memory import back_free_memory
 
 MiB = 1 << 20
 
@@ -182,18 +187,22 @@ def in_rounds(
     store_kind: str,
     repeats: int,
     clock: Callable[[], float] = time.perf_counter,
+    ready: Callable[[], object] = lambda: None,
 ) -> tuple[list[list[tuple[float, float, float]]], list[np.ndarray[Any, Any]]]:
     """Each subject's (write, overwrite, read) seconds in each of ``repeats`` rounds, after
     one untimed round, and the values each read first.
 
     Every round takes each subject in turn through a write into a new array, an overwrite of
     it and a read of it, so that a slow spell of a shared machine falls on every subject alike
-    instead of on whichever was running. Before each timed LocalStore step the file system's
-    pending writes are flushed (untimed). ``clock`` is replaceable for tests."""
+    instead of on whichever was running. Before each timed step, untimed: on a LocalStore the
+    file system's pending writes are flushed, then ``ready`` runs (the benchmark makes free
+    memory ready with it: :mod:`zarr_codecs.bench.memory`). ``clock`` is replaceable for
+    tests."""
 
     def quiet() -> None:
         if store_kind == "local":
             os.sync()
+        ready()
 
     def timed(step: Callable[[], object]) -> tuple[float, object]:
         quiet()
@@ -243,12 +252,15 @@ def _check(
 
 #: A row of the results: store, compressor, pipeline, then write, overwrite and read seconds.
 Row = tuple[str, str, str, float, float, float]
+#: What was measured of one subject: store, compressor, pipeline, then every timed round's
+#: (write, overwrite, read) seconds.
+Measured = tuple[str, str, str, list[tuple[float, float, float]]]
 
 
-def measure_all(data: np.ndarray[Any, Any], chunk: int, repeats: int, root: Path) -> list[Row]:
-    """A :data:`Row` for every combination of store, compressor and pipeline, the chunk work
-    alone last."""
-    rows: list[Row] = []
+def measure_all(data: np.ndarray[Any, Any], chunk: int, repeats: int, root: Path) -> list[Measured]:
+    """Every round of every combination of store, compressor and pipeline, the chunk work
+    alone last (each also printed to stderr)."""
+    measured: list[Measured] = []
     for store_kind in ("memory", "local"):
         for label in COMPRESSORS:
             names = [
@@ -275,7 +287,9 @@ def measure_all(data: np.ndarray[Any, Any], chunk: int, repeats: int, root: Path
             )
             names.append(chunk_work.NAME)
             try:
-                samples, values = in_rounds(subjects, store_kind, repeats)
+                samples, values = in_rounds(
+                    subjects, store_kind, repeats, ready=lambda: back_free_memory(2 * data.nbytes)
+                )
             finally:
                 for subject in subjects:
                     subject.remove()
@@ -285,18 +299,21 @@ def measure_all(data: np.ndarray[Any, Any], chunk: int, repeats: int, root: Path
                 _check(name, read, data, expected)
                 if expected is None:
                     expected = read
-            rows.extend(
-                _reported(store_kind, label, name, cell)
-                for name, cell in zip(names, samples, strict=True)
-            )
-    return rows
+            for name, cell in zip(names, samples, strict=True):
+                _report(store_kind, label, name, cell)
+                measured.append((store_kind, label, name, cell))
+    return measured
 
 
-def _reported(
+def summarized(measured: Sequence[Measured], of: Callable[[Sequence[float]], float]) -> list[Row]:
+    """A :data:`Row` per subject: ``of`` (``min``, ``statistics.median``) its rounds."""
+    return [(store, label, name, *_summary(cell, of)) for store, label, name, cell in measured]
+
+
+def _report(
     store_kind: str, label: str, name: str, samples: Sequence[tuple[float, float, float]]
-) -> Row:
-    """The row of one subject (its best rounds), printed to stderr with its medians and every
-    round's times."""
+) -> None:
+    """One subject's best rounds, medians and every round's times, to stderr."""
     write, overwrite, read = _summary(samples, min)
     medians = " ".join(f"{seconds * 1e3:.1f}" for seconds in _summary(samples, statistics.median))
     rounds = "; ".join(" ".join(f"{seconds * 1e3:.1f}" for seconds in s) for s in samples)
@@ -306,7 +323,6 @@ def _reported(
         f"(medians, ms: {medians}; rounds, ms: {rounds})",
         file=sys.stderr,
     )
-    return (store_kind, label, name, write, overwrite, read)
 
 
 def to_markdown(rows: Sequence[Row], nbytes: int) -> str:
@@ -338,12 +354,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     data = datasets.load("float32_field", int(args.size * MiB)).reshape(-1)
     chunk = max(1, int(args.chunk * MiB) // data.itemsize)
     with tempfile.TemporaryDirectory(prefix="zarr-codecs-pipelines-") as root:
-        rows = measure_all(data, chunk, args.repeats, Path(root))
-    print(
-        f"float32_field, {data.nbytes / MiB:.0f} MiB in chunks of {chunk * 4 / MiB:g} MiB; "
-        f"best of {args.repeats} rounds\n"
-    )
-    print(to_markdown(rows, data.nbytes))
+        measured = measure_all(data, chunk, args.repeats, Path(root))
+    shape = f"float32_field, {data.nbytes / MiB:.0f} MiB in chunks of {chunk * 4 / MiB:g} MiB"
+    for title, of in (("best", min), ("median", statistics.median)):
+        print(f"{shape}; {title} of {args.repeats} rounds\n")
+        print(to_markdown(summarized(measured, of), data.nbytes) + "\n")
     return 0
 
 
