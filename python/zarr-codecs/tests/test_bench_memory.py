@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import resource
 
-from zarr_codecs.bench.memory import back_free_memory
+import pytest
+from zarr_codecs.bench import memory
 
 MiB = 1 << 20
 
@@ -15,11 +16,24 @@ def _minor_faults() -> int:
 
 def test_every_page_is_faulted_in() -> None:
     before = _minor_faults()
-    back_free_memory(64 * MiB)
+    memory.back_free_memory(64 * MiB)
     # at least one fault per 2 MiB, the largest page a fault maps (transparent huge pages)
     assert _minor_faults() - before >= 64 * MiB // (2 * MiB)
 
 
 def test_nothing_is_touched_for_no_bytes() -> None:
-    back_free_memory(0)
-    back_free_memory(-1)
+    memory.back_free_memory(0)
+    memory.back_free_memory(-1)
+
+
+def test_the_demonstration_times_each_case(capsys: pytest.CaptureFixture[str]) -> None:
+    assert memory.main(["--size", "4", "--idle", "0", "--repeats", "2"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "first touch of a new 4 MiB array, ms (each of 2 times)"
+    cases = [line.rsplit(maxsplit=2) for line in lines[1:]]
+    assert [case[0].strip() for case in cases] == [
+        "right after a free",
+        "after 0 s idle",
+        "after 0 s idle, memory made ready first",
+    ]
+    assert all(float(t) >= 0 for case in cases for t in case[1:])  # times, in ms

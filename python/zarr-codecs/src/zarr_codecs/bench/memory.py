@@ -13,11 +13,19 @@ two to five seconds idle. A benchmark step that starts after an untimed pause (a
 :func:`back_free_memory` touches new memory and frees it again just before the step: the
 kernel hands out recently freed, unreported memory first, so the step's new arrays, frames
 and page cache find memory the host backs, as they would on a machine of its own.
+
+``python -m zarr_codecs.bench.memory [--size MiB] [--idle SECONDS] [--repeats N]`` shows
+whether a machine does this: it times the first touch of a new array right after a free,
+after an idle pause, and after the same pause with the memory made ready first.
 """
 
 from __future__ import annotations
 
+import argparse
 import mmap
+import sys
+import time
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -31,3 +39,43 @@ def back_free_memory(nbytes: int) -> None:
     block = np.empty(nbytes, dtype=np.uint8)
     block[:: mmap.PAGESIZE] = 1
     del block
+
+
+def first_touch(nbytes: int) -> float:
+    """Seconds to fault in a new array of ``nbytes`` (then freed)."""
+    start = time.perf_counter()
+    back_free_memory(nbytes)
+    return time.perf_counter() - start
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point."""
+    parser = argparse.ArgumentParser(
+        prog="python -m zarr_codecs.bench.memory", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument("--size", type=float, default=256, help="MiB per array (default 256)")
+    parser.add_argument("--idle", type=float, default=3, help="seconds of pause (default 3)")
+    parser.add_argument("--repeats", type=int, default=3, help="times each case runs")
+    args = parser.parse_args(argv)
+    nbytes = int(args.size * (1 << 20))
+    first_touch(nbytes)
+    cases = {
+        "right after a free": lambda: None,
+        f"after {args.idle:g} s idle": lambda: time.sleep(args.idle),
+        f"after {args.idle:g} s idle, memory made ready first": lambda: (
+            time.sleep(args.idle),
+            back_free_memory(2 * nbytes),
+        ),
+    }
+    print(f"first touch of a new {args.size:g} MiB array, ms (each of {args.repeats} times)")
+    for label, before in cases.items():
+        times = []
+        for _ in range(args.repeats):
+            before()
+            times.append(first_touch(nbytes) * 1e3)
+        print(f"{label:45} " + " ".join(f"{t:7.1f}" for t in times))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
