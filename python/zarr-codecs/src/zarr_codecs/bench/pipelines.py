@@ -1,5 +1,5 @@
 """End-to-end reads and writes through zarr-python, by codec pipeline:
-``python -m zarr_codecs.bench.pipelines [--size MiB] [--chunk MiB]``.
+``python -m zarr_codecs.bench.pipelines [--size MiB] [--chunk MiB] [--repeats N]``.
 
 One float32 array (the ``float32_field`` dataset) is written and read whole through zarr-python
 with: zarr's default pipeline and codecs; zarr's opt-in ``FusedCodecPipeline`` (zarr 3.4 and
@@ -349,7 +349,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--size", type=float, default=256, help="MiB of float32 (default 256)")
     parser.add_argument("--chunk", type=float, default=2, help="MiB per chunk (default 2)")
-    parser.add_argument("--repeats", type=int, default=3, help="timed rounds, best")
+    parser.add_argument("--repeats", type=int, default=3, help="timed rounds (default 3)")
     args = parser.parse_args(argv)
     data = datasets.load("float32_field", int(args.size * MiB)).reshape(-1)
     chunk = max(1, int(args.chunk * MiB) // data.itemsize)
