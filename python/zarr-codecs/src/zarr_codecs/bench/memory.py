@@ -6,8 +6,8 @@ feature, as on the machines these benchmarks were measured on), the guest kernel
 host about memory that has been free for about two seconds, in blocks of 2 MiB or more
 (``page_reporting_order``), and the host takes it back. The next time the guest hands that
 memory out, every page is faulted in on the host again. Measured here: the first touch of a new
-256 MiB array took 28-37 ms when the memory had been freed just before, and 430-850 ms after
-two to five seconds idle. A benchmark step that starts after an untimed pause (an
+256 MiB array took 28-61 ms when the memory had been freed just before, and 430-1,020 ms
+after half a second to five seconds idle. A benchmark step that starts after an untimed pause (an
 ``os.sync``, another pipeline's turn) so runs 10-20x slower at random, whatever the code.
 
 :func:`back_free_memory` touches new memory and frees it again just before the step: the
