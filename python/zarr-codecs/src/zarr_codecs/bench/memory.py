@@ -25,7 +25,7 @@ import argparse
 import mmap
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -59,17 +59,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     nbytes = int(args.size * (1 << 20))
     first_touch(nbytes)
-    cases = {
-        "right after a free": lambda: None,
-        f"after {args.idle:g} s idle": lambda: time.sleep(args.idle),
-        f"after {args.idle:g} s idle, memory made ready first": lambda: (
-            time.sleep(args.idle),
-            back_free_memory(2 * nbytes),
-        ),
+    idle: float = args.idle
+
+    def nothing() -> None:
+        pass
+
+    def pause() -> None:
+        time.sleep(idle)
+
+    def pause_then_ready() -> None:
+        time.sleep(idle)
+        back_free_memory(2 * nbytes)
+
+    cases: dict[str, Callable[[], None]] = {
+        "right after a free": nothing,
+        f"after {idle:g} s idle": pause,
+        f"after {idle:g} s idle, memory made ready first": pause_then_ready,
     }
     print(f"first touch of a new {args.size:g} MiB array, ms (each of {args.repeats} times)")
     for label, before in cases.items():
-        times = []
+        times: list[float] = []
         for _ in range(args.repeats):
             before()
             times.append(first_touch(nbytes) * 1e3)
