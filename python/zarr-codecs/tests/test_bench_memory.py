@@ -21,9 +21,9 @@ def test_every_page_is_faulted_in() -> None:
     assert _minor_faults() - before >= 64 * MiB // (2 * MiB)
 
 
-def test_nothing_is_touched_for_no_bytes() -> None:
+def test_no_bytes_and_negative_sizes_are_no_work_not_an_error() -> None:
     memory.back_free_memory(0)
-    memory.back_free_memory(-1)
+    memory.back_free_memory(-1)  # numpy would refuse a negative size
 
 
 def test_the_demonstration_times_each_case(capsys: pytest.CaptureFixture[str]) -> None:

@@ -8,7 +8,7 @@ host about memory that has been free for about two seconds, in blocks of 2 MiB o
 memory out, every page is faulted in on the host again. Measured here: the first touch of a new
 256 MiB array took 28-61 ms when the memory had been freed just before, and 430-1,020 ms
 after half a second to five seconds idle. A benchmark step that starts after an untimed pause (an
-``os.sync``, another pipeline's turn) so runs 10-20x slower at random, whatever the code.
+``os.sync``, another pipeline's turn) so runs 9-34x slower at random, whatever the code.
 
 :func:`back_free_memory` touches new memory and frees it again just before the step: the
 kernel hands out recently freed, unreported memory first, so the step's new arrays, frames

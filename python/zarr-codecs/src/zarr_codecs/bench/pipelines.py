@@ -16,8 +16,8 @@ steadiest measure of what a pipeline costs) and its median round; every round go
 Before every timed step, twice the array's size of free memory is made ready
 (:mod:`zarr_codecs.bench.memory`): on a virtual machine with free page reporting, memory left
 free for a couple of seconds goes back to the host, and a step that then allocates it pays the
-host's page faults (10-20x slower). Ratios are against zarr's default. Values are checked after
-the first read. Never asserts a time.
+host's page faults (9-34x slower, measured). Ratios are against zarr's default. Values are
+checked after the first read. Never asserts a time.
 
 Writes are timed twice: into a new array (every chunk a new key or file) and over an existing
 one (every chunk replaced). On a LocalStore the second also measures the filesystem: replacing a
