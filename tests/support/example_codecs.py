@@ -22,6 +22,7 @@ from zarr_codec import (
     check_keys,
     split_codec_json,
 )
+from zarr_codec.base import as_byte_view
 from zarr_codec.numcodecs import numcodecs_codec_class
 from zarr_codec.zarr_python import zarr_codec_class
 
@@ -61,14 +62,14 @@ class XorCrc:
         return f"XorCrc(key={self.key})"
 
     def _xor(self, data: Buffer) -> np.ndarray[Any, np.dtype[np.uint8]]:
-        return _c_order_bytes(data) ^ np.uint8(self.key)
+        return _stored_bytes(data) ^ np.uint8(self.key)
 
     def encode(self, data: Buffer) -> bytes:
         body = self._xor(data).tobytes()
         return body + zlib.crc32(body).to_bytes(4, "little")
 
     def decode(self, data: Buffer) -> bytes:
-        raw = _c_order_bytes(data).tobytes()
+        raw = _stored_bytes(data).tobytes()
         if len(raw) < 4:
             raise CorruptInputError(f"test.xor_crc: {len(raw)} bytes is shorter than the checksum")
         body, crc = raw[:-4], int.from_bytes(raw[-4:], "little")
@@ -86,9 +87,10 @@ class XorCrc:
         return decoded_size + 4
 
 
-def _c_order_bytes(data: Buffer) -> np.ndarray[Any, np.dtype[np.uint8]]:
-    """The bytes of any buffer in C order, as a flat uint8 array."""
-    return np.ascontiguousarray(memoryview(data)).reshape(-1).view(np.uint8)
+def _stored_bytes(data: Buffer) -> np.ndarray[Any, np.dtype[np.uint8]]:
+    """The bytes a bytes codec stores for any buffer (memory order when contiguous, else C
+    order), as a flat uint8 array."""
+    return np.frombuffer(as_byte_view(data), np.uint8)
 
 
 def _copy(result: bytes, out: Buffer) -> int:

@@ -1,6 +1,6 @@
 //! Rust codec errors as the Python exceptions of `zarr_codec.errors`.
 
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::PyType;
@@ -9,6 +9,7 @@ use zarr_codec::{CodecError, ErrorKind};
 /// The exception classes, imported once per interpreter.
 struct Classes {
     base: Py<PyType>,
+    buffer_type: Py<PyType>,
     configuration: Py<PyType>,
     corrupt: Py<PyType>,
     out_of_range: Py<PyType>,
@@ -26,6 +27,7 @@ fn classes(py: Python<'_>) -> PyResult<&Classes> {
         };
         Ok(Classes {
             base: get("CodecError")?,
+            buffer_type: get("BufferTypeError")?,
             configuration: get("ConfigurationError")?,
             corrupt: get("CorruptInputError")?,
             out_of_range: get("OutOfRangeError")?,
@@ -68,6 +70,15 @@ pub(crate) fn output_error(py: Python<'_>, message: String) -> PyErr {
     match classes(py) {
         Ok(found) => PyErr::from_type(found.output_size.bind(py).clone(), message),
         Err(_) => PyValueError::new_err(message),
+    }
+}
+
+/// `zarr_codec.BufferTypeError` (also a `TypeError`), raised for objects that are not buffers
+/// of plain data.
+pub(crate) fn buffer_type_error(py: Python<'_>, message: String) -> PyErr {
+    match classes(py) {
+        Ok(found) => PyErr::from_type(found.buffer_type.bind(py).clone(), message),
+        Err(_) => PyTypeError::new_err(message),
     }
 }
 

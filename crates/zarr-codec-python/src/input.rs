@@ -3,9 +3,16 @@
 use pyo3::buffer::PyUntypedBuffer;
 use pyo3::prelude::*;
 
-/// The bytes of a Python buffer in C order: borrowed when the buffer is C-contiguous (the fast
-/// path: bytes, bytearray, memoryview and contiguous numpy arrays of any dtype), copied in C
-/// order otherwise (strided or Fortran-ordered arrays).
+use crate::BytesOutput;
+use crate::errors::buffer_type_error;
+
+/// The bytes of a Python buffer, as numcodecs serialises one: in memory order when the buffer
+/// is contiguous (C or Fortran order; borrowed, the fast path for bytes, bytearray, memoryview
+/// and numpy arrays of any dtype), copied in C order otherwise (strided views), which is what
+/// numpy's `tobytes(order="A")` gives.
+///
+/// datetime64 and timedelta64 arrays, which numpy exports no buffer for, are read through an
+/// int64 view of the same memory. Object arrays are refused: their buffer holds pointers.
 pub struct BytesInput {
     inner: Inner,
 }
@@ -16,28 +23,18 @@ enum Inner {
 }
 
 impl BytesInput {
-    /// Export `obj`'s buffer; a `TypeError` if it has none.
+    /// Export `obj`'s buffer; `zarr_codec.BufferTypeError` (a `TypeError`) if it has none or
+    /// holds Python objects.
     pub fn new(obj: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let buffer = match PyUntypedBuffer::get(obj) {
-            Ok(buffer) => buffer,
-            // 0-d buffers (numpy scalars' arrays) export no shape, which pyo3 refuses; they
-            // hold one item, so a copy through `memoryview.tobytes()` costs nothing.
-            Err(err) => match obj
-                .py()
-                .import("builtins")?
-                .getattr("memoryview")?
-                .call1((obj,))
-            {
-                Ok(view) => {
-                    let bytes: Vec<u8> = view.call_method0("tobytes")?.extract()?;
-                    return Ok(Self {
-                        inner: Inner::Owned(bytes),
-                    });
-                }
-                Err(_) => return Err(err),
-            },
+        let buffer = match plain_buffer(obj)? {
+            Exported::Buffer(buffer) => buffer,
+            Exported::Bytes(bytes) => {
+                return Ok(Self {
+                    inner: Inner::Owned(bytes),
+                });
+            }
         };
-        let inner = if buffer.is_c_contiguous() {
+        let inner = if buffer.is_c_contiguous() || buffer.is_fortran_contiguous() {
             Inner::Borrowed(buffer)
         } else {
             Inner::Owned(copy_c_order(&buffer))
@@ -59,12 +56,26 @@ impl BytesInput {
                 if len == 0 {
                     return &[];
                 }
-                // SAFETY: the buffer is C-contiguous, so its `len_bytes()` bytes start at
-                // `buf_ptr()`; the export keeps them allocated and unresized until `buffer` is
+                // SAFETY: the buffer is C- or Fortran-contiguous (`new` borrows no other), so
+                // its `len_bytes()` bytes are one block starting at `buf_ptr()`; the export keeps them allocated and unresized until `buffer` is
                 // released in `Drop`, which cannot happen while this borrow of `self` lives.
                 // u8 has no alignment or validity requirements.
                 unsafe { std::slice::from_raw_parts(buffer.buf_ptr().cast::<u8>(), len) }
             }
+        }
+    }
+
+    /// This input, or a copy of it when it shares memory with `output`: `decode_into(buf,
+    /// buf)` then reads the original bytes while the codec writes, as if they were apart.
+    #[must_use]
+    pub fn apart_from(self, output: &BytesOutput) -> Self {
+        if output.overlaps(self.as_slice()) {
+            let copy = self.as_slice().to_vec();
+            Self {
+                inner: Inner::Owned(copy),
+            }
+        } else {
+            self
         }
     }
 
@@ -82,6 +93,78 @@ impl BytesInput {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+}
+
+/// What [`plain_buffer`] found: a buffer export, or (for 0-d arrays) the bytes themselves.
+pub(crate) enum Exported {
+    Buffer(PyUntypedBuffer),
+    Bytes(Vec<u8>),
+}
+
+/// The buffer of `obj` when it holds plain data: `BufferTypeError` for objects without one
+/// and for object arrays; datetime64/timedelta64 arrays through an int64 view; 0-d arrays,
+/// which export no shape, as their bytes.
+pub(crate) fn plain_buffer(obj: &Bound<'_, PyAny>) -> PyResult<Exported> {
+    let buffer = match PyUntypedBuffer::get(obj) {
+        Ok(buffer) => buffer,
+        Err(err) => return without_buffer(obj, &err),
+    };
+    if holds_objects(buffer.format().to_bytes()) {
+        return Err(buffer_type_error(
+            obj.py(),
+            "object arrays are not supported: their buffer holds pointers to Python objects, \
+             not data"
+                .into(),
+        ));
+    }
+    Ok(Exported::Buffer(buffer))
+}
+
+/// Whether a PEP 3118 format names Python objects (`O`), alone or as a field of a structured
+/// type; field names (between colons) are skipped.
+fn holds_objects(format: &[u8]) -> bool {
+    let mut in_name = false;
+    format.iter().any(|&byte| {
+        if byte == b':' {
+            in_name = !in_name;
+        }
+        !in_name && byte == b'O'
+    })
+}
+
+/// `obj` exported no buffer (`err`): a datetime64/timedelta64 array (numpy exports none)
+/// through an int64 view, a 0-d array (pyo3 refuses buffers without a shape) through
+/// `memoryview.tobytes()`, anything else a `BufferTypeError`.
+fn without_buffer(obj: &Bound<'_, PyAny>, err: &PyErr) -> PyResult<Exported> {
+    let py = obj.py();
+    if let Ok(kind) = obj
+        .getattr("dtype")
+        .and_then(|dtype| dtype.getattr("kind"))
+        .and_then(|kind| kind.extract::<String>())
+        && (kind == "M" || kind == "m")
+    {
+        // Every datetime64/timedelta64 item is 8 bytes, so an int64 view covers the same memory.
+        let view = obj.call_method1("view", ("i8",))?;
+        return plain_buffer(&view);
+    }
+    if let Ok(view) = py.import("builtins")?.getattr("memoryview")?.call1((obj,)) {
+        if holds_objects(view.getattr("format")?.extract::<String>()?.as_bytes()) {
+            return Err(buffer_type_error(
+                py,
+                "object arrays are not supported: their buffer holds pointers to Python \
+                 objects, not data"
+                    .into(),
+            ));
+        }
+        return Ok(Exported::Bytes(view.call_method0("tobytes")?.extract()?));
+    }
+    let type_name = obj.get_type().name()?;
+    Err(buffer_type_error(
+        py,
+        format!(
+            "a buffer (bytes, bytearray, memoryview, numpy array) is required, got {type_name}: {err}"
+        ),
+    ))
 }
 
 /// Copy a strided buffer element by element into C order.

@@ -11,31 +11,53 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 use crate::errors::output_error;
+use crate::input::{Exported, plain_buffer};
 use crate::run::run;
 
-/// A writable, C-contiguous Python buffer (`bytearray`, a numpy array, a writable
-/// `memoryview`) as `&mut [u8]`, for `decode_into` / `encode_into`.
+/// A writable, contiguous Python buffer (`bytearray`, a numpy array in C or Fortran order, a
+/// writable `memoryview`) as `&mut [u8]` in memory order, for `decode_into` / `encode_into`;
+/// datetime64/timedelta64 arrays through an int64 view, as for inputs.
 pub struct BytesOutput {
     buffer: PyUntypedBuffer,
 }
 
 impl BytesOutput {
-    /// Export `obj`'s buffer; `OutputSizeError` if it is read-only or not C-contiguous.
+    /// Export `obj`'s buffer: `BufferTypeError` (a `TypeError`) if it has none or holds Python
+    /// objects, `OutputSizeError` if it is read-only or not contiguous.
     pub fn new(obj: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let buffer = PyUntypedBuffer::get(obj)?;
+        let buffer = match plain_buffer(obj)? {
+            Exported::Buffer(buffer) => buffer,
+            // Only 0-d arrays come back as bytes: a copy could not be written back.
+            Exported::Bytes(_) => {
+                return Err(output_error(
+                    obj.py(),
+                    "the output buffer must have at least one dimension".into(),
+                ));
+            }
+        };
         if buffer.readonly() {
             return Err(output_error(
                 obj.py(),
                 "the output buffer is read-only".into(),
             ));
         }
-        if !buffer.is_c_contiguous() {
+        if !(buffer.is_c_contiguous() || buffer.is_fortran_contiguous()) {
             return Err(output_error(
                 obj.py(),
-                "the output buffer must be C-contiguous".into(),
+                "the output buffer must be contiguous".into(),
             ));
         }
         Ok(Self { buffer })
+    }
+
+    /// Whether `bytes` shares memory with this buffer (then read them from a copy: writing
+    /// while reading the same memory through two Rust references is not allowed, and no codec
+    /// can decode or encode in place).
+    pub fn overlaps(&self, bytes: &[u8]) -> bool {
+        let start = self.buffer.buf_ptr() as usize;
+        let end = start + self.buffer.len_bytes();
+        let other = bytes.as_ptr() as usize;
+        !bytes.is_empty() && start < end && other < end && start < other + bytes.len()
     }
 
     /// The writable bytes, valid while `self` lives (see [`crate::BytesInput::as_slice`] for
@@ -45,9 +67,10 @@ impl BytesOutput {
         if len == 0 {
             return &mut [];
         }
-        // SAFETY: the buffer was exported writable (not `readonly`) and C-contiguous, so its
-        // `len_bytes()` bytes from `buf_ptr()` are ours to write until the export is released
-        // in `Drop`; `&mut self` makes this the only Rust reference to them.
+        // SAFETY: the buffer was exported writable (not `readonly`) and C- or
+        // Fortran-contiguous, so its `len_bytes()` bytes are one block from `buf_ptr()`, ours to
+        // write until the export is released in `Drop`; `&mut self` makes this the only Rust
+        // reference to them.
         unsafe { std::slice::from_raw_parts_mut(self.buffer.buf_ptr().cast::<u8>(), len) }
     }
 }

@@ -67,12 +67,87 @@ fn contiguous_inputs_are_borrowed_without_copying() {
     });
 }
 
+fn memory_order_bytes(py: Python<'_>, expr: &str) -> PyResult<Vec<u8>> {
+    let code = format!("({expr}).tobytes(order='A')");
+    Ok(eval(py, &code)?.cast_into::<PyBytes>()?.as_bytes().to_vec())
+}
+
+#[test]
+fn fortran_ordered_inputs_are_borrowed_in_memory_order() {
+    // numcodecs serialises a contiguous array in its memory order; Zarr v2 arrays with order
+    // "F" are stored that way, so a C-order copy would store every chunk transposed.
+    with_python(|py| {
+        for expr in [
+            "np.asfortranarray(np.arange(24, dtype='<f8').reshape(4, 6))",
+            "np.arange(24, dtype='<u2').reshape(2, 3, 4, order='F')",
+        ] {
+            let array = eval(py, expr)?;
+            let input = BytesInput::new(&array)?;
+            let address: usize = array.getattr("ctypes")?.getattr("data")?.extract()?;
+            assert_eq!(input.as_slice().as_ptr() as usize, address, "{expr}");
+            assert_eq!(input.as_slice(), memory_order_bytes(py, expr)?.as_slice());
+            assert_ne!(input.as_slice(), c_order_bytes(py, expr)?.as_slice());
+        }
+        Ok(())
+    });
+}
+
+#[test]
+fn datetimes_are_read_as_their_int64_bytes() {
+    with_python(|py| {
+        for expr in [
+            "np.arange(5, dtype='i8').view('M8[ns]')",
+            "np.arange(6, dtype='i8').view('m8[s]').reshape(2, 3, order='F')",
+        ] {
+            let input = BytesInput::new(&eval(py, expr)?)?;
+            let int64 = format!("({expr}).view('i8')");
+            assert_eq!(input.as_slice(), memory_order_bytes(py, &int64)?.as_slice());
+        }
+        let out = eval(py, "np.zeros(2, dtype='M8[ms]')")?;
+        BytesOutput::new(&out)?.as_mut_slice()[0] = 7;
+        assert_eq!(
+            out.call_method1("view", ("i8",))?
+                .get_item(0)?
+                .extract::<i64>()?,
+            7
+        );
+        Ok(())
+    });
+}
+
+#[test]
+fn object_arrays_are_refused_as_inputs_and_outputs() {
+    // Their buffers hold pointers: compressing them stores addresses, and decoding into them
+    // writes over pointers the interpreter later follows.
+    with_python(|py| {
+        let errors = py.import("zarr_codec.errors")?;
+        let class = errors.getattr("BufferTypeError")?;
+        for expr in [
+            "np.array(['a', 'b'], dtype=object)",
+            "np.empty(10, dtype=object)",
+            "np.empty(3, dtype=[('a', 'i4'), ('b', 'O')])",
+            "np.array(None, dtype=object)",
+        ] {
+            let obj = eval(py, expr)?;
+            let err = BytesInput::new(&obj).err().expect(expr);
+            assert!(err.is_instance(py, &class), "{expr}");
+            assert!(err.is_instance_of::<pyo3::exceptions::PyTypeError>(py));
+            let err = BytesOutput::new(&obj).err().expect(expr);
+            assert!(err.is_instance(py, &class), "{expr}");
+        }
+        // A field whose name holds an "O" is not an object field.
+        let named = "np.zeros(2, dtype=[('Offset', '<i4')])";
+        assert_eq!(BytesInput::new(&eval(py, named)?)?.len(), 8);
+        Ok(())
+    });
+}
+
 #[test]
 fn strided_inputs_are_copied_in_c_order() {
     with_python(|py| {
         for expr in [
             "np.arange(60, dtype='<i2').reshape(6, 10)[::2, 1::3]",
-            "np.asfortranarray(np.arange(24, dtype='<f8').reshape(4, 6))",
+            "np.asfortranarray(np.arange(24, dtype='<f8').reshape(4, 6))[::2]",
             "np.arange(10, dtype='u1')[::-1]",
             "np.arange(8, dtype='>u4')[::2]",
             "np.zeros((3, 0))[:, ::2]",
@@ -92,10 +167,13 @@ fn strided_inputs_are_copied_in_c_order() {
 #[test]
 fn objects_without_a_buffer_are_type_errors() {
     with_python(|py| {
-        let err = BytesInput::new(&eval(py, "[1, 2, 3]")?)
-            .err()
-            .expect("a list has no buffer");
-        assert!(err.is_instance_of::<pyo3::exceptions::PyTypeError>(py));
+        let class = py.import("zarr_codec.errors")?.getattr("BufferTypeError")?;
+        for expr in ["[1, 2, 3]", "'text'", "None"] {
+            let err = BytesInput::new(&eval(py, expr)?).err().expect(expr);
+            assert!(err.is_instance_of::<pyo3::exceptions::PyTypeError>(py));
+            assert!(err.is_instance(py, &class), "{expr}");
+            assert!(BytesOutput::new(&eval(py, expr)?).is_err(), "{expr}");
+        }
         Ok(())
     });
 }
@@ -103,6 +181,14 @@ fn objects_without_a_buffer_are_type_errors() {
 #[test]
 fn outputs_must_be_writable_and_contiguous() {
     with_python(|py| {
+        // Fortran order is contiguous too: written in memory order, as numcodecs writes it.
+        let fortran = eval(py, "np.zeros((2, 2), dtype='u1', order='F')")?;
+        BytesOutput::new(&fortran)?
+            .as_mut_slice()
+            .copy_from_slice(&[1, 2, 3, 4]);
+        // Element [i, j] of a Fortran-ordered 2x2 array is byte i + 2j.
+        let columns: Vec<Vec<u8>> = fortran.getattr("T")?.call_method0("tolist")?.extract()?;
+        assert_eq!(columns, [[1, 2], [3, 4]]);
         let target = eval(py, "bytearray(4)")?;
         BytesOutput::new(&target)?
             .as_mut_slice()
@@ -113,6 +199,7 @@ fn outputs_must_be_writable_and_contiguous() {
             "b'abcd'",
             "np.zeros(8, dtype='u1')[::2]",
             "memoryview(bytearray(4)).toreadonly()",
+            "np.zeros((), dtype='u1')",
         ] {
             let err = BytesOutput::new(&eval(py, bad)?).err().expect(bad);
             assert!(

@@ -105,8 +105,8 @@ fn decode_into(
     threads: i64,
 ) -> PyResult<usize> {
     let threads = internal_threads(py, threads)?;
-    let input = BytesInput::new(data)?;
     let mut output = BytesOutput::new(out)?;
+    let input = BytesInput::new(data)?.apart_from(&output);
     let target = output.as_mut_slice();
     run(py, || {
         zarr_codec_blosc::decode_into_threads(input.as_slice(), target, threads)

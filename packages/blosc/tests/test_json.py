@@ -342,6 +342,16 @@ def test_v3_requires_every_other_key(missing: str) -> None:
         Blosc.from_json({"name": "blosc", "configuration": config}, 3)
 
 
+def test_v2_typesize_is_read_as_numcodecs_reads_it() -> None:
+    """numcodecs' Blosc takes a typesize key (it never writes one): such an array opens, the
+    typesize is used for encoding, and the v2 form written back is numcodecs' (no typesize)."""
+    codec = Blosc.from_json(v2(typesize=4), 2)
+    assert codec.typesize == 4
+    assert zarr_codec.get_codec(v2(typesize=4), 2) == codec
+    assert _blosc.frame_info(codec.encode(b"\0" * 64))["typesize"] == 4
+    assert "typesize" not in codec.to_json(2)
+
+
 @pytest.mark.parametrize(
     ("data", "fmt"),
     [
@@ -350,7 +360,6 @@ def test_v3_requires_every_other_key(missing: str) -> None:
         (v3(id="blosc"), 3),
         ({**v3(), "extra": 1}, 3),
         (v2(zz_unknown=1), 2),
-        (v2(typesize=4), 2),  # numcodecs' get_config never writes it
         (v2(nthreads=1), 2),
     ],
 )

@@ -39,8 +39,8 @@ fn encode_into(
     level: u32,
 ) -> PyResult<usize> {
     let level = self::level(py, level)?;
-    let input = BytesInput::new(data)?;
     let mut output = BytesOutput::new(out)?;
+    let input = BytesInput::new(data)?.apart_from(&output);
     let target = output.as_mut_slice();
     run(py, || {
         zarr_codec_gzip::encode_into(input.as_slice(), level, target)
@@ -82,8 +82,8 @@ fn decode<'py>(
 /// Decompress into the writable buffer `out`; returns the bytes written.
 #[pyfunction]
 fn decode_into(py: Python<'_>, data: &Bound<'_, PyAny>, out: &Bound<'_, PyAny>) -> PyResult<usize> {
-    let input = BytesInput::new(data)?;
     let mut output = BytesOutput::new(out)?;
+    let input = BytesInput::new(data)?.apart_from(&output);
     let target = output.as_mut_slice();
     run(py, || {
         zarr_codec_gzip::decode_into(input.as_slice(), target)

@@ -100,10 +100,17 @@ def test_malformed_v2_json_is_rejected(data: Any) -> None:
 def test_bad_levels_are_configuration_errors(level: Any) -> None:
     with pytest.raises(ConfigurationError):
         Gzip.from_json({"name": "gzip", "configuration": {"level": level}}, 3)
-    with pytest.raises(ConfigurationError):
-        Gzip.from_json({"id": "gzip", "level": level}, 2)
+    if level != -1:  # zlib's default level in v2 (below)
+        with pytest.raises(ConfigurationError):
+            Gzip.from_json({"id": "gzip", "level": level}, 2)
     with pytest.raises(ConfigurationError):
         Gzip(level)
+
+
+def test_v2_level_minus_one_is_zlibs_default() -> None:
+    """numcodecs hands its level to zlib, where -1 means the default level, 6: arrays with
+    ``"level": -1`` exist and must open."""
+    assert Gzip.from_json({"id": "gzip", "level": -1}, 2) == Gzip(6)
 
 
 @pytest.mark.parametrize("limit", [-1, 1.5, True, "10"], ids=repr)

@@ -41,7 +41,7 @@ class Identity(BytesBytesCodecBase):
         return {"level": self.level}
 
     def encode(self, data: Any) -> bytes:
-        return np.ascontiguousarray(memoryview(data)).tobytes()
+        return memoryview(data).tobytes(order="A")  # numcodecs: memory order if contiguous
 
     def decode(self, data: Any) -> bytes:
         return bytes(memoryview(data).cast("B"))

@@ -13,6 +13,7 @@ from collections.abc import Buffer, Sequence
 from typing import Any, ClassVar
 
 from zarr_codec import BytesBytesCodecBase, ChunkSpec, ConfigurationError, check_keys
+from zarr_codec.base import item_size
 from zarr_codec.protocols import ChainRunner
 
 from zarr_codec_blosc import _blosc
@@ -186,7 +187,10 @@ class Blosc(BytesBytesCodecBase):
 
     @classmethod
     def from_v2_configuration(cls, config: dict[str, Any]) -> Blosc:
-        check_keys("blosc", config, optional=("cname", "clevel", "shuffle", "blocksize"))
+        # numcodecs' Blosc takes a "typesize" key too (it is not in what numcodecs writes).
+        check_keys(
+            "blosc", config, optional=("cname", "clevel", "shuffle", "blocksize", "typesize")
+        )
         shuffle = config.get("shuffle", 1)
         if isinstance(shuffle, bool) or not isinstance(shuffle, int) or shuffle not in _V2_SHUFFLE:
             raise ConfigurationError(f"blosc: v2 shuffle must be -1, 0, 1 or 2, got {shuffle!r}")
@@ -195,7 +199,7 @@ class Blosc(BytesBytesCodecBase):
             config.get("cname", "lz4"),
             config.get("clevel", 5),
             _V2_SHUFFLE[shuffle],
-            None,
+            config.get("typesize"),
             config.get("blocksize", 0),
         )
 
@@ -216,7 +220,7 @@ class Blosc(BytesBytesCodecBase):
 
     def _resolved(self, data: Buffer) -> tuple[str, int]:
         # numcodecs' rule: typesize from the item size, the automatic shuffle by typesize.
-        typesize = self.typesize or memoryview(data).itemsize
+        typesize = self.typesize or item_size(data)
         shuffle = self.shuffle or ("bitshuffle" if typesize == 1 else "shuffle")
         return shuffle, typesize
 

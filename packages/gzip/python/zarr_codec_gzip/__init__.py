@@ -71,7 +71,9 @@ class Gzip(BytesBytesCodecBase):
     @classmethod
     def from_v2_configuration(cls, config: dict[str, Any]) -> Gzip:
         check_keys("gzip", config, optional=("level",))
-        return cls(config.get("level", 1))  # numcodecs' GZip defaults to level 1
+        level = config.get("level", 1)  # numcodecs' GZip defaults to level 1
+        # numcodecs hands the level to zlib, for which -1 means its default level, 6.
+        return cls(6 if level == -1 and not isinstance(level, bool) else level)
 
     def encode(self, data: Buffer) -> bytes:
         """Compress ``data`` (any buffer; non-contiguous arrays in C order)."""

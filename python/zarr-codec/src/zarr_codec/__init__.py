@@ -19,6 +19,7 @@ from zarr_codec.chunk_spec import ChunkSpec
 from zarr_codec.codec_json import check_keys, split_codec_json
 from zarr_codec.data_types import DataType, FloatFormat, Kind
 from zarr_codec.errors import (
+    BufferTypeError,
     CodecError,
     ConfigurationError,
     CorruptInputError,
@@ -54,6 +55,7 @@ __all__ = [
     "ArrayArrayCodecBase",
     "ArrayBytesCodec",
     "ArrayBytesCodecBase",
+    "BufferTypeError",
     "BytesBytesCodec",
     "BytesBytesCodecBase",
     "BytesCodec",

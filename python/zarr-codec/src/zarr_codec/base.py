@@ -16,18 +16,34 @@ import numpy as np
 
 from zarr_codec.chunk_spec import ChunkSpec
 from zarr_codec.codec_json import split_codec_json
-from zarr_codec.errors import ConfigurationError, OutputSizeError
+from zarr_codec.errors import BufferTypeError, ConfigurationError, OutputSizeError
 from zarr_codec.protocols import CodecType, ZarrFormat
 
 __all__ = ["ArrayArrayCodecBase", "ArrayBytesCodecBase", "BytesBytesCodecBase", "CodecBase"]
 
 
 def as_byte_view(data: Buffer) -> memoryview:
-    """A flat, read-only byte view of any buffer, copying only if it is not contiguous."""
+    """A flat byte view of any buffer, the bytes a bytes codec stores for it: in memory order
+    when it is contiguous (C or Fortran order, as numcodecs stores Zarr v2 chunks), copied in
+    C order otherwise (numpy's ``tobytes(order="A")``)."""
     view = memoryview(data)
-    if not view.c_contiguous:
-        view = memoryview(np.ascontiguousarray(view))  # strided input: one copy is unavoidable
-    return view.cast("B") if view.format != "B" or view.ndim != 1 else view
+    if view.format == "B" and view.ndim == 1 and view.c_contiguous:
+        return view
+    # A view of the same memory when contiguous; strided input: one copy is unavoidable.
+    flat = np.asarray(view).reshape(-1, order="A")
+    return memoryview(flat.view(np.uint8))
+
+
+def item_size(data: Any) -> int:
+    """The item size of a buffer: a numpy array's element size (datetime64 and timedelta64
+    included, which export no buffer), else the buffer's own item size."""
+    dtype = getattr(data, "dtype", None)
+    if isinstance(dtype, np.dtype):
+        return dtype.itemsize
+    try:
+        return memoryview(data).itemsize
+    except TypeError:
+        raise BufferTypeError(f"a buffer is required, got {type(data).__name__}") from None
 
 
 def copy_into(result: Buffer, out: Buffer) -> int:

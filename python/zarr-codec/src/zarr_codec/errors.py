@@ -10,6 +10,7 @@ or zarr-python's ``ValueError`` keeps working.
 from __future__ import annotations
 
 __all__ = [
+    "BufferTypeError",
     "CodecError",
     "ConfigurationError",
     "CorruptInputError",
@@ -46,3 +47,9 @@ class OutputSizeError(CodecError):
 
 class UnsupportedError(CodecError):
     """The codec does not support this data type, layout or feature."""
+
+
+class BufferTypeError(UnsupportedError, TypeError):
+    """The input or output is not a buffer of plain data: it has no buffer at all (a list, a
+    string), or it is an object array, whose buffer holds pointers to Python objects rather
+    than their data. Also a :class:`TypeError`, the class numcodecs raises for these."""

@@ -1,4 +1,5 @@
-"""The ``zarr-codecs`` command: ``info``, ``bench``, ``inspect``, ``migrate`` and ``demo``.
+"""The ``zarr-codecs`` command: ``info``, ``bench``, ``inspect``, ``migrate``, ``repair-order``
+and ``demo``.
 
 Exit status: 0 success; 1 the command ran and found problems; 2 a usage error or something
 missing (a path, an optional dependency).
@@ -82,6 +83,21 @@ def _migrate(args: argparse.Namespace) -> int:
     return PROBLEMS if any(not r.safe for r in results) else OK
 
 
+def _repair_order(args: argparse.Namespace) -> int:
+    from zarr_codecs import repair_order
+
+    candidates = repair_order.find_candidates(_store(args.path))
+    rewritten = {}
+    if args.write:
+        for candidate in candidates:
+            if not candidate.repaired:
+                rewritten[candidate.path] = repair_order.repair(
+                    candidate, assume_ours=args.assume_ours
+                )
+    print(repair_order.render(candidates, write=args.write, rewritten=rewritten))
+    return OK
+
+
 def _demo(args: argparse.Namespace) -> int:
     from zarr_codecs import demo
 
@@ -151,6 +167,27 @@ def _parser() -> argparse.ArgumentParser:
         "--sample", type=int, default=8, help="chunks to compare per array (default 8)"
     )
     migrate.set_defaults(run=_migrate)
+
+    repair = commands.add_parser(
+        "repair-order",
+        help='Zarr v2 order-"F" arrays that zarr-codecs 0.1.0 wrote transposed (dry run)',
+        description='zarr-codecs 0.1.0 stored the chunks of Zarr v2 arrays with order "F" '
+        "(gzip or blosc, no filters) in C order, so they read back transposed. List every such "
+        "array in the store with the evidence (gzip chunks without a timestamp were written by "
+        "zarr-codecs, with one by numcodecs; blosc chunks cannot be told apart) and, with "
+        "--write, store those chunks again in Fortran order. Run it only on arrays that "
+        "zarr-codecs 0.1.0 wrote; a repaired array is marked and never rewritten twice.",
+    )
+    repair.add_argument("path", help="a local Zarr store (directory)")
+    repair.add_argument(
+        "--write", action="store_true", help="rewrite the chunks (default: dry run)"
+    )
+    repair.add_argument(
+        "--assume-ours",
+        action="store_true",
+        help="blosc chunks too (you know zarr-codecs 0.1.0 wrote them)",
+    )
+    repair.set_defaults(run=_repair_order)
 
     demo = commands.add_parser(
         "demo",

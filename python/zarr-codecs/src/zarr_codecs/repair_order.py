@@ -1,0 +1,139 @@
+"""``zarr-codecs repair-order PATH``: Zarr v2 arrays with order "F" whose chunks zarr-codecs
+0.1.0 stored transposed.
+
+zarr-codecs 0.1.0's gzip and blosc, installed into numcodecs, stored each chunk of an
+order-"F" Zarr v2 array in C order, where numcodecs (and so every other reader) stores the
+chunk's Fortran-order bytes: such chunks read back transposed everywhere but in that release.
+Only arrays whose compressor got the chunk itself are affected: no filters (a filter hands the
+compressor a flat array), and chunks with at least two dimensions longer than 1.
+
+Which chunks: gzip chunks say who wrote them (ours have no timestamp in the header, numcodecs'
+the time of writing), so only ours are rewritten. blosc chunks are the same bytes whoever wrote
+them: only the person who wrote the array knows, so they are rewritten only with
+``assume_ours``. A repaired array gets a marker file, and is never rewritten twice.
+
+Repair: each chunk is decompressed, read as the C-order chunk it really holds, and stored again
+in Fortran order with the array's own compressor (ours, now writing as numcodecs does).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = ["MARKER", "Candidate", "find_candidates", "render", "repair"]
+
+#: Left in a repaired array's folder (readers ignore it) so that it is never repaired twice.
+MARKER = ".zarr-codecs-order-repaired"
+
+
+@dataclass
+class Candidate:
+    """An order-"F" v2 array our 0.1.0 compressors could have written transposed."""
+
+    path: Path
+    compressor: dict[str, Any]
+    dtype: np.dtype[Any]
+    chunks: tuple[int, ...]
+    ours: list[Path] = field(default_factory=list)  # chunks written by our gzip (or assumed)
+    others: list[Path] = field(default_factory=list)  # chunks written by someone else
+    unknown: list[Path] = field(default_factory=list)  # blosc: who wrote them cannot be told
+    repaired: bool = False  # the marker is there
+
+
+def _candidate(meta_file: Path) -> Candidate | None:
+    try:
+        meta = json.loads(meta_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    compressor = meta.get("compressor") or {}
+    chunks = tuple(meta.get("chunks", ()))
+    if (
+        meta.get("order") != "F"
+        or meta.get("filters")
+        or compressor.get("id") not in ("gzip", "blosc")
+        or sum(1 for c in chunks if c > 1) < 2
+    ):
+        return None
+    try:
+        dtype = np.dtype(meta["dtype"])
+    except (TypeError, KeyError):
+        return None
+    root = meta_file.parent
+    found = Candidate(root, compressor, dtype, chunks, repaired=(root / MARKER).exists())
+    separator = meta.get("dimension_separator", ".")
+    pattern = "*" if separator == "." else "/".join(["*"] * len(chunks))
+    for chunk in sorted(root.glob(pattern)):
+        if not chunk.is_file() or chunk.name.startswith("."):
+            continue
+        if compressor["id"] == "blosc":
+            found.unknown.append(chunk)
+        elif _gzip_without_timestamp(chunk):
+            found.ours.append(chunk)
+        else:
+            found.others.append(chunk)
+    return found
+
+
+def _gzip_without_timestamp(chunk: Path) -> bool:
+    with chunk.open("rb") as stream:
+        header = stream.read(8)
+    return header[:2] == b"\x1f\x8b" and header[4:8] == b"\0\0\0\0"
+
+
+def find_candidates(root: Path) -> list[Candidate]:
+    """Every order-"F" v2 array under ``root`` that could hold transposed chunks."""
+    found = (_candidate(meta) for meta in sorted(root.rglob(".zarray")))
+    return [c for c in found if c is not None]
+
+
+def repair(candidate: Candidate, *, assume_ours: bool = False) -> int:
+    """Store the candidate's chunks written by 0.1.0 (with ``assume_ours``, its blosc chunks
+    too) in Fortran order; returns how many were rewritten. Nothing if already repaired."""
+    from zarr_codec import get_codec
+
+    if candidate.repaired:
+        return 0
+    chunks = candidate.ours + (candidate.unknown if assume_ours else [])
+    codec: Any = get_codec(candidate.compressor)
+    shape = candidate.chunks
+    for path in chunks:
+        raw = np.frombuffer(codec.decode(path.read_bytes()), candidate.dtype)
+        if raw.size != int(np.prod(shape)):
+            raise ValueError(f"{path}: {raw.size} elements, a chunk holds {np.prod(shape)}")
+        fortran = raw.reshape(shape).copy(order="F")  # the chunk it holds, in numcodecs' order
+        temporary = path.with_name(path.name + ".repairing")
+        temporary.write_bytes(codec.encode(fortran))
+        temporary.replace(path)
+    if chunks:
+        (candidate.path / MARKER).write_text("chunks stored in Fortran order by zarr-codecs\n")
+        candidate.repaired = True
+    return len(chunks)
+
+
+def render(candidates: list[Candidate], *, write: bool, rewritten: dict[Path, int]) -> str:
+    """What was found and done, one block per array."""
+    if not candidates:
+        return 'nothing to repair: no order-"F" v2 array with a gzip or blosc compressor'
+    lines = []
+    for c in candidates:
+        state = "already repaired" if c.repaired and c.path not in rewritten else ""
+        lines.append(f"{c.path}: {c.compressor['id']}, chunks {list(c.chunks)} {state}".rstrip())
+        if c.ours:
+            lines.append(f"  {len(c.ours)} chunk(s) written by zarr-codecs' gzip")
+        if c.others:
+            lines.append(f"  {len(c.others)} chunk(s) written by numcodecs (correct as stored)")
+        if c.unknown:
+            lines.append(
+                f"  {len(c.unknown)} blosc chunk(s): who wrote them cannot be told; "
+                "--assume-ours rewrites them"
+            )
+        if c.path in rewritten:
+            lines.append(f"  rewritten in Fortran order: {rewritten[c.path]} chunk(s)")
+    if not write:
+        lines.append("dry run: nothing was written; run again with --write to repair")
+    return "\n".join(lines)

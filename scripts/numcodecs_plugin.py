@@ -1,0 +1,63 @@
+"""pytest plugin for ``scripts/numcodecs-suite``: numcodecs' own tests against our classes.
+
+Before numcodecs' test modules are imported, numcodecs' ``GZip``, ``Blosc`` and
+``FixedScaleOffset`` (in ``numcodecs`` and in their own modules) are pointed at ours and ours
+are registered for their ids, so every ``GZip(...)``, ``get_codec({"id": "gzip"})`` and
+``eval("GZip(level=3)")`` in those tests builds one of ours. The tests that do not exercise
+these classes are skipped, each with its reason (listed in :data:`EXCLUDED`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numcodecs
+import numcodecs.blosc
+import numcodecs.fixedscaleoffset
+import numcodecs.gzip
+import pytest
+from zarr_codec_blosc.numcodecs import Blosc
+from zarr_codec_gzip.numcodecs import GZip
+from zarr_codec_scale_offset.numcodecs import FixedScaleOffset
+
+_NOT_THE_CLASS = (
+    "exercises numcodecs.blosc's module functions (compress, decompress, set_nthreads, "
+    "_cbuffer_*): numcodecs' own c-blosc binding, not the Blosc class, which is what we replace"
+)
+
+#: Test (module::name, parameters ignored) -> why it does not apply to our classes.
+EXCLUDED: dict[str, str] = {
+    "test_blosc.py::test_compress_blocksize_default": _NOT_THE_CLASS,
+    "test_blosc.py::test_compress_blocksize": _NOT_THE_CLASS,
+    "test_blosc.py::test_compress_complib": _NOT_THE_CLASS,
+    "test_blosc.py::test_compress_metainfo": _NOT_THE_CLASS,
+    "test_blosc.py::test_compress_autoshuffle": _NOT_THE_CLASS,
+    "test_blosc.py::test_set_nthreads_races_global_context": _NOT_THE_CLASS,
+}
+
+OURS: dict[str, Any] = {
+    "gzip": (numcodecs.gzip, "GZip", GZip),
+    "blosc": (numcodecs.blosc, "Blosc", Blosc),
+    "fixedscaleoffset": (numcodecs.fixedscaleoffset, "FixedScaleOffset", FixedScaleOffset),
+}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for codec_id, (module, name, ours) in OURS.items():
+        setattr(module, name, ours)
+        setattr(numcodecs, name, ours)
+        numcodecs.registry.register_codec(ours, codec_id=codec_id)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        # The run is void unless the test modules really hold ours.
+        module = getattr(item, "module", None)
+        for _, name, ours in OURS.values():
+            found = getattr(module, name, ours)
+            if found is not ours:
+                raise pytest.UsageError(f"{item.nodeid}: {name} is {found!r}, not ours")
+        function = getattr(item, "originalname", item.name)
+        reason = EXCLUDED.get(f"{item.path.name}::{function}")
+        if reason is not None:
+            item.add_marker(pytest.mark.skip(reason=f"not our class: {reason}"))

@@ -1,0 +1,100 @@
+"""numcodecs' own test modules for gzip, blosc and fixedscaleoffset, run against our classes.
+
+Fetches the sdist of the numcodecs version installed (from PyPI, checked against the index's
+sha256; kept in ``.cache/`` for the next run), copies its test modules and their fixtures into
+a scratch folder and runs them with ``scripts/numcodecs_plugin.py``, which points numcodecs'
+class names at ours. Exit status: pytest's. Extra arguments go to pytest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import subprocess
+import sys
+import tarfile
+import tempfile
+import urllib.request
+from importlib.metadata import version
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CACHE = ROOT / ".cache"
+MODULES = ("test_gzip.py", "test_blosc.py", "test_fixedscaleoffset.py")
+FIXTURES = ("gzip", "blosc", "fixedscaleoffset")
+INDEX = "https://pypi.org/simple/numcodecs/"
+
+
+def sdist(release: str) -> bytes:
+    """The numcodecs sdist of ``release``, from the cache or PyPI (sha256 checked)."""
+    name = f"numcodecs-{release}.tar.gz"
+    cached = CACHE / name
+    request = urllib.request.Request(
+        INDEX, headers={"Accept": "application/vnd.pypi.simple.v1+json"}
+    )
+    with urllib.request.urlopen(request, timeout=60) as response:
+        files = {f["filename"]: f for f in json.load(response)["files"]}
+    if name not in files:
+        raise SystemExit(f"PyPI has no {name}")
+    expected = files[name]["hashes"]["sha256"]
+    if cached.exists() and hashlib.sha256(cached.read_bytes()).hexdigest() == expected:
+        return cached.read_bytes()
+    with urllib.request.urlopen(files[name]["url"], timeout=300) as response:
+        data: bytes = response.read()
+    if hashlib.sha256(data).hexdigest() != expected:
+        raise SystemExit(f"{name}: sha256 does not match PyPI's")
+    CACHE.mkdir(exist_ok=True)
+    cached.write_bytes(data)
+    return data
+
+
+def unpack(data: bytes, release: str, into: Path) -> None:
+    """numcodecs' ``tests/`` modules this suite runs (with ``common.py``) and their fixtures."""
+    top = f"numcodecs-{release}"
+    wanted = [f"{top}/tests/{m}" for m in (*MODULES, "common.py", "__init__.py")]
+    prefixes = [f"{top}/fixture/{f}/" for f in FIXTURES]
+    with tarfile.open(fileobj=io.BytesIO(data)) as archive:
+        for member in archive.getmembers():
+            if not member.isfile():
+                continue
+            if member.name in wanted or any(member.name.startswith(p) for p in prefixes):
+                target = into / member.name.removeprefix(f"{top}/")
+                target.parent.mkdir(parents=True, exist_ok=True)
+                source = archive.extractfile(member)
+                assert source is not None
+                target.write_bytes(source.read())
+    (into / "tests" / "__init__.py").touch()
+    # No configuration from this repository or numcodecs' pyproject: a plain pytest run.
+    (into / "pytest.ini").write_text("[pytest]\n")
+
+
+def main(argv: list[str]) -> int:
+    release = version("numcodecs")
+    data = sdist(release)
+    with tempfile.TemporaryDirectory(prefix="numcodecs-suite-") as scratch:
+        work = Path(scratch)
+        unpack(data, release, work)
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "scripts"), str(work)])
+        command = [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "numcodecs_plugin",
+            "-p",
+            "no:cacheprovider",
+            "-rs",
+            "-q",
+            *(f"tests/{m}" for m in MODULES),
+            *argv,
+        ]
+        print(f"numcodecs {release}'s tests for gzip, blosc and fixedscaleoffset, on ours:")
+        print(" ".join(command), flush=True)
+        return subprocess.run(command, cwd=work, env=env, check=False).returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
