@@ -46,8 +46,9 @@ fn eval<'py>(py: Python<'py>, code: &str) -> PyResult<Bound<'py, PyAny>> {
     py.eval(&code, Some(&globals), None)
 }
 
-fn c_order_bytes(py: Python<'_>, expr: &str) -> PyResult<Vec<u8>> {
-    let code = format!("np.ascontiguousarray({expr}).tobytes()");
+/// `numpy.asarray(expr).tobytes(order=order)`: "C", or "A" (memory order when contiguous).
+fn bytes_in_order(py: Python<'_>, expr: &str, order: char) -> PyResult<Vec<u8>> {
+    let code = format!("np.asarray({expr}).tobytes(order='{order}')");
     Ok(eval(py, &code)?.cast_into::<PyBytes>()?.as_bytes().to_vec())
 }
 
@@ -67,11 +68,6 @@ fn contiguous_inputs_are_borrowed_without_copying() {
     });
 }
 
-fn memory_order_bytes(py: Python<'_>, expr: &str) -> PyResult<Vec<u8>> {
-    let code = format!("({expr}).tobytes(order='A')");
-    Ok(eval(py, &code)?.cast_into::<PyBytes>()?.as_bytes().to_vec())
-}
-
 #[test]
 fn fortran_ordered_inputs_are_borrowed_in_memory_order() {
     // numcodecs serialises a contiguous array in its memory order; Zarr v2 arrays with order
@@ -85,8 +81,8 @@ fn fortran_ordered_inputs_are_borrowed_in_memory_order() {
             let input = BytesInput::new(&array)?;
             let address: usize = array.getattr("ctypes")?.getattr("data")?.extract()?;
             assert_eq!(input.as_slice().as_ptr() as usize, address, "{expr}");
-            assert_eq!(input.as_slice(), memory_order_bytes(py, expr)?.as_slice());
-            assert_ne!(input.as_slice(), c_order_bytes(py, expr)?.as_slice());
+            assert_eq!(input.as_slice(), bytes_in_order(py, expr, 'A')?.as_slice());
+            assert_ne!(input.as_slice(), bytes_in_order(py, expr, 'C')?.as_slice());
         }
         Ok(())
     });
@@ -101,7 +97,10 @@ fn datetimes_are_read_as_their_int64_bytes() {
         ] {
             let input = BytesInput::new(&eval(py, expr)?)?;
             let int64 = format!("({expr}).view('i8')");
-            assert_eq!(input.as_slice(), memory_order_bytes(py, &int64)?.as_slice());
+            assert_eq!(
+                input.as_slice(),
+                bytes_in_order(py, &int64, 'A')?.as_slice()
+            );
         }
         let out = eval(py, "np.zeros(2, dtype='M8[ms]')")?;
         BytesOutput::new(&out)?.as_mut_slice()[0] = 7;
@@ -156,7 +155,7 @@ fn strided_inputs_are_copied_in_c_order() {
             let input = BytesInput::new(&eval(py, expr)?)?;
             assert_eq!(
                 input.as_slice(),
-                c_order_bytes(py, expr)?.as_slice(),
+                bytes_in_order(py, expr, 'C')?.as_slice(),
                 "{expr}"
             );
         }
@@ -274,7 +273,7 @@ fn arrays_become_native_c_order_element_bytes() {
             let native = format!("np.asarray({expr}, dtype=({expr}).dtype.newbyteorder('='))");
             assert_eq!(
                 input.as_bytes(),
-                c_order_bytes(py, &native)?.as_slice(),
+                bytes_in_order(py, &native, 'C')?.as_slice(),
                 "{expr}"
             );
             let shape: Vec<usize> = eval(py, &format!("({expr}).shape"))?.extract()?;

@@ -39,6 +39,7 @@ from zarr_codec import (
     ConfigurationError,
     DataType,
     OutOfRangeError,
+    OutputSizeError,
     UnsupportedError,
 )
 from zarr_codec.base import writable_in_place
@@ -207,6 +208,11 @@ class FixedScaleOffset(ArrayArrayCodecBase):
 
     def decode_into(self, array: Any, spec: ChunkSpec, out: Any) -> None:
         result = self.decode(array, spec)
+        if np.size(out) != result.size:
+            raise OutputSizeError(
+                f"fixedscaleoffset: the output holds {np.size(out)} elements, "
+                f"the chunk {result.size}"
+            )
         if writable_in_place(out):
             np.copyto(out, result.reshape(out.shape))
         else:

@@ -25,13 +25,46 @@ __all__ = ["ArrayArrayCodecBase", "ArrayBytesCodecBase", "BytesBytesCodecBase", 
 def as_byte_view(data: Buffer) -> memoryview:
     """A flat byte view of any buffer, the bytes a bytes codec stores for it: in memory order
     when it is contiguous (C or Fortran order, as numcodecs stores Zarr v2 chunks), copied in
-    C order otherwise (numpy's ``tobytes(order="A")``)."""
-    view = memoryview(data)
+    C order otherwise (numpy's ``tobytes(order="A")``). ``BufferTypeError`` for what is not
+    a buffer of plain data (object arrays hold pointers)."""
+    return _flat_bytes(data, writable=False)
+
+
+def _flat_bytes(data: Any, *, writable: bool) -> memoryview:
+    if isinstance(data, np.ndarray):
+        if data.dtype.kind in "Mm":  # numpy exports no buffer for these: their int64 bytes
+            data = data.view(np.int64)
+        elif data.dtype.hasobject:
+            raise BufferTypeError(_OBJECTS)
+    try:
+        view = memoryview(data)
+    except TypeError:
+        raise BufferTypeError(f"a buffer is required, got {type(data).__name__}") from None
+    if _holds_objects(view.format):
+        raise BufferTypeError(_OBJECTS)
+    if writable and view.readonly:
+        raise OutputSizeError("the output buffer is read-only")
+    if writable and not view.contiguous:
+        raise OutputSizeError("the output buffer must be contiguous")
     if view.format == "B" and view.ndim == 1 and view.c_contiguous:
         return view
     # A view of the same memory when contiguous; strided input: one copy is unavoidable.
     flat = np.asarray(view).reshape(-1, order="A")
     return memoryview(flat.view(np.uint8))
+
+
+_OBJECTS = "object arrays are not supported: their buffer holds pointers to Python objects"
+
+
+def _holds_objects(format: str) -> bool:
+    """Whether a PEP 3118 format names Python objects (``O``), field names aside."""
+    in_name = False
+    for char in format:
+        if char == ":":
+            in_name = not in_name
+        elif char == "O" and not in_name:
+            return True
+    return False
 
 
 def item_size(data: Any) -> int:
@@ -47,14 +80,10 @@ def item_size(data: Any) -> int:
 
 
 def copy_into(result: Buffer, out: Buffer) -> int:
-    """Copy ``result`` to the front of the writable buffer ``out``; return the byte count."""
+    """Copy ``result`` to the front of the writable buffer ``out`` (contiguous, filled in its
+    memory order); return the byte count."""
     src = as_byte_view(result)
-    dst = memoryview(out)
-    if dst.readonly:
-        raise OutputSizeError("the output buffer is read-only")
-    if not dst.c_contiguous:
-        raise OutputSizeError("the output buffer must be contiguous")
-    dst = dst.cast("B") if dst.format != "B" or dst.ndim != 1 else dst
+    dst = _flat_bytes(out, writable=True)
     if src.nbytes > dst.nbytes:
         raise OutputSizeError(f"output needs {src.nbytes} bytes but the buffer holds {dst.nbytes}")
     dst[: src.nbytes] = src
