@@ -55,15 +55,25 @@ struct Config {
 }
 
 impl ScaleOffset {
-    /// A codec with these parameters (`None`: 0 and 1, the identities). They are checked
+    /// A codec with these parameters (`None`: 0 and 1, the identities). What no data type
+    /// accepts is refused here: anything but a number or a float's bits as a `"0x"` string
+    /// (the only fill-value strings that are finite), and a scale of 0. The rest is checked
     /// against a data type by [`ScaleOffset::bind`].
     pub fn new(offset: Option<Value>, scale: Option<Value>) -> Result<Self> {
         for (name, value) in [("offset", &offset), ("scale", &scale)] {
-            if let Some(value) = value.as_ref().filter(|v| !(v.is_number() || v.is_string())) {
+            let Some(value) = value else { continue };
+            let hex_bits = value.as_str().is_some_and(|text| text.starts_with("0x"));
+            if !(value.is_number() || hex_bits) {
                 return Err(CodecError::configuration(format!(
-                    "scale_offset: {name} must be a number or a fill-value string, not {value}"
+                    "scale_offset: {name} must be a number or a float's bits as a \"0x\" \
+                     string, not {value}"
                 )));
             }
+        }
+        if scale.as_ref().and_then(Value::as_f64) == Some(0.0) {
+            return Err(CodecError::configuration(
+                "scale_offset: scale 0 cannot be decoded",
+            ));
         }
         Ok(Self { offset, scale })
     }

@@ -168,10 +168,8 @@ fn floats_follow_their_own_arithmetic() {
 fn parameters_are_checked_against_the_data_type() {
     for (offset, scale, data_type) in [
         (json!(1.5), json!(1), DataType::Int32),
-        (json!(0), json!(0), DataType::Int32),
-        (json!(0), json!(0.0), DataType::Float32),
-        (json!("NaN"), json!(1), DataType::Float32),
-        (json!(0), json!("Infinity"), DataType::Float64),
+        (json!("0x0000"), json!(1), DataType::Int32),
+        (json!(0), json!("0x00000000"), DataType::Float32),
         (json!(300), json!(1), DataType::UInt8),
         (json!(0), json!(1), DataType::Bool),
     ] {
@@ -183,6 +181,26 @@ fn parameters_are_checked_against_the_data_type() {
                 ErrorKind::Configuration | ErrorKind::Unsupported
             ),
             "{offset} {scale} {data_type}: {err}"
+        );
+    }
+    // What no data type accepts is refused before any is known: a zero scale, non-finite
+    // or other strings, JSON that is not a number.
+    for (offset, scale) in [
+        (json!(0), json!(0)),
+        (json!(0), json!(0.0)),
+        (json!(0), json!(-0.0)),
+        (json!("NaN"), json!(1)),
+        (json!(0), json!("Infinity")),
+        (json!("nearest-even"), json!(1)),
+        (json!([1]), json!(1)),
+        (json!(true), json!(1)),
+    ] {
+        let err = ScaleOffset::new(Some(offset.clone()), Some(scale.clone()))
+            .expect_err("no data type accepts it");
+        assert_eq!(
+            err.kind(),
+            ErrorKind::Configuration,
+            "{offset} {scale}: {err}"
         );
     }
     // Hex floats are fill-value JSON too.

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import numpy as np
 import pytest
-from zarr_codec import ConfigurationError, check_keys, split_codec_json
+from zarr_codec import ConfigurationError, ZarrFormat, check_keys, split_codec_json
 from zarr_codec.codec_json import codec_name_of
 
 
@@ -51,3 +54,29 @@ def test_check_keys() -> None:
         check_keys("gzip", {}, required=("level",))
     with pytest.raises(ConfigurationError, match=r"unknown.*lvl"):
         check_keys("gzip", {"level": 1, "lvl": 2}, required=("level",))
+
+
+@pytest.mark.parametrize(
+    ("data", "zarr_format"),
+    [
+        ({"name": "gzip", "configuration": {"level": 5, 1: 2}}, 3),
+        ({"name": "cast_value", "configuration": {"data_type": b"int8"}}, 3),
+        ({"name": "x", "configuration": {"a": [1, {2: 3}]}}, 3),
+        ({"name": "x", "configuration": {"a": {1, 2}}}, 3),
+        ({"name": "x", "configuration": {"a": object()}}, 3),
+        ({"id": "fixedscaleoffset", "offset": 1, 3: 4}, 2),
+        ({"id": "x", "a": bytearray(b"1")}, 2),
+    ],
+    ids=repr,
+)
+def test_configuration_that_is_not_json_is_a_configuration_error(
+    data: dict[Any, Any], zarr_format: ZarrFormat
+) -> None:
+    """Not TypeError from deep inside a codec: every codec sees JSON or nothing."""
+    with pytest.raises(ConfigurationError, match="not"):
+        split_codec_json(data, zarr_format)
+
+
+def test_numpy_numbers_are_json_numbers() -> None:
+    config = {"a": np.float64(1.5), "b": [np.int32(2), np.bool_(True)], "c": None}
+    assert split_codec_json({"name": "x", "configuration": config}, 3) == ("x", config)

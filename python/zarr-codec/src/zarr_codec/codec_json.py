@@ -8,8 +8,11 @@ configuration dict and check configuration keys, so every codec rejects unknown 
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Collection, Mapping
 from typing import Any
+
+import numpy as np
 
 from zarr_codec.errors import ConfigurationError
 from zarr_codec.protocols import ZarrFormat
@@ -36,13 +39,33 @@ def split_codec_json(data: object, zarr_format: ZarrFormat) -> tuple[str, dict[s
         config = data.get("configuration", {})
         if not isinstance(config, Mapping):
             raise ConfigurationError(f"'configuration' must be an object in {data!r}")
+        _check_json(config, name)
         return name, dict(config)
     if zarr_format == 2:
         if not isinstance(data, Mapping) or not isinstance(data.get("id"), str):
             raise ConfigurationError(f"Zarr v2 codec JSON needs a string 'id', got {data!r}")
         config = {k: v for k, v in data.items() if k != "id"}
+        _check_json(config, data["id"])
         return str(data["id"]), config
     raise ConfigurationError(f"zarr_format must be 2 or 3, got {zarr_format!r}")
+
+
+def _check_json(value: object, codec: str) -> None:
+    """``ConfigurationError`` unless ``value`` is JSON: objects with string keys, arrays,
+    strings, numbers (numpy's too), booleans and null. A codec never sees anything else, so
+    no bytes value or integer key reaches a constructor as a ``TypeError``."""
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise ConfigurationError(f"{codec}: configuration key {key!r} is not a string")
+            _check_json(item, codec)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _check_json(item, codec)
+    elif not (value is None or isinstance(value, str | numbers.Number | np.generic)):
+        raise ConfigurationError(
+            f"{codec}: configuration value {value!r} is not JSON ({type(value).__name__})"
+        )
 
 
 def codec_name_of(data: object) -> tuple[str, ZarrFormat]:
