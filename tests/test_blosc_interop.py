@@ -35,10 +35,10 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # `pytest` (unlike `python -m pytest`) does not add the root
     sys.path.insert(0, str(ROOT))
 
-from zarr_codec import UnsupportedError  # noqa: E402
 from zarr_codec_blosc import COMPRESSORS, Blosc, _blosc  # noqa: E402
 from zarr_codec_blosc import numcodecs as blosc_numcodecs  # noqa: E402
 from zarr_codec_blosc.zarr_python import BloscCodec  # noqa: E402
+from zarr_codec_shapes import UnsupportedError  # noqa: E402
 from zarr_codecs.bench import datasets  # noqa: E402
 
 blosc2: Any

@@ -43,9 +43,9 @@ from zarr.codecs.cast_value import CastValue as BuiltinCastValue  # noqa: E402
 from zarr.core.array_spec import ArrayConfig, ArraySpec  # noqa: E402
 from zarr.core.buffer import default_buffer_prototype  # noqa: E402
 from zarr.core.dtype import get_data_type_from_json  # noqa: E402
-from zarr_codec import ChunkSpec, ConfigurationError, OutOfRangeError  # noqa: E402
 from zarr_codec_cast_value import ROUNDING_MODES, CastValue  # noqa: E402
 from zarr_codec_cast_value.zarr_python import CastValueCodec  # noqa: E402
+from zarr_codec_shapes import ChunkSpec, ConfigurationError, OutOfRangeError  # noqa: E402
 
 INTS = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
 FLOATS = ["float16", "float32", "float64"]

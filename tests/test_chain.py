@@ -1,4 +1,5 @@
-"""``zarr_codec.Chain``: whole v3 codec chains without zarr-python, checked against zarr-python
+"""``zarr_codec_shapes.Chain``: whole v3 codec chains without zarr-python, checked against
+zarr-python
 (chunks it writes decode identically, chunks the chain writes read identically), fused where
 it can be, into caller arrays, and in batches."""
 
@@ -9,7 +10,14 @@ from typing import Any
 
 import numpy as np
 import pytest
-from zarr_codec import BytesCodec, Chain, ChunkSpec, CodecError, ConfigurationError, get_codec
+from zarr_codec_shapes import (
+    BytesCodec,
+    Chain,
+    ChunkSpec,
+    CodecError,
+    ConfigurationError,
+    get_codec,
+)
 
 zarr = pytest.importorskip("zarr")
 zarr_codecs = pytest.importorskip("zarr_codecs")
@@ -239,7 +247,7 @@ def test_bytes_codec_json_and_endianness() -> None:
 def test_pipeline_reads_files_of_a_local_store_straight_into_place(tmp_path: Path) -> None:
     """Uncompressed chunks of a LocalStore are read from their files into the output; a file
     of the wrong size is corrupt, a missing one is the fill value."""
-    from zarr_codec.zarr_pipeline import PATH
+    from zarr_codecs.pipeline import PATH
 
     with zarr.config.set({"codec_pipeline.path": PATH}):
         array = zarr.create_array(
@@ -268,7 +276,7 @@ def test_pipeline_leaves_a_configured_codec_subclass_to_zarr() -> None:
     by zarr, not replaced by ours."""
     from zarr.codecs import BloscCodec
     from zarr.registry import register_codec
-    from zarr_codec.zarr_pipeline import PATH
+    from zarr_codecs.pipeline import PATH
 
     calls = []
 

@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 import pytest
-from zarr_codec import Chain, ChunkSpec, CorruptInputError
-from zarr_codec.chain import file_runners
+from zarr_codec_shapes import Chain, ChunkSpec, CorruptInputError
+from zarr_codec_shapes.chain import file_runners
 
 pytest.importorskip("zarr_codecs")
 import zarr_codec_blosc._blosc as blosc_module
@@ -59,7 +59,9 @@ def _write(paths: list[Path], encoded: list[Any]) -> None:
 def test_every_wheel_registers_its_file_runners() -> None:
     from importlib.metadata import entry_points
 
-    registered = {point.name: point.load() for point in entry_points(group="zarr_codec.runners")}
+    registered = {
+        point.name: point.load() for point in entry_points(group="zarr_codec_shapes.runners")
+    }
     assert registered == dict(zip(NAMES, MODULES, strict=True))
     assert file_runners() in MODULES
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from zarr_codec import Chain, ChunkSpec, CorruptInputError, OutOfRangeError, get_codec
+from zarr_codec_shapes import Chain, ChunkSpec, CorruptInputError, OutOfRangeError, get_codec
 
 pytest.importorskip("zarr_codecs")
 import zarr_codec_blosc._blosc as blosc_module

@@ -1,4 +1,4 @@
-"""``ChainCodecPipeline`` (``zarr_codec.zarr_pipeline``) against zarr-python's own pipeline.
+"""``ChainCodecPipeline`` (``zarr_codecs.pipeline``) against zarr-python's own pipeline.
 
 The pipeline replaces zarr's per-chunk read and write loops for arrays whose codecs our
 registry has, so every indexing and write path zarr offers must behave exactly as with zarr's
@@ -48,9 +48,9 @@ from zarr.core.buffer import default_buffer_prototype  # noqa: E402
 from zarr.core.codec_pipeline import BatchedCodecPipeline  # noqa: E402
 from zarr.core.sync import sync  # noqa: E402
 from zarr.storage import LocalStore, MemoryStore  # noqa: E402
-from zarr_codec import CodecError, CorruptInputError  # noqa: E402
-from zarr_codec.chain import Chain  # noqa: E402
-from zarr_codec.zarr_pipeline import PATH, ChainCodecPipeline  # noqa: E402
+from zarr_codec_shapes import CodecError, CorruptInputError  # noqa: E402
+from zarr_codec_shapes.chain import Chain  # noqa: E402
+from zarr_codecs.pipeline import PATH, ChainCodecPipeline  # noqa: E402
 
 Array = npt.NDArray[Any]
 JSON = dict[str, Any]
@@ -1047,9 +1047,9 @@ def test_local_chunks_without_file_runners_go_through_the_thread_pool(
     """Where no wheel's file runners are found, LocalStore chunks are written with zarr's own
     helper and read by the thread pool: uncompressed chunks straight into place, missing ones
     as the fill value, and a chunk file of the wrong size raises ``CorruptInputError``."""
-    import zarr_codec.chain
+    import zarr_codec_shapes.chain
 
-    monkeypatch.setattr(zarr_codec.chain, "file_runners", lambda: None)
+    monkeypatch.setattr(zarr_codec_shapes.chain, "file_runners", lambda: None)
     # 1-D, so that whole chunks are contiguous in the output and read straight into place
     data = np.arange(700, dtype="float32")
     with _pipeline(PATH):

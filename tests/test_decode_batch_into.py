@@ -12,9 +12,9 @@ from typing import Any
 
 import numpy as np
 import pytest
-from zarr_codec import ConfigurationError, CorruptInputError, OutputSizeError
 from zarr_codec_blosc import Blosc
 from zarr_codec_gzip import Gzip
+from zarr_codec_shapes import ConfigurationError, CorruptInputError, OutputSizeError
 
 CODECS = {
     "gzip": lambda: Gzip(1),

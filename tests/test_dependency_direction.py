@@ -1,8 +1,9 @@
 """Dependencies point one way: the API packages depend on neither zarr-python, numcodecs nor
-pyo3; codec wheels depend on zarr-codec at the same version."""
+pyo3; codec wheels depend on zarr-codec-shapes at the same version."""
 
 from __future__ import annotations
 
+import importlib.util
 import shutil
 import subprocess
 import tomllib
@@ -16,13 +17,13 @@ ROOT = Path(__file__).resolve().parents[1]
 @pytest.mark.skipif(shutil.which("cargo") is None, reason="needs cargo")
 def test_rust_api_crate_has_no_pyo3_in_its_tree() -> None:
     tree = subprocess.run(
-        ["cargo", "tree", "-p", "zarr-codec", "--edges", "normal,build", "--prefix", "none"],
+        ["cargo", "tree", "-p", "zarr-codec-shapes", "--edges", "normal,build", "--prefix", "none"],
         cwd=ROOT,
         capture_output=True,
         text=True,
         check=True,
     ).stdout
-    assert "zarr-codec v" in tree
+    assert "zarr-codec-shapes v" in tree
     assert "pyo3" not in tree and "numpy" not in tree
 
 
@@ -43,7 +44,9 @@ def test_codec_crates_have_no_pyo3_in_their_trees() -> None:
 
 
 def test_python_api_package_requires_neither_zarr_nor_numcodecs() -> None:
-    project = tomllib.loads((ROOT / "python/zarr-codec/pyproject.toml").read_text())["project"]
+    project = tomllib.loads((ROOT / "python/zarr-codec-shapes/pyproject.toml").read_text())[
+        "project"
+    ]
     names = [
         dep.split(">")[0].split("=")[0].split("<")[0].strip() for dep in project["dependencies"]
     ]
@@ -56,4 +59,15 @@ def test_every_wheel_pins_zarr_codec_at_the_workspace_version() -> None:
     assert wheels
     for pyproject in wheels:
         deps = tomllib.loads(pyproject.read_text())["project"]["dependencies"]
-        assert f"zarr-codec=={version}" in deps, pyproject
+        assert f"zarr-codec-shapes=={version}" in deps, pyproject
+
+
+def test_nothing_of_ours_installs_a_zarr_codec_module() -> None:
+    """zarr-python's own ``zarr-codec`` distribution owns the import name ``zarr_codec``; two
+    distributions writing one import directory break each other's installs."""
+    assert importlib.util.find_spec("zarr_codec") is None
+    folders = [*ROOT.glob("python/*/src/*"), *ROOT.glob("packages/*/python/*")]
+    assert folders and not [f for f in folders if f.name == "zarr_codec"]
+    for pyproject in sorted(ROOT.glob("packages/*/pyproject.toml")):
+        module = tomllib.loads(pyproject.read_text())["tool"]["maturin"]["module-name"]
+        assert module.split(".")[0] != "zarr_codec", pyproject

@@ -40,7 +40,7 @@ def _tool(name: str) -> str:
 @pytest.fixture(scope="module")
 def wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("wheels")
-    for project in ("python/zarr-codec", "python/zarr-codecs"):
+    for project in ("python/zarr-codec-shapes", "python/zarr-codecs"):
         proc = _run(_tool("uv"), "build", "--wheel", "--out-dir", out, ROOT / project)
         assert proc.returncode == 0, proc.stderr
     listed = _run(sys.executable, ROOT / "scripts" / "list-wheels")
@@ -87,7 +87,7 @@ def test_every_wheel_is_installed_at_one_version(venv: Path) -> None:
     versions = {p["name"]: p["version"] for p in json.loads(proc.stdout)}
     ours = {name: v for name, v in versions.items() if name.startswith("zarr-codec")}
     assert set(ours) == {
-        "zarr-codec",
+        "zarr-codec-shapes",
         "zarr-codecs",
         "zarr-codec-gzip",
         "zarr-codec-blosc",

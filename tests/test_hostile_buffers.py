@@ -15,12 +15,12 @@ from typing import Any
 
 import numpy as np
 import pytest
-from zarr_codec import BufferTypeError, ChunkSpec, CodecError
 from zarr_codec_blosc import Blosc
 from zarr_codec_cast_value import CastValue
 from zarr_codec_gzip import Gzip
 from zarr_codec_scale_offset import ScaleOffset
 from zarr_codec_scale_offset.legacy import FixedScaleOffset
+from zarr_codec_shapes import BufferTypeError, ChunkSpec, CodecError
 
 numcodecs = pytest.importorskip("numcodecs")
 

@@ -59,8 +59,8 @@ def test_encode_into_the_buffer_holding_the_data() -> None:
 
 
 def test_array_codecs_read_an_overlapping_input_from_a_copy() -> None:
-    from zarr_codec import ChunkSpec
     from zarr_codec_cast_value import CastValue
+    from zarr_codec_shapes import ChunkSpec
 
     codec = CastValue("int32", "nearest-even")
     stored = np.arange(64, dtype="<i4") * 3 - 50

@@ -26,13 +26,13 @@ version = "0.1.0"
 edition = "2024"
 
 [workspace.dependencies]
-zarr-codec = { version = "0.1.0", path = "crates/zarr-codec" }
+zarr-codec-shapes = { version = "0.1.0", path = "crates/zarr-codec-shapes" }
 zarr-codec-gzip = { version = "0.1.0", path = "crates/zarr-codec-gzip" }  # a comment
 serde = { version = "1.0.200", features = ["derive"] }
 """,
-    "crates/zarr-codec/Cargo.toml": """\
+    "crates/zarr-codec-shapes/Cargo.toml": """\
 [package]
-name = "zarr-codec"
+name = "zarr-codec-shapes"
 version.workspace = true
 edition.workspace = true
 
@@ -45,10 +45,10 @@ name = "zarr-codec-gzip"
 version.workspace = true
 
 [dependencies]
-zarr-codec.workspace = true
+zarr-codec-shapes.workspace = true
 
 [dev-dependencies]
-zarr-codec = { version = "0.1.0", path = "../zarr-codec", features = ["testing"] }
+zarr-codec-shapes = { version = "0.1.0", path = "../zarr-codec-shapes", features = ["testing"] }
 """,
     "packages/zarr-codec-gzip/Cargo.toml": """\
 [package]
@@ -63,8 +63,8 @@ crate-type = ["cdylib"]
 [dependencies]
 zarr-codec-gzip.workspace = true
 
-[dependencies.zarr-codec]
-path = "../../crates/zarr-codec"
+[dependencies.zarr-codec-shapes]
+path = "../../crates/zarr-codec-shapes"
 version = "0.1.0"
 """,
     "packages/zarr-codec-gzip/pyproject.toml": """\
@@ -73,7 +73,7 @@ name = "zarr-codec-gzip"
 dynamic = ["version"]
 requires-python = ">=3.12"
 dependencies = [
-    "zarr-codec==0.1.0",
+    "zarr-codec-shapes==0.1.0",
     "numpy>=2",
 ]
 
@@ -82,27 +82,29 @@ requires = ["maturin>=1.10,<2"]
 build-backend = "maturin"
 """,
     "packages/zarr-codec-gzip/python/zarr_codec_gzip/__init__.py": '"""gzip."""\n',
-    "python/zarr-codec/pyproject.toml": """\
+    "python/zarr-codec-shapes/pyproject.toml": """\
 [project]
-name = "zarr-codec"
+name = "zarr-codec-shapes"
 version = "0.1.0"  # static
 dependencies = ["numpy>=1.26"]
 """,
-    "python/zarr-codec/src/zarr_codec/__init__.py": '"""API."""\n\n__version__ = "0.1.0"\n',
+    "python/zarr-codec-shapes/src/zarr_codec_shapes/__init__.py": (
+        '"""API."""\n\n__version__ = "0.1.0"\n'
+    ),
     "python/zarr-codecs/pyproject.toml": """\
 [project]
 name = "zarr-codecs"
 version = "0.1.0"
-dependencies = ["zarr-codec==0.1.0", "zarr_codec_gzip == 0.1.0"]
+dependencies = ["zarr-codec-shapes==0.1.0", "zarr_codec_gzip == 0.1.0"]
 
 [project.optional-dependencies]
-zarr = ["zarr>=3.4", "zarr-codec[zarr]==0.1.0; python_version >= '3.12'"]
+zarr = ["zarr>=3.4", "zarr-codec-shapes[zarr]==0.1.0; python_version >= '3.12'"]
 """,
     "pyproject.toml": """\
 [project]
 name = "zarr-codecs-workspace"
 version = "0.1.0"
-dependencies = ["zarr-codec"]
+dependencies = ["zarr-codec-shapes"]
 
 [tool.uv]
 package = false
@@ -121,7 +123,7 @@ source = "registry+https://github.com/rust-lang/crates.io-index"
 checksum = "abc"
 
 [[package]]
-name = "zarr-codec"
+name = "zarr-codec-shapes"
 version = "0.1.0"
 dependencies = [
  "serde",
@@ -131,7 +133,7 @@ dependencies = [
 name = "zarr-codec-gzip"
 version = "0.1.0"
 dependencies = [
- "zarr-codec",
+ "zarr-codec-shapes",
 ]
 
 [[package]]
@@ -145,7 +147,7 @@ requires-python = ">=3.12"
 
 [manifest]
 members = [
-    "zarr-codec",
+    "zarr-codec-shapes",
     "zarr-codec-gzip",
     "zarr-codecs",
     "zarr-codecs-workspace",
@@ -157,9 +159,9 @@ version = "2.3.4"
 source = { registry = "https://pypi.org/simple" }
 
 [[package]]
-name = "zarr-codec"
+name = "zarr-codec-shapes"
 version = "0.1.0"
-source = { editable = "python/zarr-codec" }
+source = { editable = "python/zarr-codec-shapes" }
 dependencies = [
     { name = "numpy" },
 ]
@@ -170,13 +172,13 @@ version = "0.1.0"
 source = { editable = "packages/zarr-codec-gzip" }
 dependencies = [
     { name = "numpy" },
-    { name = "zarr-codec" },
+    { name = "zarr-codec-shapes" },
 ]
 
 [package.metadata]
 requires-dist = [
     { name = "numpy", specifier = ">=2" },
-    { name = "zarr-codec", editable = "python/zarr-codec" },
+    { name = "zarr-codec-shapes", editable = "python/zarr-codec-shapes" },
 ]
 
 [[package]]
@@ -186,7 +188,7 @@ source = { editable = "python/zarr-codecs" }
 
 [package.metadata]
 requires-dist = [
-    { name = "zarr-codec", specifier = "==0.1.0" },
+    { name = "zarr-codec-shapes", specifier = "==0.1.0" },
     { name = "zarr-codec-gzip", specifier = "==0.1.0" },
 ]
 
@@ -241,19 +243,19 @@ Mismatch = tuple[str, str, str]
 
 MISMATCHES: dict[str, Mismatch] = {
     "crate version literal": (
-        "crates/zarr-codec/Cargo.toml",
+        "crates/zarr-codec-shapes/Cargo.toml",
         "version.workspace = true",
         'version = "0.2.0"',
     ),
     "crate version literal equal": (
-        "crates/zarr-codec/Cargo.toml",
+        "crates/zarr-codec-shapes/Cargo.toml",
         "version.workspace = true",
         'version = "0.1.0"',
     ),
     "workspace dependency": (
         "Cargo.toml",
-        'zarr-codec = { version = "0.1.0"',
-        'zarr-codec = { version = "0.2.0"',
+        'zarr-codec-shapes = { version = "0.1.0"',
+        'zarr-codec-shapes = { version = "0.2.0"',
     ),
     "member path dependency inline": (
         "crates/zarr-codec-gzip/Cargo.toml",
@@ -267,7 +269,7 @@ MISMATCHES: dict[str, Mismatch] = {
     ),
     "root pyproject version": ("pyproject.toml", 'version = "0.1.0"', 'version = "0.2.0"'),
     "python pyproject version": (
-        "python/zarr-codec/pyproject.toml",
+        "python/zarr-codec-shapes/pyproject.toml",
         'version = "0.1.0"',
         'version = "0.2.0"',
     ),
@@ -278,28 +280,28 @@ MISMATCHES: dict[str, Mismatch] = {
     ),
     "pin other version": (
         "packages/zarr-codec-gzip/pyproject.toml",
-        '"zarr-codec==0.1.0"',
-        '"zarr-codec==0.2.0"',
+        '"zarr-codec-shapes==0.1.0"',
+        '"zarr-codec-shapes==0.2.0"',
     ),
     "pin not ==": (
         "packages/zarr-codec-gzip/pyproject.toml",
-        '"zarr-codec==0.1.0"',
-        '"zarr-codec>=0.1.0"',
+        '"zarr-codec-shapes==0.1.0"',
+        '"zarr-codec-shapes>=0.1.0"',
     ),
     "pin in extra": (
         "python/zarr-codecs/pyproject.toml",
-        "zarr-codec[zarr]==0.1.0",
-        "zarr-codec[zarr]~=0.1.0",
+        "zarr-codec-shapes[zarr]==0.1.0",
+        "zarr-codec-shapes[zarr]~=0.1.0",
     ),
     "dunder version": (
-        "python/zarr-codec/src/zarr_codec/__init__.py",
+        "python/zarr-codec-shapes/src/zarr_codec_shapes/__init__.py",
         '"0.1.0"',
         '"0.0.1"',
     ),
     "Cargo.lock": (
         "Cargo.lock",
-        'name = "zarr-codec"\nversion = "0.1.0"',
-        'name = "zarr-codec"\nversion = "0.2.0"',
+        'name = "zarr-codec-shapes"\nversion = "0.1.0"',
+        'name = "zarr-codec-shapes"\nversion = "0.2.0"',
     ),
     "uv.lock": (
         "uv.lock",
@@ -332,14 +334,14 @@ def test_every_mismatch_is_listed(repo: Path) -> None:
     assert result.returncode == 1
     for rel in ("Cargo.toml:", "packages/zarr-codec-gzip/pyproject.toml:", "uv.lock:"):
         assert f"  {rel}" in result.stderr
-    assert "'zarr-codec>=0.1.0'" in result.stderr
+    assert "'zarr-codec-shapes>=0.1.0'" in result.stderr
     assert "3 problem(s) in 3 file(s)" in result.stderr
 
 
 def test_third_party_versions_are_ignored(repo: Path) -> None:
     edit(repo, "Cargo.lock", 'version = "1.0.200"', 'version = "1.0.201"')
     edit(repo, "uv.lock", 'version = "2.3.4"', 'version = "2.3.5"')
-    edit(repo, "pyproject.toml", '"zarr-codec"]', '"zarr-codec", "zarrita==0.2.0"]')
+    edit(repo, "pyproject.toml", '"zarr-codec-shapes"]', '"zarr-codec-shapes", "zarrita==0.2.0"]')
     assert run("check-versions", "--root", str(repo)).returncode == 0
 
 
@@ -384,7 +386,7 @@ def test_bump_leaves_non_equal_pins_to_a_person(repo: Path) -> None:
     edit(repo, *MISMATCHES["pin not =="])
     result = run("bump-version", "0.2.0", "--no-lock", "--root", str(repo))
     assert result.returncode == 1
-    assert "zarr-codec>=0.1.0" in result.stderr
+    assert "zarr-codec-shapes>=0.1.0" in result.stderr
 
 
 @pytest.mark.parametrize("bad", ["0.2", "v0.2.0", "01.2.3", "0.2.0-rc.1", "0.2.0.post1", ""])

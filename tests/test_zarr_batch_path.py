@@ -103,7 +103,7 @@ def test_batches_write_and_read_like_the_builtin(
 
 @pytest.mark.parametrize("name", list(CODECS))
 def test_a_corrupt_chunk_in_a_batch_raises_our_error(tmp_path: Path, name: str) -> None:
-    from zarr_codec import CodecError
+    from zarr_codec_shapes import CodecError
 
     _, path, ours = CODECS[name]
     with zarr.config.set({f"codecs.{name}": path, "codec_pipeline.batch_size": 8}):

@@ -1,7 +1,7 @@
-"""A codec written only against the zarr_codec protocols, used by real zarr-python 3.4.
+"""A codec written only against the zarr_codec_shapes protocols, used by real zarr-python 3.4.
 
-v3 arrays go through ``zarr_codec.zarr_python`` (zarr's codec registry and config); v2 arrays
-through ``zarr_codec.numcodecs`` (numcodecs' registry, which zarr uses for v2 metadata).
+v3 arrays go through ``zarr_codec_shapes.zarr_python`` (zarr's codec registry and config); v2 arrays
+through ``zarr_codec_shapes.numcodecs`` (numcodecs' registry, which zarr uses for v2 metadata).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ numcodecs = pytest.importorskip("numcodecs")
 
 import example_codecs  # noqa: E402
 from example_codecs import BitNot, BitNotZarr, XorCrc, XorCrcZarr  # noqa: E402
-from zarr_codec import numcodecs as nc_adapter  # noqa: E402
+from zarr_codec_shapes import numcodecs as nc_adapter  # noqa: E402
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -157,7 +157,7 @@ def test_numcodecs_adapter_decode_into_and_pickle() -> None:
 def test_numcodecs_register_replaces_a_builtin_and_restores_it() -> None:
     """numcodecs' own ids can be taken over explicitly (entry points cannot) and given back."""
     from numcodecs.registry import codec_registry
-    from zarr_codec.numcodecs import numcodecs_codec_class
+    from zarr_codec_shapes.numcodecs import numcodecs_codec_class
 
     original = codec_registry["zlib"]
 
@@ -174,7 +174,7 @@ def test_numcodecs_register_replaces_a_builtin_and_restores_it() -> None:
 
 
 def test_adapter_never_raises_at_import_time() -> None:
-    from zarr_codec.zarr_python import zarr_codec_class
+    from zarr_codec_shapes.zarr_python import zarr_codec_class
 
     class NotACodec:
         name = "test.broken"

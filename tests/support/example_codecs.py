@@ -1,4 +1,5 @@
-"""Codecs that exist only for the tests: written straight against the ``zarr_codec`` protocols.
+"""Codecs that exist only for the tests: written straight against the ``zarr_codec_shapes``
+protocols.
 
 ``XorCrc`` is a bytes->bytes codec implemented without any base class (the protocols are
 structural), with a real integrity check so malformed input is detectable. ``BitNot`` is an
@@ -13,7 +14,7 @@ from collections.abc import Buffer
 from typing import Any, ClassVar, Literal, Self
 
 import numpy as np
-from zarr_codec import (
+from zarr_codec_shapes import (
     ArrayArrayCodecBase,
     ChunkSpec,
     ConfigurationError,
@@ -22,9 +23,9 @@ from zarr_codec import (
     check_keys,
     split_codec_json,
 )
-from zarr_codec.base import as_byte_view
-from zarr_codec.numcodecs import numcodecs_codec_class
-from zarr_codec.zarr_python import zarr_codec_class
+from zarr_codec_shapes.base import as_byte_view
+from zarr_codec_shapes.numcodecs import numcodecs_codec_class
+from zarr_codec_shapes.zarr_python import zarr_codec_class
 
 
 class XorCrc:

@@ -1,10 +1,10 @@
 //! Use the blosc codec from Rust alone: `cargo run -p zarr-codec-blosc --example roundtrip`.
 
-use zarr_codec::json::ZarrFormat;
-use zarr_codec::{BytesToBytesCodec, Codec, CodecFromJson};
 use zarr_codec_blosc::Blosc;
+use zarr_codec_shapes::json::ZarrFormat;
+use zarr_codec_shapes::{BytesToBytesCodec, Codec, CodecFromJson};
 
-fn main() -> Result<(), zarr_codec::CodecError> {
+fn main() -> Result<(), zarr_codec_shapes::CodecError> {
     let json = serde_json::json!({"name": "blosc", "configuration":
         {"cname": "zstd", "clevel": 5, "shuffle": "shuffle", "typesize": 4, "blocksize": 0}});
     let codec = Blosc::from_json(&json, ZarrFormat::V3)?;

@@ -14,7 +14,7 @@
 use std::ffi::{c_char, c_int, c_void};
 use std::mem::MaybeUninit;
 
-use zarr_codec::{CodecError, Result};
+use zarr_codec_shapes::{CodecError, Result};
 
 use crate::header::{FLAG_DONT_SPLIT, FrameInfo, MAX_SPLITS, MIN_BUFFERSIZE};
 use crate::preshuffle::with_scratch;

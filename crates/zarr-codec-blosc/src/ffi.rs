@@ -5,7 +5,7 @@ use std::ffi::{CStr, c_int, c_void};
 use std::mem::MaybeUninit;
 
 use blosc_src as sys;
-use zarr_codec::{CodecError, Result};
+use zarr_codec_shapes::{CodecError, Result};
 
 use crate::header::{FrameInfo, HEADER_LEN, MAX_NBYTES};
 use crate::{Compressor, Shuffle};

@@ -6,7 +6,7 @@
 //! 32-bit block start offsets follows. c-blosc and numcodecs have crashed or over-read on
 //! lying headers (numcodecs #228, c-blosc #229, #405), so nothing here trusts the header.
 
-use zarr_codec::{CodecError, Result};
+use zarr_codec_shapes::{CodecError, Result};
 
 /// Header length, and the overhead c-blosc may add to the input size.
 pub const HEADER_LEN: usize = 16;

@@ -5,7 +5,7 @@
 //! - Writes the c-blosc 1.x frame format, which numcodecs and every Zarr reader decode (frames
 //!   from c-blosc2's own format are refused with an error that says so).
 //! - Every frame is validated ([`frame_info`]) before any allocation or call into C: a lying
-//!   header is a [`zarr_codec::CodecError`], never an over-read or a huge allocation.
+//!   header is a [`zarr_codec_shapes::CodecError`], never an over-read or a huge allocation.
 //! - Only c-blosc's context functions are used: no global state, safe from many threads and
 //!   after `fork`; the internal thread count is a per-call setting (default 1).
 //! - With one thread, shuffles are this crate's AVX2 kernels (chosen at run time; c-blosc as
@@ -15,14 +15,14 @@
 //!
 //! ```
 //! use zarr_codec_blosc::{Blosc, Compressor, Shuffle};
-//! use zarr_codec::BytesToBytesCodec;
+//! use zarr_codec_shapes::BytesToBytesCodec;
 //!
 //! let codec = Blosc::new(Compressor::Zstd, 5, Some(Shuffle::Shuffle), Some(4), 0)?;
 //! let data: Vec<u8> = (0..10_000u32).flat_map(|i| (i / 3).to_le_bytes()).collect();
 //! let encoded = codec.encode(&data)?;
 //! assert!(encoded.len() < data.len() / 4);
 //! assert_eq!(codec.decode(&encoded)?, data);
-//! # Ok::<(), zarr_codec::CodecError>(())
+//! # Ok::<(), zarr_codec_shapes::CodecError>(())
 //! ```
 
 mod decoder;
@@ -35,8 +35,10 @@ use std::ffi::{CStr, c_int};
 use std::mem::MaybeUninit;
 
 use serde::{Deserialize, Serialize};
-use zarr_codec::json::{ZarrFormat, parse_v2_config, parse_v3_config, to_v2_json, to_v3_json};
-use zarr_codec::{BytesToBytesCodec, Codec, CodecError, CodecFromJson, Result};
+use zarr_codec_shapes::json::{
+    ZarrFormat, parse_v2_config, parse_v3_config, to_v2_json, to_v3_json,
+};
+use zarr_codec_shapes::{BytesToBytesCodec, Codec, CodecError, CodecFromJson, Result};
 
 pub use ffi::version;
 pub use header::{FrameInfo, HEADER_LEN, validate as frame_info};

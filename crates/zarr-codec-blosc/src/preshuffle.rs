@@ -13,7 +13,7 @@
 use std::cell::RefCell;
 use std::mem::MaybeUninit;
 
-use zarr_codec::Result;
+use zarr_codec_shapes::Result;
 
 use crate::header::{
     FLAG_BITSHUFFLE, FLAG_MEMCPYED, FLAG_SHUFFLE, MAX_BLOCKSIZE, MAX_NBYTES, MAX_SPLITS,

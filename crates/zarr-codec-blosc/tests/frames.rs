@@ -2,11 +2,11 @@
 //! c-blosc runs; decoding arbitrary bytes never panics (proptest).
 
 use proptest::prelude::*;
-use zarr_codec::json::ZarrFormat;
-use zarr_codec::{BytesToBytesCodec, Codec, CodecFromJson, ErrorKind};
 use zarr_codec_blosc::{
     Blosc, Compressor, Params, Shuffle, decode, decode_into, encode, frame_info,
 };
+use zarr_codec_shapes::json::ZarrFormat;
+use zarr_codec_shapes::{BytesToBytesCodec, Codec, CodecFromJson, ErrorKind};
 
 fn data() -> Vec<u8> {
     (0..20_000u32)

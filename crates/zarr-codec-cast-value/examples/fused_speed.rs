@@ -5,8 +5,8 @@
 
 use std::time::Instant;
 
-use zarr_codec::{DataType, Result};
 use zarr_codec_cast_value::{Affine, CastPlan, Rounding, ScalarMap};
+use zarr_codec_shapes::{DataType, Result};
 
 fn median(mut run: impl FnMut() -> Result<()>) -> Result<f64> {
     let mut times = Vec::new();

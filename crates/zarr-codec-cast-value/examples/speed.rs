@@ -3,8 +3,8 @@
 
 use std::time::Instant;
 
-use zarr_codec::DataType;
 use zarr_codec_cast_value::{CastPlan, Rounding, ScalarMap};
+use zarr_codec_shapes::DataType;
 
 fn main() {
     let count = 4 << 20;

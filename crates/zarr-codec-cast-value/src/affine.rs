@@ -1,7 +1,7 @@
 //! An affine map fused into a cast: the float arithmetic of the `scale_offset` codec, run
 //! inside the cast's kernels so that `[scale_offset, cast_value]` is one pass over memory.
 
-use zarr_codec::DataType;
+use zarr_codec_shapes::DataType;
 
 /// `(x - offset) * scale` (encoding, before the cast) or `x / scale + offset` (decoding,
 /// after it), each operation rounded to nearest in the named type, IEEE 754: what

@@ -22,8 +22,8 @@
 // AVX2, hence `#[inline(always)]` throughout.
 #![allow(clippy::inline_always)]
 
-use zarr_codec::element::write_bits;
-use zarr_codec::{DataType, FloatFormat, Result};
+use zarr_codec_shapes::element::write_bits;
+use zarr_codec_shapes::{DataType, FloatFormat, Result};
 
 const FLOAT64: FloatFormat = FloatFormat::FLOAT64;
 
@@ -986,7 +986,7 @@ mod f16c {
         _mm256_storeu_ps,
     };
 
-    use zarr_codec::{DataType, Result};
+    use zarr_codec_shapes::{DataType, Result};
 
     use super::{Keys, canonical_f32};
     use crate::plan::CastPlan;

@@ -31,8 +31,8 @@ mod scalar_map;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use zarr_codec::json::{ZarrFormat, parse_v3_config, to_v3_json};
-use zarr_codec::{
+use zarr_codec_shapes::json::{ZarrFormat, parse_v3_config, to_v3_json};
+use zarr_codec_shapes::{
     ArrayToArrayCodec, ChunkSpec, Codec, CodecError, CodecFromJson, DataType, FillValue, Result,
 };
 

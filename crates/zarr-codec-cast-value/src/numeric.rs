@@ -8,7 +8,7 @@
 
 use std::fmt;
 
-use zarr_codec::{CodecError, DataType, FloatEncoding, FloatFormat, Result};
+use zarr_codec_shapes::{CodecError, DataType, FloatEncoding, FloatFormat, Result};
 
 use crate::OutOfRange;
 use crate::round::{Rounding, round_magnitude};

@@ -1,7 +1,7 @@
 //! A cast bound to its source and target data types: the thing that runs over arrays.
 
-use zarr_codec::element::{read_bits, write_bits};
-use zarr_codec::{CodecError, DataType, Result};
+use zarr_codec_shapes::element::{read_bits, write_bits};
+use zarr_codec_shapes::{CodecError, DataType, Result};
 
 use crate::numeric::{Numeric, Rules, Scalar, decode};
 use crate::scalar_map::ScalarMap;

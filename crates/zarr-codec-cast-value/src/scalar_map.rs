@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use zarr_codec::{CodecError, DataType, FillValue, Result};
+use zarr_codec_shapes::{CodecError, DataType, FillValue, Result};
 
 use crate::numeric::{Numeric, Scalar, decode};
 

@@ -2,11 +2,11 @@
 #![allow(clippy::float_cmp, clippy::unwrap_used, clippy::similar_names)] // exact casts: exact comparisons
 
 use serde_json::{Value, json};
-use zarr_codec::json::ZarrFormat;
-use zarr_codec::{
+use zarr_codec_cast_value::{CastPlan, CastValue, Direction, OutOfRange, Rounding, ScalarMap};
+use zarr_codec_shapes::json::ZarrFormat;
+use zarr_codec_shapes::{
     ArrayToArrayCodec, ChunkSpec, Codec, CodecFromJson, DataType, ErrorKind, FillValue,
 };
-use zarr_codec_cast_value::{CastPlan, CastValue, Direction, OutOfRange, Rounding, ScalarMap};
 
 fn plan(from: DataType, to: DataType, rounding: Rounding, oor: Option<OutOfRange>) -> CastPlan {
     CastPlan::new(from, to, rounding, oor, ScalarMap::default()).expect("plan")

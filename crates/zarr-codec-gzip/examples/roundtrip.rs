@@ -3,11 +3,11 @@
 //! Builds the codec from its Zarr v3 JSON, compresses a buffer, decodes it back (into a
 //! buffer we own), and prints the v2 form of the same codec.
 
-use zarr_codec::json::ZarrFormat;
-use zarr_codec::{BytesToBytesCodec, Codec, CodecFromJson};
 use zarr_codec_gzip::Gzip;
+use zarr_codec_shapes::json::ZarrFormat;
+use zarr_codec_shapes::{BytesToBytesCodec, Codec, CodecFromJson};
 
-fn main() -> Result<(), zarr_codec::CodecError> {
+fn main() -> Result<(), zarr_codec_shapes::CodecError> {
     let json = serde_json::json!({"name": "gzip", "configuration": {"level": 5}});
     let codec = Gzip::from_json(&json, ZarrFormat::V3)?;
 

@@ -7,7 +7,7 @@
 
 use std::mem::MaybeUninit;
 
-use zarr_codec::{CodecError, Result};
+use zarr_codec_shapes::{CodecError, Result};
 
 use crate::engine::{Inflated, crc32, inflate};
 use crate::header::{TRAILER_LEN, header_len, trailer};

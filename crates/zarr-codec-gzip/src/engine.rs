@@ -10,7 +10,7 @@ use std::mem::MaybeUninit;
 use std::ptr::NonNull;
 
 use libdeflate_sys as sys;
-use zarr_codec::{CodecError, Result};
+use zarr_codec_shapes::{CodecError, Result};
 
 use crate::Level;
 

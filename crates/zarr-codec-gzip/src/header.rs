@@ -3,7 +3,7 @@
 //! CRC is not checked and reserved flag bits are ignored (zlib is stricter on both; numcodecs
 //! and zarr-python decode with Python's module, so data they accept must decode here too).
 
-use zarr_codec::{CodecError, Result};
+use zarr_codec_shapes::{CodecError, Result};
 
 pub(crate) const MAGIC: [u8; 2] = [0x1f, 0x8b];
 const METHOD_DEFLATE: u8 = 8;

@@ -7,18 +7,18 @@
 //!   level always give the same bytes (numcodecs writes the current time instead).
 //! - Decoding accepts what Python's `gzip` module accepts (several members, optional header
 //!   fields, zero padding), checks every member's CRC-32 and size, and never writes past the
-//!   caller's buffer or size limit. Every failure is a [`zarr_codec::CodecError`].
+//!   caller's buffer or size limit. Every failure is a [`zarr_codec_shapes::CodecError`].
 //!
 //! ```
 //! use zarr_codec_gzip::{Gzip, Level};
-//! use zarr_codec::BytesToBytesCodec;
+//! use zarr_codec_shapes::BytesToBytesCodec;
 //!
 //! let codec = Gzip::new(Level::new(5)?);
 //! let data = b"zarr zarr zarr zarr zarr zarr".repeat(100);
 //! let encoded = codec.encode(&data)?;
 //! assert!(encoded.len() < data.len());
 //! assert_eq!(codec.decode(&encoded)?, data);
-//! # Ok::<(), zarr_codec::CodecError>(())
+//! # Ok::<(), zarr_codec_shapes::CodecError>(())
 //! ```
 
 mod decode;
@@ -28,8 +28,10 @@ mod header;
 use std::mem::MaybeUninit;
 
 use serde::{Deserialize, Serialize};
-use zarr_codec::json::{ZarrFormat, parse_v2_config, parse_v3_config, to_v2_json, to_v3_json};
-use zarr_codec::{BytesToBytesCodec, Codec, CodecError, CodecFromJson, Result};
+use zarr_codec_shapes::json::{
+    ZarrFormat, parse_v2_config, parse_v3_config, to_v2_json, to_v3_json,
+};
+use zarr_codec_shapes::{BytesToBytesCodec, Codec, CodecError, CodecFromJson, Result};
 
 pub use decode::{decode, decode_into, decode_into_uninit, decoded_size_hint};
 

@@ -3,9 +3,9 @@
 use std::io::{Read, Write};
 
 use flate2::Compression;
-use zarr_codec::json::ZarrFormat;
-use zarr_codec::{BytesToBytesCodec, Codec, CodecError, CodecFromJson, ErrorKind};
 use zarr_codec_gzip::{Gzip, Level, decode, decode_into, encode, max_encoded_size};
+use zarr_codec_shapes::json::ZarrFormat;
+use zarr_codec_shapes::{BytesToBytesCodec, Codec, CodecError, CodecFromJson, ErrorKind};
 
 fn sample(len: usize) -> Vec<u8> {
     (0..len)

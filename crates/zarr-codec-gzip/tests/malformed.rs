@@ -2,8 +2,8 @@
 //! never panics (a proptest property).
 
 use proptest::prelude::*;
-use zarr_codec::ErrorKind;
 use zarr_codec_gzip::{Level, decode, decode_into, encode};
+use zarr_codec_shapes::ErrorKind;
 
 fn valid_stream() -> (Vec<u8>, Vec<u8>) {
     let data: Vec<u8> = (0..3000u16)

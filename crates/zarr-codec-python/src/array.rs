@@ -3,7 +3,7 @@
 use numpy::{PyArrayDescr, PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::{IntoPyDict, PyTuple};
-use zarr_codec::DataType;
+use zarr_codec_shapes::DataType;
 
 use crate::errors::to_py_err;
 
@@ -20,7 +20,10 @@ pub fn data_type_of(dtype: &Bound<'_, PyArrayDescr>) -> PyResult<DataType> {
     let data_type = DataType::from_name(&name).map_err(|err| to_py_err(py, &err))?;
     if data_type.size() != dtype.itemsize() {
         let message = format!("numpy dtype {name} has an unexpected item size");
-        return Err(to_py_err(py, &zarr_codec::CodecError::Unsupported(message)));
+        return Err(to_py_err(
+            py,
+            &zarr_codec_shapes::CodecError::Unsupported(message),
+        ));
     }
     Ok(data_type)
 }

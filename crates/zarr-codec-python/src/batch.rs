@@ -4,7 +4,7 @@ use std::ops::Range;
 use std::sync::Mutex;
 
 use pyo3::prelude::*;
-use zarr_codec::CodecError;
+use zarr_codec_shapes::CodecError;
 
 use crate::errors::to_py_err;
 use crate::input::BytesInput;
@@ -134,7 +134,7 @@ pub fn decode_batch_into<F>(
     decode: F,
 ) -> PyResult<Vec<usize>>
 where
-    F: Fn(&[u8], &mut [u8]) -> zarr_codec::Result<usize> + Sync,
+    F: Fn(&[u8], &mut [u8]) -> zarr_codec_shapes::Result<usize> + Sync,
 {
     let (inputs, mut outputs) = checked_buffers(py, chunks, outs, codec)?;
     let mut jobs: Vec<(&[u8], &mut [u8])> = inputs

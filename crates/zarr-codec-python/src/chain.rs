@@ -8,7 +8,7 @@ use std::cell::RefCell;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyInt, PyList};
-use zarr_codec::{CodecError, Result as CodecResult};
+use zarr_codec_shapes::{CodecError, Result as CodecResult};
 
 use crate::batch::checked_buffers;
 use crate::kernel::{KernelRef, Target, kernel_of};

@@ -8,7 +8,7 @@
 use numpy::{PyArrayDescr, PyUntypedArray};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PySlice, PyTuple};
-use zarr_codec::{CodecError, DataType, FillValue, Result as CodecResult};
+use zarr_codec_shapes::{CodecError, DataType, FillValue, Result as CodecResult};
 
 use crate::{ArrayInput, ArrayOutput, new_array, parallel_map, run, thread_count, to_py_err};
 

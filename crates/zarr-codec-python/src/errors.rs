@@ -1,10 +1,10 @@
-//! Rust codec errors as the Python exceptions of `zarr_codec.errors`.
+//! Rust codec errors as the Python exceptions of `zarr_codec_shapes.errors`.
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::PyType;
-use zarr_codec::{CodecError, ErrorKind};
+use zarr_codec_shapes::{CodecError, ErrorKind};
 
 /// The exception classes, imported once per interpreter.
 struct Classes {
@@ -21,7 +21,7 @@ static CLASSES: PyOnceLock<Classes> = PyOnceLock::new();
 
 fn classes(py: Python<'_>) -> PyResult<&Classes> {
     CLASSES.get_or_try_init(py, || {
-        let module = PyModule::import(py, "zarr_codec.errors")?;
+        let module = PyModule::import(py, "zarr_codec_shapes.errors")?;
         let get = |name: &str| -> PyResult<Py<PyType>> {
             Ok(module.getattr(name)?.cast_into::<PyType>()?.unbind())
         };
@@ -37,9 +37,9 @@ fn classes(py: Python<'_>) -> PyResult<&Classes> {
     })
 }
 
-/// The Python exception for a codec error: a `zarr_codec.CodecError` subclass.
+/// The Python exception for a codec error: a `zarr_codec_shapes.CodecError` subclass.
 ///
-/// Should `zarr_codec` itself be missing (a broken install), the message is still raised, as a
+/// Should `zarr_codec_shapes` itself be missing (a broken install), the message is still raised, as a
 /// `ValueError`, the base class every `CodecError` has.
 pub fn to_py_err(py: Python<'_>, err: &CodecError) -> PyErr {
     let message = err.to_string();
@@ -57,7 +57,7 @@ pub fn to_py_err(py: Python<'_>, err: &CodecError) -> PyErr {
     PyErr::from_type(class.bind(py).clone(), message)
 }
 
-/// The base class `zarr_codec.CodecError`, for errors with no more specific kind.
+/// The base class `zarr_codec_shapes.CodecError`, for errors with no more specific kind.
 pub(crate) fn codec_error(py: Python<'_>, message: String) -> PyErr {
     match classes(py) {
         Ok(found) => PyErr::from_type(found.base.bind(py).clone(), message),
@@ -65,7 +65,7 @@ pub(crate) fn codec_error(py: Python<'_>, message: String) -> PyErr {
     }
 }
 
-/// `zarr_codec.OutputSizeError`, raised for unusable caller buffers.
+/// `zarr_codec_shapes.OutputSizeError`, raised for unusable caller buffers.
 pub(crate) fn output_error(py: Python<'_>, message: String) -> PyErr {
     match classes(py) {
         Ok(found) => PyErr::from_type(found.output_size.bind(py).clone(), message),
@@ -73,7 +73,7 @@ pub(crate) fn output_error(py: Python<'_>, message: String) -> PyErr {
     }
 }
 
-/// `zarr_codec.BufferTypeError` (also a `TypeError`), raised for objects that are not buffers
+/// `zarr_codec_shapes.BufferTypeError` (also a `TypeError`), raised for objects that are not buffers
 /// of plain data.
 pub(crate) fn buffer_type_error(py: Python<'_>, message: String) -> PyErr {
     match classes(py) {
@@ -82,13 +82,13 @@ pub(crate) fn buffer_type_error(py: Python<'_>, message: String) -> PyErr {
     }
 }
 
-/// Converts `zarr_codec::Result<T>` into `PyResult<T>` with [`to_py_err`].
+/// Converts `zarr_codec_shapes::Result<T>` into `PyResult<T>` with [`to_py_err`].
 pub trait IntoPyResult<T> {
     /// Map the error, if any, onto its Python exception class.
     fn into_py_result(self, py: Python<'_>) -> PyResult<T>;
 }
 
-impl<T> IntoPyResult<T> for zarr_codec::Result<T> {
+impl<T> IntoPyResult<T> for zarr_codec_shapes::Result<T> {
     fn into_py_result(self, py: Python<'_>) -> PyResult<T> {
         self.map_err(|err| to_py_err(py, &err))
     }

@@ -24,7 +24,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use pyo3::exceptions::PyOSError;
 use pyo3::prelude::*;
-use zarr_codec::CodecError;
+use zarr_codec_shapes::CodecError;
 
 use crate::batch::checked_outputs;
 use crate::chain::{Described, Step, decode_one, described, run_steps, steps_of};
@@ -351,7 +351,7 @@ fn file_steps<'a>(py: Python<'_>, described: &'a [Described<'_>]) -> PyResult<Ve
 }
 
 /// Run `work` on each job in parallel with the GIL released; the outcomes, or the first error
-/// (a codec's as its `zarr_codec` exception, a file's as `OSError`).
+/// (a codec's as its `zarr_codec_shapes` exception, a file's as `OSError`).
 fn run_jobs<T: Send>(
     py: Python<'_>,
     jobs: &mut [T],
@@ -387,7 +387,7 @@ fn run_jobs<T: Send>(
 /// stored elements themselves (no compressor); stored-as-is files must be their output's.
 ///
 /// Returns, for each chunk, whether its file was there: a missing file (or a directory in
-/// its place) leaves its output untouched. A codec error raises its `zarr_codec` exception
+/// its place) leaves its output untouched. A codec error raises its `zarr_codec_shapes` exception
 /// (a stored-as-is file of the wrong size is `CorruptInputError`), a file error `OSError`.
 #[pyfunction]
 #[pyo3(signature = (steps, paths, outs, stored_len=None, threads=None))]
@@ -421,7 +421,7 @@ pub fn decode_chain_files_into(
 ///
 /// Each file is written as zarr-python's `LocalStore` writes one (a temporary file beside
 /// it, renamed over it), its directory made first if need be. A codec error raises its
-/// `zarr_codec` exception, a file error `OSError`; the chunks written before it stay.
+/// `zarr_codec_shapes` exception, a file error `OSError`; the chunks written before it stay.
 #[pyfunction]
 #[pyo3(signature = (steps, chunks, paths, threads=None))]
 pub fn encode_chain_files(

@@ -23,7 +23,7 @@ enum Inner {
 }
 
 impl BytesInput {
-    /// Export `obj`'s buffer; `zarr_codec.BufferTypeError` (a `TypeError`) if it has none or
+    /// Export `obj`'s buffer; `zarr_codec_shapes.BufferTypeError` (a `TypeError`) if it has none or
     /// holds Python objects.
     pub fn new(obj: &Bound<'_, PyAny>) -> PyResult<Self> {
         let buffer = match plain_buffer(obj)? {

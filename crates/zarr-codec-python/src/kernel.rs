@@ -13,10 +13,10 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
-use zarr_codec::{CodecError, Result as CodecResult};
+use zarr_codec_shapes::{CodecError, Result as CodecResult};
 
 /// The name every kernel capsule carries; the version changes with [`Kernel`]'s layout.
-pub const CAPSULE: &CStr = c"zarr_codec.kernel.v1";
+pub const CAPSULE: &CStr = c"zarr_codec_shapes.kernel.v1";
 
 /// [`Kernel::abi`] of this layout.
 const ABI: u32 = 1;
@@ -82,7 +82,7 @@ impl Outcome {
                 self.sizes = [*limit, 0];
                 (ErrorCode::OutputLimit, "")
             }
-            // A kind added to `zarr_codec` after this ABI: its message, as corrupt input.
+            // A kind added to `zarr_codec_shapes` after this ABI: its message, as corrupt input.
             other => {
                 self.error = ErrorCode::Corrupt as u32;
                 self.set_message(&other.to_string());

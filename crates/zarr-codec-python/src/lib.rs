@@ -1,9 +1,9 @@
 //! pyo3 glue shared by every zarr-codecs wheel.
 //!
-//! Codec crates are pure Rust ([`zarr_codec`] traits over byte slices); this crate turns Python
+//! Codec crates are pure Rust ([`zarr_codec_shapes`] traits over byte slices); this crate turns Python
 //! objects into those slices and back without needless copies, releases the GIL around codec
-//! work, and raises the exception classes that the pure-Python `zarr_codec` package defines.
-//! The classes are imported from `zarr_codec.errors`, never re-created here: the same Rust
+//! work, and raises the exception classes that the pure-Python `zarr_codec_shapes` package defines.
+//! The classes are imported from `zarr_codec_shapes.errors`, never re-created here: the same Rust
 //! type compiled into two extension modules would become two unrelated Python classes.
 
 mod array;

@@ -205,14 +205,14 @@ fn lookup_symbol(_name: &CStr) -> Option<*mut c_void> {
 ///
 /// `fill` gets the storage uninitialised and returns `Ok(true)` once it has written all `len`
 /// bytes, or `Ok(false)` to give up (the caller takes another path; the object is dropped
-/// unseen); an error is raised as the matching `zarr_codec` exception.
+/// unseen); an error is raised as the matching `zarr_codec_shapes` exception.
 pub fn new_bytes_with<F>(
     py: Python<'_>,
     len: usize,
     fill: F,
 ) -> PyResult<Option<Bound<'_, PyBytes>>>
 where
-    F: Send + FnOnce(&mut [MaybeUninit<u8>]) -> zarr_codec::Result<bool>,
+    F: Send + FnOnce(&mut [MaybeUninit<u8>]) -> zarr_codec_shapes::Result<bool>,
 {
     let mut bytes = UninitBytes::new(py, len)?;
     let storage = bytes.storage();

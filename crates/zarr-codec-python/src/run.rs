@@ -6,14 +6,14 @@ use pyo3::prelude::*;
 
 use crate::errors::{codec_error, to_py_err};
 
-/// Run `work` with the GIL released and map its error onto the `zarr_codec` exceptions.
+/// Run `work` with the GIL released and map its error onto the `zarr_codec_shapes` exceptions.
 ///
 /// A panic inside `work` is a bug in a codec, but it must still reach Python as an ordinary
-/// `zarr_codec.CodecError` rather than pyo3's `PanicException` (a `BaseException` that
+/// `zarr_codec_shapes.CodecError` rather than pyo3's `PanicException` (a `BaseException` that
 /// `except Exception` does not catch), so it is caught here.
 pub fn run<T, F>(py: Python<'_>, work: F) -> PyResult<T>
 where
-    F: Send + FnOnce() -> zarr_codec::Result<T>,
+    F: Send + FnOnce() -> zarr_codec_shapes::Result<T>,
     T: Send,
 {
     match py.detach(|| catch_unwind(AssertUnwindSafe(work))) {

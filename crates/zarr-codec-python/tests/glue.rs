@@ -1,13 +1,13 @@
-//! The glue against a real embedded Python with numpy and `zarr_codec` installed.
+//! The glue against a real embedded Python with numpy and `zarr_codec_shapes` installed.
 
 use std::path::PathBuf;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
-use zarr_codec::{CodecError, DataType};
 use zarr_codec_python::{
     ArrayInput, BytesInput, BytesOutput, data_type_of, new_array, numpy_from_vec, run, to_py_err,
 };
+use zarr_codec_shapes::{CodecError, DataType};
 
 // SAFETY: CPython's `int PyGILState_Check(void)` (stable ABI) only reads the calling thread's
 // state; pyo3 does not re-export it for abi3 builds.
@@ -119,7 +119,7 @@ fn object_arrays_are_refused_as_inputs_and_outputs() {
     // Their buffers hold pointers: compressing them stores addresses, and decoding into them
     // writes over pointers the interpreter later follows.
     with_python(|py| {
-        let errors = py.import("zarr_codec.errors")?;
+        let errors = py.import("zarr_codec_shapes.errors")?;
         let class = errors.getattr("BufferTypeError")?;
         for expr in [
             "np.array(['a', 'b'], dtype=object)",
@@ -166,7 +166,9 @@ fn strided_inputs_are_copied_in_c_order() {
 #[test]
 fn objects_without_a_buffer_are_type_errors() {
     with_python(|py| {
-        let class = py.import("zarr_codec.errors")?.getattr("BufferTypeError")?;
+        let class = py
+            .import("zarr_codec_shapes.errors")?
+            .getattr("BufferTypeError")?;
         for expr in ["[1, 2, 3]", "'text'", "None"] {
             let err = BytesInput::new(&eval(py, expr)?).err().expect(expr);
             assert!(err.is_instance_of::<pyo3::exceptions::PyTypeError>(py));
@@ -193,7 +195,7 @@ fn outputs_must_be_writable_and_contiguous() {
             .as_mut_slice()
             .copy_from_slice(b"abcd");
         assert_eq!(target.extract::<Vec<u8>>()?, b"abcd");
-        let errors = py.import("zarr_codec.errors")?;
+        let errors = py.import("zarr_codec_shapes.errors")?;
         for bad in [
             "b'abcd'",
             "np.zeros(8, dtype='u1')[::2]",
@@ -213,7 +215,7 @@ fn outputs_must_be_writable_and_contiguous() {
 #[test]
 fn errors_become_the_zarr_codec_classes() {
     with_python(|py| {
-        let errors = py.import("zarr_codec.errors")?;
+        let errors = py.import("zarr_codec_shapes.errors")?;
         let cases = [
             (CodecError::configuration("bad level"), "ConfigurationError"),
             (CodecError::corrupt("bad crc"), "CorruptInputError"),
@@ -243,13 +245,20 @@ fn run_releases_the_gil_and_catches_panics() {
     with_python(|py| {
         let held = run(py, || Ok(PyGILState_Check()))?;
         assert_eq!(held, 0, "the GIL was held during codec work");
-        let err = run(py, || -> zarr_codec::Result<()> {
+        let err = run(py, || -> zarr_codec_shapes::Result<()> {
             Err(CodecError::corrupt("x"))
         })
         .expect_err("an error");
-        assert!(err.is_instance(py, &py.import("zarr_codec")?.getattr("CorruptInputError")?));
-        let err = run(py, || -> zarr_codec::Result<()> { panic!("boom") }).expect_err("panic");
-        assert!(err.is_instance(py, &py.import("zarr_codec")?.getattr("CodecError")?));
+        assert!(
+            err.is_instance(
+                py,
+                &py.import("zarr_codec_shapes")?
+                    .getattr("CorruptInputError")?
+            )
+        );
+        let err =
+            run(py, || -> zarr_codec_shapes::Result<()> { panic!("boom") }).expect_err("panic");
+        assert!(err.is_instance(py, &py.import("zarr_codec_shapes")?.getattr("CodecError")?));
         assert!(err.value(py).str()?.to_string().contains("boom"));
         Ok(())
     });
@@ -304,7 +313,13 @@ fn unsupported_dtypes_are_codec_errors() {
         let err = ArrayInput::new(&eval(py, "np.array(['a'])")?)
             .err()
             .expect("strings");
-        assert!(err.is_instance(py, &py.import("zarr_codec")?.getattr("ConfigurationError")?));
+        assert!(
+            err.is_instance(
+                py,
+                &py.import("zarr_codec_shapes")?
+                    .getattr("ConfigurationError")?
+            )
+        );
         Ok(())
     });
 }
@@ -323,7 +338,13 @@ fn new_bytes_are_filled_with_the_gil_released_or_dropped() {
         assert!(declined.is_none());
         let failed = zarr_codec_python::new_bytes_with(py, 3, |_| Err(CodecError::corrupt("x")));
         let err = failed.expect_err("an error");
-        assert!(err.is_instance(py, &py.import("zarr_codec")?.getattr("CorruptInputError")?));
+        assert!(
+            err.is_instance(
+                py,
+                &py.import("zarr_codec_shapes")?
+                    .getattr("CorruptInputError")?
+            )
+        );
         Ok(())
     });
 }
@@ -480,7 +501,7 @@ fn list<'py>(
 fn chain_errors_are_the_codecs_exceptions() {
     with_python(|py| {
         let [add_one, twice, failing] = test_kernels(py)?;
-        let errors = py.import("zarr_codec.errors")?;
+        let errors = py.import("zarr_codec_shapes.errors")?;
         let raised = |steps: Bound<'_, PyAny>, chunk: &[u8], out_len: usize| {
             run_chain(py, &steps, &[chunk], out_len).expect_err("an error")
         };

@@ -4,8 +4,8 @@
 //! covers, go through both codecs one cache-sized block at a time, with no intermediate array
 //! (the same functions run, in the same order, on every element).
 
-use zarr_codec::{CodecError, DataType, Result};
 use zarr_codec_cast_value::{CastPlan, CastValue, Direction};
+use zarr_codec_shapes::{CodecError, DataType, Result};
 
 use crate::{Affine, ScaleOffset};
 

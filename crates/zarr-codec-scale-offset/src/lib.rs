@@ -27,9 +27,9 @@ pub use fused::ScaleOffsetCast;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use zarr_codec::element::{read_bits, write_bits};
-use zarr_codec::json::{ZarrFormat, to_v3_json};
-use zarr_codec::{
+use zarr_codec_shapes::element::{read_bits, write_bits};
+use zarr_codec_shapes::json::{ZarrFormat, to_v3_json};
+use zarr_codec_shapes::{
     ArrayToArrayCodec, ChunkSpec, Codec, CodecError, CodecFromJson, DataType, FillValue,
     FloatFormat, Result, bits_to_f64, f64_to_bits_rounded,
 };
@@ -436,7 +436,7 @@ fn emulated(
 fn round(format: FloatFormat, value: f64) -> Result<f64> {
     // float8_e8m0fnu's smallest value is 2^-127 and it has no zero: anything below is out of
     // its range (as cast_value treats it), not rounded up to it.
-    if format.encoding() == zarr_codec::FloatEncoding::Fnu
+    if format.encoding() == zarr_codec_shapes::FloatEncoding::Fnu
         && value.abs() < 2f64.powi(-format.bias())
     {
         return Err(CodecError::out_of_range(format!(

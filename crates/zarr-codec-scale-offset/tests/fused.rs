@@ -2,9 +2,9 @@
 //! after the other, for every pair of core types, every rounding mode and range rule.
 
 use serde_json::json;
-use zarr_codec::DataType;
 use zarr_codec_cast_value::{CastValue, Direction, OutOfRange, Rounding};
 use zarr_codec_scale_offset::{ScaleOffset, ScaleOffsetCast};
+use zarr_codec_shapes::DataType;
 
 const TYPES: [DataType; 12] = [
     DataType::Int8,

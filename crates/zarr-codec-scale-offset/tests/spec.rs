@@ -2,11 +2,11 @@
 #![allow(clippy::float_cmp, clippy::unwrap_used)] // exact arithmetic: exact comparisons
 
 use serde_json::{Value, json};
-use zarr_codec::json::ZarrFormat;
-use zarr_codec::{
+use zarr_codec_scale_offset::ScaleOffset;
+use zarr_codec_shapes::json::ZarrFormat;
+use zarr_codec_shapes::{
     ArrayToArrayCodec, ChunkSpec, Codec, CodecFromJson, DataType, ErrorKind, FillValue,
 };
-use zarr_codec_scale_offset::ScaleOffset;
 
 fn codec(offset: Value, scale: Value) -> ScaleOffset {
     ScaleOffset::new(Some(offset), Some(scale)).expect("codec")

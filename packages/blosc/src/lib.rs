@@ -7,11 +7,11 @@ use std::mem::MaybeUninit;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyCapsule, PyDict, PyList};
-use zarr_codec::{CodecError, Result as CodecResult};
 use zarr_codec_blosc::{Blosc, Compressor, Params, Shuffle};
 use zarr_codec_python::{
     BytesInput, BytesOutput, UninitBytes, parallel_map, run, thread_count, to_py_err,
 };
+use zarr_codec_shapes::{CodecError, Result as CodecResult};
 
 fn configuration_error(py: Python<'_>, message: String) -> PyErr {
     to_py_err(py, &CodecError::configuration(message))

@@ -1,4 +1,5 @@
-"""The zarr_codec conformance kit over ``Blosc``: every compressor this build has, every shuffle,
+"""The zarr_codec_shapes conformance kit over ``Blosc``: every compressor this build has, every
+shuffle,
 typesizes 1/2/4/8, level 0 (stored blocks) and forced block sizes."""
 
 from __future__ import annotations
@@ -6,8 +7,8 @@ from __future__ import annotations
 import struct
 from typing import Any, ClassVar
 
-from zarr_codec.testing import ConformanceSuite
 from zarr_codec_blosc import COMPRESSORS, Blosc
+from zarr_codec_shapes.testing import ConformanceSuite
 
 _DATA = b"".join(struct.pack("<I", i // 3) for i in range(2000))
 _VALID = Blosc("lz4", 5, "shuffle", 4).encode(_DATA)  # a compressed frame with a block table

@@ -16,9 +16,9 @@ from typing import Any
 
 import numpy as np
 import pytest
-import zarr_codec
-from zarr_codec import ChunkSpec, ConfigurationError, DataType
+import zarr_codec_shapes
 from zarr_codec_blosc import COMPRESSORS, Blosc, _blosc
+from zarr_codec_shapes import ChunkSpec, ConfigurationError, DataType
 
 SHUFFLES = ["noshuffle", "shuffle", "bitshuffle"]
 V2_SHUFFLES = {0: "noshuffle", 1: "shuffle", 2: "bitshuffle", -1: None}
@@ -62,7 +62,7 @@ def test_v3_round_trip(cname: str, shuffle: str, typesize: int) -> None:
         },
     }
     assert Blosc.from_json(json.loads(json.dumps(data)), 3) == codec
-    assert zarr_codec.get_codec(data) == codec
+    assert zarr_codec_shapes.get_codec(data) == codec
 
 
 def test_v3_noshuffle_without_typesize() -> None:
@@ -82,7 +82,7 @@ def test_v2_round_trip(cname: str, shuffle: int, clevel: int) -> None:
     assert codec == Blosc(cname, clevel, V2_SHUFFLES[shuffle], None, 65536)
     assert codec.to_json(2) == data
     assert Blosc.from_json(json.loads(json.dumps(codec.to_json(2))), 2) == codec
-    assert zarr_codec.get_codec(data, 2) == codec
+    assert zarr_codec_shapes.get_codec(data, 2) == codec
 
 
 def test_v2_drops_typesize() -> None:
@@ -96,7 +96,7 @@ def test_v2_defaults_are_numcodecs() -> None:
     codec = Blosc.from_json({"id": "blosc"}, 2)
     assert codec == Blosc("lz4", 5, "shuffle", None, 0)
     assert codec.to_json(2) == BASE_V2
-    assert zarr_codec.get_codec({"id": "blosc"}) == codec
+    assert zarr_codec_shapes.get_codec({"id": "blosc"}) == codec
     for key, value in [("cname", "zstd"), ("clevel", 1), ("shuffle", 0), ("blocksize", 256)]:
         partial = Blosc.from_json({"id": "blosc", key: value}, 2).to_json(2)
         assert partial == {**BASE_V2, key: value}
@@ -302,7 +302,12 @@ def test_typesize_above_255_is_kept_and_encodes_like_c_blosc() -> None:
     codec = Blosc("lz4", 5, "shuffle", 300)
     assert codec.to_json(3)["configuration"]["typesize"] == 300
     data = bytes(range(256)) * 40
-    assert codec.decode(codec.encode(data)) == data
+    encoded = codec.encode(data)
+    assert codec.decode(encoded) == data
+    # c-blosc 1.x stores typesize in one byte: above 255 it shuffles (and records) 1.
+    assert _blosc.frame_info(encoded)["typesize"] == 1
+    assert encoded == Blosc("lz4", 5, "shuffle", 1).encode(data)
+    assert encoded != Blosc("lz4", 5, "shuffle", 4).encode(data)
     with pytest.raises(ConfigurationError):
         Blosc("lz4", 5, "shuffle", 0)
 
@@ -327,7 +332,7 @@ def test_v3_typesize_required_with_shuffle(shuffle: str) -> None:
     with pytest.raises(ConfigurationError, match="typesize"):
         Blosc.from_json(v3(shuffle=shuffle, typesize=...), 3)
     with pytest.raises(ConfigurationError, match="typesize"):
-        zarr_codec.get_codec(v3(shuffle=shuffle, typesize=...))
+        zarr_codec_shapes.get_codec(v3(shuffle=shuffle, typesize=...))
 
 
 def test_v3_null_typesize_with_shuffle_is_rejected() -> None:
@@ -347,7 +352,7 @@ def test_v2_typesize_is_read_as_numcodecs_reads_it() -> None:
     typesize is used for encoding, and the v2 form written back is numcodecs' (no typesize)."""
     codec = Blosc.from_json(v2(typesize=4), 2)
     assert codec.typesize == 4
-    assert zarr_codec.get_codec(v2(typesize=4), 2) == codec
+    assert zarr_codec_shapes.get_codec(v2(typesize=4), 2) == codec
     assert _blosc.frame_info(codec.encode(b"\0" * 64))["typesize"] == 4
     assert "typesize" not in codec.to_json(2)
 
@@ -363,11 +368,11 @@ def test_v2_typesize_is_read_as_numcodecs_reads_it() -> None:
         (v2(nthreads=1), 2),
     ],
 )
-def test_unknown_keys_are_rejected(data: dict[str, Any], fmt: zarr_codec.ZarrFormat) -> None:
+def test_unknown_keys_are_rejected(data: dict[str, Any], fmt: zarr_codec_shapes.ZarrFormat) -> None:
     with pytest.raises(ConfigurationError):
         Blosc.from_json(data, fmt)
     with pytest.raises(ConfigurationError):
-        zarr_codec.get_codec(data, fmt)
+        zarr_codec_shapes.get_codec(data, fmt)
 
 
 @pytest.mark.parametrize(
@@ -429,13 +434,13 @@ def test_bad_max_decoded_size(limit: Any) -> None:
 
 def test_entry_point_finds_blosc_in_both_forms() -> None:
     found: list[object] = [
-        zarr_codec.get_codec_class("blosc"),
-        zarr_codec.get_codec_class("blosc", 2),
-        zarr_codec.available_codecs()["blosc"],
+        zarr_codec_shapes.get_codec_class("blosc"),
+        zarr_codec_shapes.get_codec_class("blosc", 2),
+        zarr_codec_shapes.available_codecs()["blosc"],
     ]
     assert found == [Blosc, Blosc, Blosc]
-    from_v3 = zarr_codec.get_codec(v3(cname="zstd", clevel=3))
-    from_v2 = zarr_codec.get_codec(v2(cname="zstd", clevel=3, shuffle=1), zarr_format=2)
+    from_v3 = zarr_codec_shapes.get_codec(v3(cname="zstd", clevel=3))
+    from_v2 = zarr_codec_shapes.get_codec(v2(cname="zstd", clevel=3, shuffle=1), zarr_format=2)
     assert isinstance(from_v3, Blosc) and isinstance(from_v2, Blosc)
     assert from_v3 == Blosc("zstd", 3, "shuffle", 4)
     assert from_v2 == Blosc("zstd", 3, "shuffle")
@@ -445,7 +450,9 @@ def test_entry_point_finds_blosc_in_both_forms() -> None:
 def test_entry_point_is_declared() -> None:
     from importlib.metadata import entry_points
 
-    found = {ep.name: ep.value for ep in entry_points(group=zarr_codec.registry.ENTRY_POINT_GROUP)}
+    found = {
+        ep.name: ep.value for ep in entry_points(group=zarr_codec_shapes.registry.ENTRY_POINT_GROUP)
+    }
     assert found.get("blosc") == "zarr_codec_blosc:Blosc"
     zarr_eps = {ep.name: ep.value for ep in entry_points(group="zarr.codecs")}
     assert zarr_eps.get("blosc") == "zarr_codec_blosc.zarr_python:BloscCodec"

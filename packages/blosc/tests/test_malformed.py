@@ -1,4 +1,5 @@
-"""Malformed blosc frames: every one raises a ``zarr_codec.CodecError`` subclass, nothing else.
+"""Malformed blosc frames: every one raises a ``zarr_codec_shapes.CodecError`` subclass, nothing
+else.
 
 A c-blosc 1.x frame is a 16-byte header (version, versionlz, flags, typesize, then nbytes,
 blocksize and cbytes as little-endian int32) followed, unless the blocks are stored
@@ -19,13 +20,13 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 import pytest
-from zarr_codec import (
+from zarr_codec_blosc import COMPRESSORS, Blosc, _blosc
+from zarr_codec_shapes import (
     CodecError,
     CorruptInputError,
     OutputSizeError,
     UnsupportedError,
 )
-from zarr_codec_blosc import COMPRESSORS, Blosc, _blosc
 
 HEADER_LEN = 16
 FLAG_SHUFFLE, FLAG_MEMCPYED, FLAG_BITSHUFFLE, FLAG_RESERVED, FLAG_DONT_SPLIT = 1, 2, 4, 8, 16
@@ -674,7 +675,7 @@ def test_expansion_bound_admits_the_most_compressible_data(cname: str, blocksize
 
 PEAK_RSS_PRELUDE = """
 import struct
-from zarr_codec import CodecError
+from zarr_codec_shapes import CodecError
 from zarr_codec_blosc import Blosc
 
 def peak():
@@ -748,7 +749,7 @@ def test_tiny_frame_claiming_2_gib_under_an_address_space_limit() -> None:
     bound before anything is reserved, so even a 1 GiB address-space limit sees a CodecError."""
     script = textwrap.dedent(f"""
         import resource, struct
-        from zarr_codec import CodecError
+        from zarr_codec_shapes import CodecError
         from zarr_codec_blosc import Blosc
         Blosc().decode(Blosc("lz4", 5, "shuffle", 4).encode(b"x" * 1000))
         with open("/proc/self/status") as status:

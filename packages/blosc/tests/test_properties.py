@@ -13,8 +13,8 @@ import struct
 import numpy as np
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from zarr_codec import CodecError, OutputSizeError
 from zarr_codec_blosc import COMPRESSORS, Blosc, _blosc
+from zarr_codec_shapes import CodecError, OutputSizeError
 
 SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

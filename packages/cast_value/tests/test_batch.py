@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from zarr_codec import ChunkSpec, ConfigurationError, OutOfRangeError, OutputSizeError
 from zarr_codec_cast_value import CastValue
+from zarr_codec_shapes import ChunkSpec, ConfigurationError, OutOfRangeError, OutputSizeError
 
 CODEC = CastValue("int16", out_of_range="clamp")
 SPEC = ChunkSpec((6, 5), "float32")

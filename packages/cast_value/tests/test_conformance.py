@@ -1,4 +1,4 @@
-"""The zarr_codec conformance kit over ``CastValue``, one suite per (array data type, codec).
+"""The zarr_codec_shapes conformance kit over ``CastValue``, one suite per (array data type, codec).
 
 The kit drives an array codec with its own sample arrays of each data type in ``data_types``
 (random values plus the type's edges: for floats 0, -0, NaN, +Infinity, -Infinity and 1) in
@@ -21,9 +21,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 import pytest
-from zarr_codec import ChunkSpec, DataType
-from zarr_codec.testing import ConformanceSuite, sample_arrays
 from zarr_codec_cast_value import CastValue
+from zarr_codec_shapes import ChunkSpec, DataType
+from zarr_codec_shapes.testing import ConformanceSuite, sample_arrays
 
 #: Into an integer type every non-finite float must be mapped (the kit's samples have all 3).
 INT16_MAP = {

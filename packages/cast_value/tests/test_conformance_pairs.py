@@ -13,8 +13,9 @@ from importlib.util import find_spec
 from typing import Any
 
 import pytest
-from zarr_codec import DataType
-from zarr_codec.testing import (
+from zarr_codec_cast_value import CastValue
+from zarr_codec_shapes import DataType
+from zarr_codec_shapes.testing import (
     check_async_and_batch,
     check_decode_into,
     check_json,
@@ -22,7 +23,6 @@ from zarr_codec.testing import (
     check_threads,
     check_value_semantics,
 )
-from zarr_codec_cast_value import CastValue
 
 CORE = [
     "int8",

@@ -21,13 +21,13 @@ from typing import Any
 
 import numpy as np
 import pytest
-import zarr_codec
-from zarr_codec import (
+import zarr_codec_shapes
+from zarr_codec_cast_value import ROUNDING_MODES, CastValue
+from zarr_codec_shapes import (
     ChunkSpec,
     ConfigurationError,
     UnknownCodecError,
 )
-from zarr_codec_cast_value import ROUNDING_MODES, CastValue
 
 NAN_INT16 = {"encode": [["NaN", -32768]], "decode": [[-32768, "NaN"]]}
 FLOAT_TARGETS = ["float16", "float32", "float64", "bfloat16", "float8_e4m3fn", "float4_e2m1fn"]
@@ -70,7 +70,7 @@ def test_v3_round_trip(data: dict[str, Any]) -> None:
     assert _normal(codec.to_json(3)) == codec.to_json(3), "not plain JSON"
     assert CastValue.from_json(_normal(data), 3) == codec
     assert CastValue(**data["configuration"]) == codec
-    assert zarr_codec.get_codec(data) == codec
+    assert zarr_codec_shapes.get_codec(data) == codec
 
 
 def test_attributes() -> None:
@@ -85,7 +85,7 @@ def test_attributes() -> None:
     assert codec.scalar_map == NAN_INT16
     plain = CastValue("int16")
     assert (plain.rounding, plain.out_of_range, plain.scalar_map) == ("nearest-even", None, None)
-    assert CastValue(zarr_codec.DataType.from_name("int16")) == plain
+    assert CastValue(zarr_codec_shapes.DataType.from_name("int16")) == plain
 
 
 def test_explicit_defaults_are_omitted() -> None:
@@ -245,7 +245,7 @@ def test_invalid_configuration(data: Any) -> None:
     with pytest.raises(ConfigurationError):
         CastValue.from_json(data, 3)
     with pytest.raises(ConfigurationError):
-        zarr_codec.get_codec(data)
+        zarr_codec_shapes.get_codec(data)
 
 
 CONSTRUCTOR_INVALID: list[Any] = [
@@ -325,26 +325,26 @@ def test_v2_fails_as_a_codec_error() -> None:
     with pytest.raises(ConfigurationError):
         CastValue.from_json({"id": "cast_value", "data_type": "uint8"}, 2)
     with pytest.raises(UnknownCodecError):
-        zarr_codec.get_codec({"id": "cast_value", "data_type": "uint8"}, 2)
+        zarr_codec_shapes.get_codec({"id": "cast_value", "data_type": "uint8"}, 2)
     with pytest.raises(ConfigurationError):
-        zarr_codec.get_codec(v3(data_type="uint8"), 2)
+        zarr_codec_shapes.get_codec(v3(data_type="uint8"), 2)
 
 
 # -- registry --------------------------------------------------------------------------------
 
 
 def test_registry_finds_it_through_the_entry_point() -> None:
-    assert zarr_codec.get_codec_class("cast_value") is CastValue
-    assert zarr_codec.available_codecs()["cast_value"] is CastValue
+    assert zarr_codec_shapes.get_codec_class("cast_value") is CastValue
+    assert zarr_codec_shapes.available_codecs()["cast_value"] is CastValue
     data = v3(data_type="int16", out_of_range="clamp", scalar_map=NAN_INT16)
-    codec = zarr_codec.get_codec(data)
+    codec = zarr_codec_shapes.get_codec(data)
     assert type(codec) is CastValue
     assert codec == CastValue("int16", out_of_range="clamp", scalar_map=NAN_INT16)
-    assert zarr_codec.get_codec(data, zarr_format=3).to_json(3) == data
+    assert zarr_codec_shapes.get_codec(data, zarr_format=3).to_json(3) == data
 
 
 def test_entry_points_are_declared() -> None:
-    ours = {ep.name: ep.value for ep in entry_points(group="zarr_codec.codecs")}
+    ours = {ep.name: ep.value for ep in entry_points(group="zarr_codec_shapes.codecs")}
     assert ours.get("cast_value") == "zarr_codec_cast_value:CastValue"
     # None for zarr: it has its own cast_value and no config entry choosing between two
     # (zarr_codec_cast_value.zarr_python.register() opts in).
@@ -443,7 +443,9 @@ def test_resolve_casts_the_fill_value(
 
 
 def _fill(json_value: Any, data_type: str) -> Any:
-    return zarr_codec.fill_value_from_json(json_value, zarr_codec.DataType.from_name(data_type))
+    return zarr_codec_shapes.fill_value_from_json(
+        json_value, zarr_codec_shapes.DataType.from_name(data_type)
+    )
 
 
 @pytest.mark.parametrize(

@@ -35,8 +35,8 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from zarr_codec import ChunkSpec, ConfigurationError, DataType, OutOfRangeError
 from zarr_codec_cast_value import ROUNDING_MODES, CastValue
+from zarr_codec_shapes import ChunkSpec, ConfigurationError, DataType, OutOfRangeError
 
 HAVE_ML_DTYPES = importlib.util.find_spec("ml_dtypes") is not None
 

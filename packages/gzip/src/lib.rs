@@ -7,11 +7,11 @@ use std::mem::MaybeUninit;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyCapsule, PyList};
-use zarr_codec::{ErrorKind, Result as CodecResult};
 use zarr_codec_gzip::Level;
 use zarr_codec_python::{
     BytesInput, BytesOutput, UninitBytes, new_bytes_with, parallel_map, run, thread_count,
 };
+use zarr_codec_shapes::{ErrorKind, Result as CodecResult};
 
 fn level(py: Python<'_>, level: u32) -> PyResult<Level> {
     Level::new(level).map_err(|err| zarr_codec_python::to_py_err(py, &err))

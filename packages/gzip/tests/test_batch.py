@@ -9,8 +9,8 @@ from typing import Any
 
 import numpy as np
 import pytest
-from zarr_codec import CodecError, ConfigurationError, CorruptInputError, OutputSizeError
 from zarr_codec_gzip import Gzip
+from zarr_codec_shapes import CodecError, ConfigurationError, CorruptInputError, OutputSizeError
 
 THREADS = [None, 1, 2, 4]
 

@@ -1,4 +1,5 @@
-"""The zarr_codec conformance kit over ``Gzip`` at the levels that matter (0: stored; 1, 5, 9)."""
+"""The zarr_codec_shapes conformance kit over ``Gzip`` at the levels that matter (0: stored; 1, 5,
+9)."""
 
 from __future__ import annotations
 
@@ -6,8 +7,8 @@ import gzip
 import zlib
 from typing import Any, ClassVar
 
-from zarr_codec.testing import ConformanceSuite
 from zarr_codec_gzip import Gzip
+from zarr_codec_shapes.testing import ConformanceSuite
 
 _VALID = gzip.compress(b"zarr " * 200, mtime=0)
 

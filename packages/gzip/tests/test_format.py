@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 import pytest
-from zarr_codec import CodecError, CorruptInputError, OutputSizeError
 from zarr_codec_gzip import Gzip
+from zarr_codec_shapes import CodecError, CorruptInputError, OutputSizeError
 
 LEVELS = range(10)
 

@@ -1,4 +1,5 @@
-"""Gzip's Zarr v3 and v2 JSON, and its discovery through the ``zarr_codec.codecs`` entry point."""
+"""Gzip's Zarr v3 and v2 JSON, and its discovery through the ``zarr_codec_shapes.codecs`` entry
+point."""
 
 from __future__ import annotations
 
@@ -6,9 +7,9 @@ import json
 from typing import Any
 
 import pytest
-import zarr_codec
-from zarr_codec import ConfigurationError
+import zarr_codec_shapes
 from zarr_codec_gzip import Gzip
+from zarr_codec_shapes import ConfigurationError
 
 LEVELS = range(10)
 BAD_LEVELS: list[Any] = [-1, 10, 5.0, True, False, "5", None, [5], 2**64]
@@ -33,7 +34,7 @@ def test_v2_round_trip(level: int) -> None:
 
 def test_v2_without_level_is_numcodecs_default_level_1() -> None:
     assert Gzip.from_json({"id": "gzip"}, 2) == Gzip(1)
-    assert zarr_codec.get_codec({"id": "gzip"}) == Gzip(1)
+    assert zarr_codec_shapes.get_codec({"id": "gzip"}) == Gzip(1)
 
 
 def test_constructor_default_level_is_5() -> None:
@@ -52,11 +53,11 @@ def test_constructor_default_level_is_5() -> None:
         ({"id": "gzip", "level": 5, "mtime": 0}, 2),
     ],
 )
-def test_unknown_keys_are_rejected(data: dict[str, Any], fmt: zarr_codec.ZarrFormat) -> None:
+def test_unknown_keys_are_rejected(data: dict[str, Any], fmt: zarr_codec_shapes.ZarrFormat) -> None:
     with pytest.raises(ConfigurationError):
         Gzip.from_json(data, fmt)
     with pytest.raises(ConfigurationError):
-        zarr_codec.get_codec(data, fmt)
+        zarr_codec_shapes.get_codec(data, fmt)
 
 
 @pytest.mark.parametrize(
@@ -70,7 +71,7 @@ def test_v3_requires_level(data: dict[str, Any]) -> None:
     with pytest.raises(ConfigurationError):
         Gzip.from_json(data, 3)
     with pytest.raises(ConfigurationError):
-        zarr_codec.get_codec(data)
+        zarr_codec_shapes.get_codec(data)
 
 
 @pytest.mark.parametrize(
@@ -128,21 +129,25 @@ def test_max_decoded_size_is_not_part_of_the_json() -> None:
 
 def test_entry_point_finds_gzip_in_both_forms() -> None:
     found: list[object] = [
-        zarr_codec.get_codec_class("gzip"),
-        zarr_codec.get_codec_class("gzip", 2),
-        zarr_codec.available_codecs()["gzip"],
+        zarr_codec_shapes.get_codec_class("gzip"),
+        zarr_codec_shapes.get_codec_class("gzip", 2),
+        zarr_codec_shapes.available_codecs()["gzip"],
     ]
     assert found == [Gzip, Gzip, Gzip]
-    v3 = zarr_codec.get_codec({"name": "gzip", "configuration": {"level": 7}})
-    v2 = zarr_codec.get_codec({"id": "gzip", "level": 7})
+    v3 = zarr_codec_shapes.get_codec({"name": "gzip", "configuration": {"level": 7}})
+    v2 = zarr_codec_shapes.get_codec({"id": "gzip", "level": 7})
     assert v3 == v2 == Gzip(7)
     assert isinstance(v3, Gzip) and isinstance(v2, Gzip)
-    assert zarr_codec.get_codec({"id": "gzip", "level": 7}, zarr_format=2) == Gzip(7)
-    assert zarr_codec.get_codec({"name": "gzip", "configuration": {"level": 7}}, 3) == Gzip(7)
+    assert zarr_codec_shapes.get_codec({"id": "gzip", "level": 7}, zarr_format=2) == Gzip(7)
+    assert zarr_codec_shapes.get_codec({"name": "gzip", "configuration": {"level": 7}}, 3) == Gzip(
+        7
+    )
 
 
 def test_entry_point_is_declared() -> None:
     from importlib.metadata import entry_points
 
-    found = {ep.name: ep.value for ep in entry_points(group=zarr_codec.registry.ENTRY_POINT_GROUP)}
+    found = {
+        ep.name: ep.value for ep in entry_points(group=zarr_codec_shapes.registry.ENTRY_POINT_GROUP)
+    }
     assert found.get("gzip") == "zarr_codec_gzip:Gzip"

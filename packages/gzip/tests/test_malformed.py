@@ -1,4 +1,5 @@
-"""Malformed gzip streams: every one raises a ``zarr_codec.CodecError`` subclass, nothing else.
+"""Malformed gzip streams: every one raises a ``zarr_codec_shapes.CodecError`` subclass, nothing
+else.
 
 Each verdict is compared with Python's ``gzip.decompress`` (what numcodecs and zarr-python
 decode with): where Python accepts a stream we must return the same bytes, where Python raises
@@ -19,8 +20,8 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 import pytest
-from zarr_codec import CodecError, CorruptInputError, OutputSizeError
 from zarr_codec_gzip import Gzip
+from zarr_codec_shapes import CodecError, CorruptInputError, OutputSizeError
 
 FHCRC, FEXTRA, FNAME, FCOMMENT = 0x02, 0x04, 0x08, 0x10
 
@@ -367,7 +368,7 @@ def test_bomb_with_a_decode_limit(bomb: bytes) -> None:
 PEAK_RSS_PRELUDE = """
 import zlib, struct
 import numpy as np
-from zarr_codec import CorruptInputError, OutputSizeError
+from zarr_codec_shapes import CorruptInputError, OutputSizeError
 from zarr_codec_gzip import Gzip
 
 def peak():

@@ -16,8 +16,8 @@ import zlib
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from zarr_codec import CodecError
 from zarr_codec_gzip import Gzip
+from zarr_codec_shapes import CodecError
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -7,11 +7,11 @@ use std::sync::Arc;
 use numpy::{PyArrayDescr, PyUntypedArray};
 use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyList};
-use zarr_codec::json::ZarrFormat;
-use zarr_codec::{CodecError, CodecFromJson, DataType, Result as CodecResult};
 use zarr_codec_cast_value::CastValue;
 use zarr_codec_python::{Elementwise, IntoPyResult, data_type_of, to_py_err, transform_fill_json};
 use zarr_codec_scale_offset::{ScaleOffset, ScaleOffsetCast};
+use zarr_codec_shapes::json::ZarrFormat;
+use zarr_codec_shapes::{CodecError, CodecFromJson, DataType, Result as CodecResult};
 
 fn codec_from(configuration: &str) -> CodecResult<ScaleOffset> {
     let json: serde_json::Value = serde_json::from_str(configuration)

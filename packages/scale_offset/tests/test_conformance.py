@@ -1,4 +1,4 @@
-"""The zarr_codec conformance kit over ``ScaleOffset``, one suite per data type, each with
+"""The zarr_codec_shapes conformance kit over ``ScaleOffset``, one suite per data type, each with
 several configurations, and the spec's three examples.
 
 The kit drives an array codec with its own sample arrays (random values plus the type's
@@ -24,9 +24,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 import pytest
-from zarr_codec import ChunkSpec, ConfigurationError, DataType, OutOfRangeError
-from zarr_codec.testing import ConformanceSuite, sample_arrays
 from zarr_codec_scale_offset import ScaleOffset
+from zarr_codec_shapes import ChunkSpec, ConfigurationError, DataType, OutOfRangeError
+from zarr_codec_shapes.testing import ConformanceSuite, sample_arrays
 
 NO_ML_DTYPES = pytest.mark.skipif(find_spec("ml_dtypes") is None, reason="needs ml_dtypes")
 

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from zarr_codec import ChunkSpec, CodecError
 from zarr_codec_scale_offset import ScaleOffset
+from zarr_codec_shapes import ChunkSpec, CodecError
 
 cast_value = pytest.importorskip("zarr_codec_cast_value")
 

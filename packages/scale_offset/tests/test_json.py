@@ -23,9 +23,9 @@ from typing import Any
 
 import numpy as np
 import pytest
-import zarr_codec
-from zarr_codec import ChunkSpec, ConfigurationError, DataType, UnknownCodecError
+import zarr_codec_shapes
 from zarr_codec_scale_offset import ScaleOffset
+from zarr_codec_shapes import ChunkSpec, ConfigurationError, DataType, UnknownCodecError
 
 BARE = {"name": "scale_offset"}
 
@@ -40,7 +40,7 @@ def _normal(data: Any) -> Any:
 
 
 def _fill(json_value: Any, data_type: str) -> Any:
-    return zarr_codec.fill_value_from_json(json_value, DataType.from_name(data_type))
+    return zarr_codec_shapes.fill_value_from_json(json_value, DataType.from_name(data_type))
 
 
 def _isnan(array: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
@@ -80,7 +80,7 @@ def test_v3_round_trip(data: dict[str, Any]) -> None:
     assert _normal(codec.to_json(3)) == codec.to_json(3), "not plain JSON"
     assert ScaleOffset.from_json(_normal(data), 3) == codec
     assert ScaleOffset(**data.get("configuration", {})) == codec
-    assert zarr_codec.get_codec(data) == codec
+    assert zarr_codec_shapes.get_codec(data) == codec
 
 
 @pytest.mark.parametrize(
@@ -161,7 +161,7 @@ def test_omitted_configuration_is_a_no_op(data_type: str) -> None:
 def test_short_hand_name() -> None:
     """v3 core "Short-hand names": "equivalent to extension objects with just a name key"."""
     assert ScaleOffset.from_json("scale_offset", 3) == ScaleOffset()
-    assert zarr_codec.get_codec("scale_offset") == ScaleOffset()
+    assert zarr_codec_shapes.get_codec("scale_offset") == ScaleOffset()
 
 
 def test_must_understand_without_a_configuration() -> None:
@@ -267,7 +267,7 @@ def test_invalid_configuration(data: Any) -> None:
     with pytest.raises(ConfigurationError):
         ScaleOffset.from_json(data, 3)
     with pytest.raises(ConfigurationError):
-        zarr_codec.get_codec(data)
+        zarr_codec_shapes.get_codec(data)
 
 
 @pytest.mark.parametrize(
@@ -353,7 +353,7 @@ NEVER_VALID: list[tuple[Any, Any]] = [
 def test_parameters_no_data_type_holds_are_refused_at_once(offset: Any, scale: Any) -> None:
     config = {"offset": offset, "scale": scale}
     with pytest.raises(ConfigurationError) as caught:
-        zarr_codec.get_codec({"name": "scale_offset", "configuration": config})
+        zarr_codec_shapes.get_codec({"name": "scale_offset", "configuration": config})
     assert str(caught.value).count("invalid configuration") <= 1, "one prefix, not three"
     with pytest.raises(ConfigurationError):
         ScaleOffset(offset=offset, scale=scale)
@@ -429,26 +429,26 @@ def test_v2_fails_as_a_codec_error() -> None:
     with pytest.raises(ConfigurationError):
         ScaleOffset.from_json({"id": "scale_offset", "offset": 1}, 2)
     with pytest.raises(UnknownCodecError):
-        zarr_codec.get_codec({"id": "scale_offset", "offset": 1}, 2)
+        zarr_codec_shapes.get_codec({"id": "scale_offset", "offset": 1}, 2)
     with pytest.raises(ConfigurationError):
-        zarr_codec.get_codec(v3(offset=1), 2)
+        zarr_codec_shapes.get_codec(v3(offset=1), 2)
 
 
 # -- registry and entry points ---------------------------------------------------------------
 
 
 def test_registry_finds_it_through_the_entry_point() -> None:
-    assert zarr_codec.get_codec_class("scale_offset") is ScaleOffset
-    assert zarr_codec.available_codecs()["scale_offset"] is ScaleOffset
+    assert zarr_codec_shapes.get_codec_class("scale_offset") is ScaleOffset
+    assert zarr_codec_shapes.available_codecs()["scale_offset"] is ScaleOffset
     data = v3(offset=-10, scale=0.1)
-    codec = zarr_codec.get_codec(data)
+    codec = zarr_codec_shapes.get_codec(data)
     assert type(codec) is ScaleOffset and codec == ScaleOffset(offset=-10, scale=0.1)
-    assert zarr_codec.get_codec(data, zarr_format=3).to_json(3) == data
-    assert zarr_codec.get_codec(BARE) == ScaleOffset()
+    assert zarr_codec_shapes.get_codec(data, zarr_format=3).to_json(3) == data
+    assert zarr_codec_shapes.get_codec(BARE) == ScaleOffset()
 
 
 def test_entry_points_are_declared() -> None:
-    ours = {ep.name: ep.value for ep in entry_points(group="zarr_codec.codecs")}
+    ours = {ep.name: ep.value for ep in entry_points(group="zarr_codec_shapes.codecs")}
     assert ours.get("scale_offset") == "zarr_codec_scale_offset:ScaleOffset"
     # None for zarr: it has its own scale_offset and no config entry choosing between two
     # (zarr_codec_scale_offset.zarr_python.register() opts in).

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from zarr_codec import ConfigurationError, OutOfRangeError, UnsupportedError
+from zarr_codec_shapes import ConfigurationError, OutOfRangeError, UnsupportedError
 
 numcodecs = pytest.importorskip("numcodecs")
 pytest.importorskip("zarr_codec_cast_value")

@@ -37,8 +37,8 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from zarr_codec import ChunkSpec, DataType, OutOfRangeError
 from zarr_codec_scale_offset import ScaleOffset
+from zarr_codec_shapes import ChunkSpec, DataType, OutOfRangeError
 
 HAVE_ML_DTYPES = importlib.util.find_spec("ml_dtypes") is not None
 

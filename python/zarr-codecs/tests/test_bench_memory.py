@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import resource
+import tracemalloc
 
 import pytest
 from zarr_codecs.bench import memory
@@ -22,8 +23,16 @@ def test_every_page_is_faulted_in() -> None:
 
 
 def test_no_bytes_and_negative_sizes_are_no_work_not_an_error() -> None:
-    memory.back_free_memory(0)
-    memory.back_free_memory(-1)  # numpy would refuse a negative size
+    tracemalloc.start()  # numpy reports its allocations to tracemalloc
+    try:
+        memory.back_free_memory(1 << 20)
+        assert tracemalloc.get_traced_memory()[1] >= 1 << 20  # the check can see work
+        tracemalloc.reset_peak()
+        memory.back_free_memory(0)
+        memory.back_free_memory(-1)  # numpy would refuse a negative size
+        assert tracemalloc.get_traced_memory()[1] < 64 * 1024  # nothing was allocated
+    finally:
+        tracemalloc.stop()
 
 
 def test_the_demonstration_times_each_case(capsys: pytest.CaptureFixture[str]) -> None:

@@ -145,7 +145,7 @@ def test_inspect_reads_zarr_v2_stores(tmp_path: Path, capsys: pytest.CaptureFixt
     assert status == 0, out
     assert "(Zarr v2, <f8" in out
     assert '[ok] {"id":"fixedscaleoffset"' in out
-    assert '[--] {"id":"zlib"' in out  # no zarr-codec implementation: listed, not checked
+    assert '[--] {"id":"zlib"' in out  # no zarr-codec-shapes implementation: listed, not checked
 
 
 def test_inspect_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

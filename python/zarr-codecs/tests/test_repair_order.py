@@ -12,7 +12,7 @@ zarr = pytest.importorskip("zarr")
 numcodecs = pytest.importorskip("numcodecs")
 
 import zarr_codecs  # noqa: E402
-from zarr_codec import get_codec  # noqa: E402
+from zarr_codec_shapes import get_codec  # noqa: E402
 from zarr_codecs import repair_order  # noqa: E402
 from zarr_codecs.cli import main  # noqa: E402
 

@@ -4,7 +4,7 @@
 //! element as it passes through the cast's kernel, so there is no intermediate array, and
 //! mapped and exact-path elements see it too: results are those of the two steps in turn.
 
-use zarr_codec::{DataType, Result};
+use zarr_codec_shapes::{DataType, Result};
 
 use super::{
     BF16, F16, Io, Keys, NearestAway, NearestEven, Post, TowardsNegative, TowardsPositive,
@@ -210,7 +210,7 @@ mod tests {
     use crate::OutOfRange;
     use crate::kernels::tests::{Bits, TYPES, elements};
     use crate::scalar_map::ScalarMap;
-    use zarr_codec::element::{read_bits, write_bits};
+    use zarr_codec_shapes::element::{read_bits, write_bits};
 
     /// The integer types (the first eight core types).
     const INTEGERS: &[DataType] = TYPES.split_at(8).0;

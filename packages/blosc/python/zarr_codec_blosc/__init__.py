@@ -12,9 +12,9 @@ import functools
 from collections.abc import Buffer, Sequence
 from typing import Any, ClassVar
 
-from zarr_codec import BytesBytesCodecBase, ChunkSpec, ConfigurationError, check_keys
-from zarr_codec.base import item_size
-from zarr_codec.protocols import ChainRunner
+from zarr_codec_shapes import BytesBytesCodecBase, ChunkSpec, ConfigurationError, check_keys
+from zarr_codec_shapes.base import item_size
+from zarr_codec_shapes.protocols import ChainRunner
 
 from zarr_codec_blosc import _blosc
 
@@ -258,12 +258,12 @@ class Blosc(BytesBytesCodecBase):
         return _blosc.decode_batch(list(chunks), self.max_decoded_size, threads)
 
     def decode_kernel(self, spec: ChunkSpec | None = None) -> tuple[object, ChainRunner]:
-        """Decoding as a compiled kernel, so that a :class:`zarr_codec.Chain` of our codecs
+        """Decoding as a compiled kernel, so that a :class:`zarr_codec_shapes.Chain` of our codecs
         decodes each chunk through all of them in Rust (frames need no configuration)."""
         return _kernel(), _blosc.decode_chain_batch_into
 
     def encode_kernel(self, spec: ChunkSpec | None = None) -> tuple[object, ChainRunner] | None:
-        """Compression as a compiled kernel for a :class:`zarr_codec.Chain`, once
+        """Compression as a compiled kernel for a :class:`zarr_codec_shapes.Chain`, once
         ``shuffle`` and ``typesize`` are set (``evolve`` sets them); else ``None``."""
         if self.shuffle is None or self.typesize is None:
             return None

@@ -1,5 +1,5 @@
 """Compiled core of zarr-codec-blosc (c-blosc 1.x). Every frame is validated before c-blosc
-reads it; all functions release the GIL while working and raise ``zarr_codec.CodecError``
+reads it; all functions release the GIL while working and raise ``zarr_codec_shapes.CodecError``
 subclasses for bad input."""
 
 import os

@@ -2,7 +2,7 @@
 
 It takes the same arguments, has the same attributes and constants (``SHUFFLE`` and the
 others, ``max_buffer_size``), configuration, ``repr`` and equality as ``numcodecs.Blosc``, and
-takes buffers as numcodecs does (see :mod:`zarr_codec.numcodecs`). Frames are the c-blosc 1.x
+takes buffers as numcodecs does (see :mod:`zarr_codec_shapes.numcodecs`). Frames are the c-blosc 1.x
 format numcodecs writes, byte for byte. A frame that cannot be decoded raises
 :class:`BloscDecompressionError`, both our ``CorruptInputError`` and the ``RuntimeError``
 numcodecs raises.
@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from zarr_codec import ConfigurationError, CorruptInputError
-from zarr_codec import numcodecs as _adapter
+from zarr_codec_shapes import ConfigurationError, CorruptInputError
+from zarr_codec_shapes import numcodecs as _adapter
 
 from zarr_codec_blosc import Blosc as _Blosc
 

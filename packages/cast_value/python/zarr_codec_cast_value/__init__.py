@@ -5,7 +5,7 @@ data type, exactly as the specification orders it, with a Rust core.
 compares as a value); the casting runs in the compiled ``_cast_value`` module with the GIL
 released. Every element is converted from its exact value, rounded once: no double rounding
 through an intermediate type. Element errors (a value out of range with no ``out_of_range``,
-NaN into an integer type) raise ``zarr_codec.OutOfRangeError``.
+NaN into an integer type) raise ``zarr_codec_shapes.OutOfRangeError``.
 """
 
 from __future__ import annotations
@@ -15,15 +15,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar, Literal
 
 import numpy as np
-from zarr_codec import (
+from zarr_codec_shapes import (
     ArrayArrayCodecBase,
     ChunkSpec,
     ConfigurationError,
     DataType,
 )
-from zarr_codec.base import writable_in_place
-from zarr_codec.fill_value import fill_value_from_json
-from zarr_codec.protocols import ChainRunner
+from zarr_codec_shapes.base import writable_in_place
+from zarr_codec_shapes.fill_value import fill_value_from_json
+from zarr_codec_shapes.protocols import ChainRunner
 
 from zarr_codec_cast_value import _cast_value
 
@@ -206,7 +206,8 @@ class CastValue(ArrayArrayCodecBase):
 
     def decode_kernel(self, spec: ChunkSpec) -> tuple[object, ChainRunner]:
         """Decoding to ``spec``'s data type as a compiled kernel, so that a
-        :class:`zarr_codec.Chain` of our codecs decodes each chunk through all of them in Rust."""
+        :class:`zarr_codec_shapes.Chain` of our codecs decodes each chunk through all of them in
+        Rust."""
         return self.plan(spec.data_type, "decode").kernel(), _cast_value.decode_chain_batch_into
 
     def decode_batch_into(

@@ -1,5 +1,5 @@
 """Compiled core of zarr-codec-cast-value. Every function releases the GIL while casting and
-raises ``zarr_codec.CodecError`` subclasses: ``OutOfRangeError`` for an element the rules
+raises ``zarr_codec_shapes.CodecError`` subclasses: ``OutOfRangeError`` for an element the rules
 refuse, ``ConfigurationError`` for a bad configuration or a mismatched array."""
 
 import os

@@ -1,5 +1,5 @@
 """``CastValueCodec``: the cast_value codec as a zarr-python 3.4 codec class. Importing this
-module never raises (see ``zarr_codec.zarr_python``).
+module never raises (see ``zarr_codec_shapes.zarr_python``).
 
 zarr-python 3.4 ships its own ``cast_value`` and its default config names no implementation
 for it, so a second one registered by an entry point would make zarr warn and pick one at
@@ -7,7 +7,7 @@ random. This wheel therefore registers nothing on its own: :func:`register` make
 ours (registration and config), :func:`unregister` undoes exactly that.
 """
 
-from zarr_codec.zarr_python import select, unselect, zarr_codec_class
+from zarr_codec_shapes.zarr_python import select, unselect, zarr_codec_class
 
 from zarr_codec_cast_value import CastValue
 

@@ -1,5 +1,5 @@
 """Compiled core of zarr-codec-gzip (libdeflate). All functions release the GIL while working
-and raise ``zarr_codec.CodecError`` subclasses for bad input."""
+and raise ``zarr_codec_shapes.CodecError`` subclasses for bad input."""
 
 import os
 from collections.abc import Buffer

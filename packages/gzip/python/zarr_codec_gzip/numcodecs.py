@@ -1,7 +1,7 @@
 """``GZip``: numcodecs' ``GZip`` on our gzip codec, for Zarr v2 arrays and numcodecs users.
 
 It takes the same arguments, has the same attributes, configuration, ``repr`` and equality as
-``numcodecs.GZip``, and takes buffers as numcodecs does (see :mod:`zarr_codec.numcodecs`).
+``numcodecs.GZip``, and takes buffers as numcodecs does (see :mod:`zarr_codec_shapes.numcodecs`).
 Its streams differ from numcodecs' byte for byte (no timestamp; libdeflate, not zlib) but
 decode the same with either.
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from zarr_codec import numcodecs as _adapter
+from zarr_codec_shapes import numcodecs as _adapter
 
 from zarr_codec_gzip import Gzip
 

@@ -3,7 +3,8 @@
 core.
 
 Integers are exact: any intermediate or final value outside the type's range, and a division
-that leaves a remainder, raise ``zarr_codec.OutOfRangeError``. Floats are correctly rounded in
+that leaves a remainder, raise ``zarr_codec_shapes.OutOfRangeError``. Floats are correctly rounded
+in
 their own type after each operation (IEEE 754, as numpy and zarr-python compute): overflow
 gives ±Infinity, NaN and -0.0 pass through; in the float8/6/4 formats without infinity such a
 result is an error. ``offset`` and ``scale`` are JSON scalars in the fill-value encoding of the
@@ -15,8 +16,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from zarr_codec import ArrayArrayCodecBase, ChunkSpec, ConfigurationError, DataType
-from zarr_codec.fill_value import fill_value_from_json
+from zarr_codec_shapes import ArrayArrayCodecBase, ChunkSpec, ConfigurationError, DataType
+from zarr_codec_shapes.fill_value import fill_value_from_json
 
 from zarr_codec_scale_offset import _scale_offset
 from zarr_codec_scale_offset._bound import BoundMethods

@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from zarr_codec import ChunkSpec, DataType
-from zarr_codec.base import writable_in_place
-from zarr_codec.protocols import ChainRunner
+from zarr_codec_shapes import ChunkSpec, DataType
+from zarr_codec_shapes.base import writable_in_place
+from zarr_codec_shapes.protocols import ChainRunner
 
 from zarr_codec_scale_offset import _scale_offset
 
@@ -59,7 +59,8 @@ class BoundMethods:
 
     def decode_kernel(self, spec: ChunkSpec) -> tuple[object, ChainRunner]:
         """Decoding to ``spec``'s data type as a compiled kernel, so that a
-        :class:`zarr_codec.Chain` of our codecs decodes each chunk through all of them in Rust."""
+        :class:`zarr_codec_shapes.Chain` of our codecs decodes each chunk through all of them in
+        Rust."""
         return self.bind(spec.data_type).decode_kernel(), _scale_offset.decode_chain_batch_into
 
     def encode_kernel(self, spec: ChunkSpec) -> tuple[object, ChainRunner]:

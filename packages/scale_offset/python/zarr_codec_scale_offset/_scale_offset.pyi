@@ -1,5 +1,6 @@
 """Compiled core of zarr-codec-scale-offset. Every method releases the GIL while working and
-raises ``zarr_codec.CodecError`` subclasses: ``OutOfRangeError`` for an integer result outside
+raises ``zarr_codec_shapes.CodecError`` subclasses: ``OutOfRangeError`` for an integer result
+outside
 the type's range or an inexact division, ``ConfigurationError`` for bad parameters or a
 mismatched array."""
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from zarr_codec import ChunkSpec, DataType
+from zarr_codec_shapes import ChunkSpec, DataType
 
 from zarr_codec_scale_offset import _scale_offset
 from zarr_codec_scale_offset._bound import BoundMethods

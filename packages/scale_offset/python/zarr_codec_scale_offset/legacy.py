@@ -33,7 +33,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import numpy as np
-from zarr_codec import (
+from zarr_codec_shapes import (
     ArrayArrayCodecBase,
     ChunkSpec,
     ConfigurationError,
@@ -42,7 +42,7 @@ from zarr_codec import (
     OutputSizeError,
     UnsupportedError,
 )
-from zarr_codec.base import writable_in_place
+from zarr_codec_shapes.base import writable_in_place
 
 from zarr_codec_scale_offset import ScaleOffset
 

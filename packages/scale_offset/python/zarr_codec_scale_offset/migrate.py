@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from zarr_codec import CodecError
+from zarr_codec_shapes import CodecError
 
 __all__ = ["Migration", "migrate_fixedscaleoffset"]
 
@@ -44,7 +44,7 @@ class Migration:
 def _replacement(codec: dict[str, Any]) -> list[dict[str, Any]]:
     config = codec.get("configuration", {})
     astype = np.dtype(config.get("astype", config["dtype"]))
-    from zarr_codec import DataType
+    from zarr_codec_shapes import DataType
 
     target = DataType.from_numpy(astype).name
     cast: dict[str, Any] = {"data_type": target}
@@ -67,8 +67,8 @@ def migrate_fixedscaleoffset(
     new metadata through zarr-python, with our codecs selected for both; the metadata is
     written only when they all agree. ``ValueError`` when the array has no such codec."""
     import zarr
-    from zarr_codec.zarr_python import select, unselect
     from zarr_codec_cast_value.zarr_python import CastValueCodec
+    from zarr_codec_shapes.zarr_python import select, unselect
 
     from zarr_codec_scale_offset.zarr_python import ScaleOffsetCodec
 

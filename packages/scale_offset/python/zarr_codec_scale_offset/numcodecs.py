@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from zarr_codec import numcodecs as _adapter
+from zarr_codec_shapes import numcodecs as _adapter
 
 from zarr_codec_scale_offset import legacy
 

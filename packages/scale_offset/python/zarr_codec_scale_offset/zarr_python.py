@@ -1,5 +1,5 @@
 """``ScaleOffsetCodec``: the scale_offset codec as a zarr-python 3.4 codec class. Importing this
-module never raises (see ``zarr_codec.zarr_python``).
+module never raises (see ``zarr_codec_shapes.zarr_python``).
 
 zarr-python 3.4 ships its own ``scale_offset`` and its default config names no implementation
 for it, so a second one registered by an entry point would make zarr warn and pick one at
@@ -8,10 +8,10 @@ ours (registration and config), :func:`unregister` undoes exactly that.
 
 ``FixedScaleOffsetCodec`` is numcodecs' ``numcodecs.fixedscaleoffset`` on our codecs; numcodecs
 registers its own under that name, so it too is used only when selected
-(``zarr_codec.zarr_python.select``, as ``zarr_codecs.install()`` does).
+(``zarr_codec_shapes.zarr_python.select``, as ``zarr_codecs.install()`` does).
 """
 
-from zarr_codec.zarr_python import select, unselect, zarr_codec_class
+from zarr_codec_shapes.zarr_python import select, unselect, zarr_codec_class
 
 from zarr_codec_scale_offset import ScaleOffset
 from zarr_codec_scale_offset.legacy import FixedScaleOffset

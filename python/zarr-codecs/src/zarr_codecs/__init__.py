@@ -1,6 +1,6 @@
 """zarr-codecs: Zarr's chunk codecs, fast and exact, in one install.
 
-This bundle depends on ``zarr-codec`` and every codec wheel (gzip, blosc, cast_value,
+This bundle depends on ``zarr-codec-shapes`` and every codec wheel (gzip, blosc, cast_value,
 scale_offset) at the same version. Installing it changes nothing by itself; to make an existing
 zarr-python program use our codecs, in Zarr v3 and v2 alike::
 

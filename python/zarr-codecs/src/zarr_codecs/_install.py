@@ -2,7 +2,8 @@
 
 Zarr v3 arrays find codecs through zarr's registry and its ``codecs.<name>`` config entries;
 Zarr v2 arrays through numcodecs' registry. :func:`install` points both at our classes
-(``zarr_codec.zarr_python.select`` and ``zarr_codec.numcodecs.register``); :func:`uninstall`
+(``zarr_codec_shapes.zarr_python.select`` and ``zarr_codec_shapes.numcodecs.register``);
+:func:`uninstall`
 puts back what was there. Nothing happens at import: installing the wheels alone changes nothing.
 """
 
@@ -115,7 +116,7 @@ class Installation:
 def install(*, zarr: bool = True, numcodecs: bool = True, pipeline: bool = False) -> Installation:
     """Make zarr-python (Zarr v3, ``zarr=True``) and numcodecs (Zarr v2 arrays and direct
     numcodecs users, ``numcodecs=True``) use our gzip, blosc, cast_value, scale_offset and
-    fixedscaleoffset. ``pipeline=True`` also selects zarr_codec's ``ChainCodecPipeline``,
+    fixedscaleoffset. ``pipeline=True`` also selects zarr_codec_shapes's ``ChainCodecPipeline``,
     which runs whole batches of chunks through our codecs. A library that is not installed
     is skipped. Idempotent.
 
@@ -147,21 +148,21 @@ def _remove(parts: frozenset[str]) -> None:
 
 
 def _select_in_zarr() -> None:
-    from zarr_codec.zarr_python import select
+    from zarr_codec_shapes.zarr_python import select
 
     for binding in BINDINGS:
         select(binding.name, Binding.load(binding.zarr_class))
 
 
 def _unselect_in_zarr() -> None:
-    from zarr_codec.zarr_python import unselect
+    from zarr_codec_shapes.zarr_python import unselect
 
     for binding in reversed(BINDINGS):
         unselect(binding.name, Binding.load(binding.zarr_class))
 
 
 def _register_in_numcodecs() -> None:
-    from zarr_codec import numcodecs as adapter
+    from zarr_codec_shapes import numcodecs as adapter
 
     for binding in BINDINGS:
         if binding.numcodecs_class is not None:
@@ -169,7 +170,7 @@ def _register_in_numcodecs() -> None:
 
 
 def _unregister_in_numcodecs() -> None:
-    from zarr_codec import numcodecs as adapter
+    from zarr_codec_shapes import numcodecs as adapter
 
     for binding in reversed(BINDINGS):
         if binding.v2_id is not None:
@@ -178,7 +179,8 @@ def _unregister_in_numcodecs() -> None:
 
 def _select_pipeline() -> None:
     import zarr
-    from zarr_codec.zarr_pipeline import PATH
+
+    from zarr_codecs.pipeline import PATH
 
     _previous_pipeline[:] = [zarr.config.get("codec_pipeline.path")]
     zarr.config.set({"codec_pipeline.path": PATH})
@@ -186,7 +188,8 @@ def _select_pipeline() -> None:
 
 def _unselect_pipeline() -> None:
     import zarr
-    from zarr_codec.zarr_pipeline import PATH
+
+    from zarr_codecs.pipeline import PATH
 
     if zarr.config.get("codec_pipeline.path") == PATH and _previous_pipeline:
         zarr.config.set({"codec_pipeline.path": _previous_pipeline[0]})

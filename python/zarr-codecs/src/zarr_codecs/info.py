@@ -113,7 +113,8 @@ def render(rows: list[CodecInfo]) -> str:
     import numpy as np
 
     header = [
-        f"zarr-codecs {_version('zarr-codecs')} (zarr-codec {_version('zarr-codec')}); "
+        f"zarr-codecs {_version('zarr-codecs')} "
+        f"(zarr-codec-shapes {_version('zarr-codec-shapes')}); "
         f"Python {platform.python_version()}, numpy {np.__version__}, "
         f"zarr {_version('zarr')}, numcodecs {_version('numcodecs')}",
         f"installed into: {', '.join(sorted(installed_parts())) or 'nothing'} "

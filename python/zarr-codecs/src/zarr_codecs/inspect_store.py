@@ -2,9 +2,10 @@
 v3), each codec checked against its spec.
 
 Only metadata is read (``zarr.json``, ``.zarray``); no chunk is decoded and zarr-python is not
-needed. A codec is checked by building it from its JSON with the ``zarr_codec`` registry (our
+needed. A codec is checked by building it from its JSON with the ``zarr_codec_shapes`` registry (our
 codecs validate their configuration exactly as the specs say) and resolving the chunk's data
-type and fill value through the chain. Codecs without a ``zarr_codec`` implementation are listed
+type and fill value through the chain. Codecs without a ``zarr_codec_shapes`` implementation are
+listed
 as not checked. The chain's shape is checked too: array->array codecs, then exactly one
 array->bytes codec, then bytes->bytes codecs.
 """
@@ -16,8 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from zarr_codec import ChunkSpec, CodecError, DataType, get_codec
-from zarr_codec.registry import available_codecs
+from zarr_codec_shapes import ChunkSpec, CodecError, DataType, get_codec
+from zarr_codec_shapes.registry import available_codecs
 
 __all__ = ["ArrayReport", "CodecReport", "inspect_store", "render"]
 
@@ -95,7 +96,9 @@ def _check_chain(codecs: list[Any], spec: ChunkSpec) -> tuple[list[CodecReport],
             report, kind, spec = _check_ours(codec, spec)
         else:
             kind = _BUILTIN_KINDS.get(name)
-            report = CodecReport(codec, "not checked", "no zarr-codec implementation installed")
+            report = CodecReport(
+                codec, "not checked", "no zarr-codec-shapes implementation installed"
+            )
         reports.append(report)
         if report.status == "problem":
             problems.append(f"codec {position} ({name}): {report.detail}")
@@ -159,7 +162,7 @@ def _v3_array(path: Path, meta: dict[str, Any]) -> ArrayReport:
         spec = ChunkSpec(chunks, DataType.from_name(name), meta.get("fill_value"))
     except CodecError as err:
         report = ArrayReport(str(path), 3, str(name), shape, chunks, [], [])
-        report.problems.append(f"data type or fill value not usable by zarr-codec: {err}")
+        report.problems.append(f"data type or fill value not usable by zarr-codec-shapes: {err}")
         return report
     codecs, problems = _check_chain(meta.get("codecs", []), spec)
     return ArrayReport(str(path), 3, spec.data_type.name, shape, chunks, codecs, problems)

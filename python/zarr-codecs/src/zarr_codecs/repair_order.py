@@ -94,7 +94,7 @@ def find_candidates(root: Path) -> list[Candidate]:
 def repair(candidate: Candidate, *, assume_ours: bool = False) -> int:
     """Store the candidate's chunks written by 0.1.0 (with ``assume_ours``, its blosc chunks
     too) in Fortran order; returns how many were rewritten. Nothing if already repaired."""
-    from zarr_codec import get_codec
+    from zarr_codec_shapes import get_codec
 
     if candidate.repaired:
         return 0

@@ -108,9 +108,9 @@ def _numcodecs() -> CaseFactory:
 
 
 def _ours() -> CaseFactory:
-    from zarr_codec import ChunkSpec
     from zarr_codec_cast_value import CastValue
     from zarr_codec_scale_offset import ScaleOffset
+    from zarr_codec_shapes import ChunkSpec
 
     def cases(dataset: str, data: npt.NDArray[Any]) -> list[Case]:
         if dataset not in FLOAT_DATASETS:
@@ -137,7 +137,7 @@ def _ours() -> CaseFactory:
                 lambda: affine.decode(encoded),
             ),
             *_both(
-                "zarr-codec pair, in turn",
+                "zarr-codec-shapes pair, in turn",
                 dataset,
                 fused_group(name),
                 n,
@@ -145,7 +145,7 @@ def _ours() -> CaseFactory:
                 lambda: first.decode(second.decode(quantised, middle), spec),
             ),
             *_both(
-                "zarr-codec fused",
+                "zarr-codec-shapes fused",
                 dataset,
                 fused_group(name),
                 n,

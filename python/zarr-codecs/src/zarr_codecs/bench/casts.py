@@ -133,8 +133,8 @@ def _cast_value_python() -> CaseFactory:
 
 
 def _ours() -> CaseFactory:
-    from zarr_codec import DataType
     from zarr_codec_cast_value import CastValue
+    from zarr_codec_shapes import DataType
 
     def plan(source: Any, target: str, direction: Literal["encode", "decode"]) -> Any:
         return CastValue(target).plan(DataType.from_numpy(np.dtype(source)), direction)
@@ -174,8 +174,8 @@ def _batch_cases(dataset: str, data: npt.NDArray[Any]) -> list[Case]:
     1 and 2 threads, and into new arrays on 2: ``int16 -> float32`` (bound by memory
     bandwidth) and ``float64 -> float16`` with ``towards-zero`` (bound by compute:
     directed float16 casts take the exact path)."""
-    from zarr_codec import DataType
     from zarr_codec_cast_value import CastValue
+    from zarr_codec_shapes import DataType
 
     out: list[Case] = []
     int16 = _scaled(data, "int16").astype(np.float32)

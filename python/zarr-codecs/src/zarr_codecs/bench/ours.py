@@ -172,7 +172,7 @@ def _zarr_read() -> CaseFactory:
         builtin = "zarr.codecs.blosc.BloscCodec"
         ours = "zarr_codec_blosc.zarr_python.BloscCodec"
         # What `zarr_codecs.install(pipeline=True)` selects: our codec and our pipeline.
-        pipeline = "zarr_codec.zarr_pipeline.ChainCodecPipeline"
+        pipeline = "zarr_codecs.pipeline.ChainCodecPipeline"
         for check in (read(ours), read(ours, pipeline)):
             if not np.array_equal(np.asarray(check), data.reshape(-1)):
                 raise ValueError(f"zarr read through our blosc differs on {dataset}")

@@ -1,0 +1,381 @@
+"""A conformance kit any codec author runs against their codec.
+
+Two ways to use it. With pytest, subclass :class:`ConformanceSuite` in a test module::
+
+    from zarr_codec_shapes.testing import ConformanceSuite
+
+    class TestMyCodec(ConformanceSuite):
+        codecs = (MyCodec(level=1), MyCodec(level=9))
+        malformed = (b"not my format",)
+
+or call :func:`check_codec` directly. Either way it checks: JSON round trips in both Zarr
+formats and the rejection of unknown keys; equality, hashing, ``repr``, ``copy`` and pickle;
+encode -> decode round trips over every data type the codec supports and over empty, scalar,
+non-contiguous, Fortran-ordered and big-endian input; ``decode_into`` equal to ``decode`` (and a
+clean error for a too-small output); malformed input raising :class:`CodecError` subclasses; the
+async and batch extras equal to the plain methods; and identical results from 8 threads at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import copy
+import json
+import pickle
+import threading
+from collections.abc import Buffer, Callable, Iterable, Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+
+from zarr_codec_shapes.chunk_spec import ChunkSpec
+from zarr_codec_shapes.data_types import DataType, Kind
+from zarr_codec_shapes.errors import CodecError, ConfigurationError, OutputSizeError
+from zarr_codec_shapes.protocols import Codec
+
+__all__ = [
+    "CORE_DATA_TYPES",
+    "ConformanceSuite",
+    "check_async_and_batch",
+    "check_codec",
+    "check_decode_into",
+    "check_json",
+    "check_malformed",
+    "check_round_trips",
+    "check_threads",
+    "check_value_semantics",
+    "sample_arrays",
+]
+
+#: Data types every numpy has (extension types need ml_dtypes).
+CORE_DATA_TYPES: tuple[DataType, ...] = tuple(dt for dt in DataType.ALL if dt.v2_code)
+
+
+def _bytes_of(data: Buffer) -> bytes:
+    """The bytes a bytes codec must store for ``data``, numcodecs' rule: a contiguous buffer
+    in its memory order (C or Fortran), any other in C order."""
+    # numpy arrays directly: those of ml_dtypes' types (bfloat16, ...) export no buffer.
+    if isinstance(data, np.ndarray):
+        return data.tobytes(order="A")
+    return memoryview(data).tobytes(order="A")
+
+
+def _describe(data: Any) -> str:
+    """A short description of a test input, whatever it is (for failure messages)."""
+    try:
+        return repr(_bytes_of(data)[:32])
+    except (TypeError, ValueError, BufferError):
+        return repr(data)[:64]
+
+
+def _same_array(actual: Any, expected: Any) -> bool:
+    actual, expected = np.asarray(actual), np.asarray(expected)
+    if actual.shape != expected.shape or actual.dtype.newbyteorder(
+        "="
+    ) != expected.dtype.newbyteorder("="):
+        return False
+    native = expected.dtype.newbyteorder("=")
+    return bool(actual.astype(native).tobytes() == expected.astype(native).tobytes())
+
+
+def sample_values(data_type: DataType, count: int, seed: int = 0) -> np.ndarray[Any, Any]:
+    """Deterministic values of ``data_type``: random ones plus the type's edge values."""
+    rng = np.random.default_rng(seed)
+    dtype = data_type.numpy_dtype
+    if data_type.kind is Kind.BOOL:
+        return rng.integers(0, 2, count).astype(dtype)
+    if data_type.is_integer:
+        low, high = data_type.integer_range()
+        values = rng.integers(
+            low, high, count, dtype=np.int64 if low < 0 else np.uint64, endpoint=True
+        ).astype(dtype)
+        edges = np.array([low, high, 0, 1], dtype=object)
+    elif data_type.kind is Kind.FLOAT:
+        values = (rng.standard_normal(count) * 100).astype(dtype)
+        edges = np.array([0.0, -0.0, np.nan, np.inf, -np.inf, 1.0], dtype=np.float64)
+    else:
+        values = (rng.standard_normal(count) + 1j * rng.standard_normal(count)).astype(dtype)
+        edges = np.array([0, complex(np.nan, 1), complex(-np.inf, 0)], dtype=np.complex128)
+    n = min(len(edges), count)
+    with np.errstate(invalid="ignore", over="ignore"):
+        values[:n] = edges[:n].astype(dtype)
+    return values
+
+
+def sample_arrays(data_type: DataType, seed: int = 0) -> dict[str, np.ndarray[Any, Any]]:
+    """Arrays of ``data_type`` in the layouts a codec must handle, keyed by a description."""
+    base = sample_values(data_type, 24 * 16, seed).reshape(24, 16)
+    arrays = {
+        "empty": base[:0],
+        "scalar": base[0, 0].reshape(()),
+        "contiguous": base,
+        "non-contiguous": base[::3, 1::2],
+        "fortran": np.asfortranarray(base),
+    }
+    if data_type.itemsize > 1:
+        arrays["big-endian"] = base.astype(base.dtype.newbyteorder(">"))
+    return arrays
+
+
+# -- checks ----------------------------------------------------------------------------------
+
+
+def check_json(codec: Codec) -> None:
+    """JSON round trips in both forms, JSON-serialisable, unknown keys rejected."""
+    cls = type(codec)
+    v3 = codec.to_json(3)
+    assert v3["name"] == codec.name, v3
+    assert json.loads(json.dumps(v3)) == v3, "v3 JSON is not JSON-serialisable"
+    assert cls.from_json(v3, 3) == codec, f"v3 round trip changed {codec!r}"
+    assert cls.from_json(json.loads(json.dumps(v3)), 3) == codec
+    bad = {"name": codec.name, "configuration": {**v3.get("configuration", {}), "zz_unknown": 1}}
+    _expect_error(ConfigurationError, lambda: cls.from_json(bad, 3), "unknown v3 key accepted")
+    other_name = {**v3, "name": codec.name + "_not_this_codec"}
+    _expect_error(ConfigurationError, lambda: cls.from_json(other_name, 3), "wrong name accepted")
+    if codec.codec_id is None:
+        _expect_error(ConfigurationError, lambda: codec.to_json(2), "v2 form of a v3-only codec")
+        return
+    v2 = codec.to_json(2)
+    assert v2["id"] == codec.codec_id, v2
+    assert json.loads(json.dumps(v2)) == v2, "v2 JSON is not JSON-serialisable"
+    # v2 may carry less than the codec holds (blosc's typesize comes from the data there), so
+    # the v2 check is on the JSON: reading it back must write the same JSON.
+    assert cls.from_json(v2, 2).to_json(2) == v2, f"v2 round trip changed {codec!r}"
+    _expect_error(
+        ConfigurationError, lambda: cls.from_json({**v2, "zz_unknown": 1}, 2), "unknown v2 key"
+    )
+
+
+def check_value_semantics(codec: Codec) -> None:
+    """Equality, hashing, repr, copy, deepcopy and pickle."""
+    for clone in (copy.copy(codec), copy.deepcopy(codec), pickle.loads(pickle.dumps(codec))):
+        assert clone == codec, f"{clone!r} != {codec!r}"
+        assert hash(clone) == hash(codec)
+        assert type(clone) is type(codec)
+    assert codec != object()
+    text = repr(codec)
+    assert isinstance(text, str) and type(codec).__name__ in text, text
+
+
+def _expect_error(kind: type[Exception], fn: Callable[[], object], what: str) -> None:
+    try:
+        fn()
+    except kind:
+        return
+    except Exception as err:
+        message = f"{what}: raised {type(err).__name__} ({err}), not {kind.__name__}"
+        raise AssertionError(message) from err
+    raise AssertionError(f"{what}: no {kind.__name__} raised")
+
+
+def _bytes_inputs(data_types: Iterable[DataType]) -> dict[str, Any]:
+    inputs: dict[str, Any] = {"b''": b"", "bytearray": bytearray(b"zarr" * 100)}
+    for dt in data_types:
+        for layout, arr in sample_arrays(dt).items():
+            inputs[f"{dt.name}/{layout}"] = arr
+    return inputs
+
+
+def check_round_trips(codec: Any, data_types: Sequence[DataType], *, exact: bool = True) -> None:
+    """encode -> decode over every data type and layout.
+
+    Bytes codecs must give back the bytes of their input: in memory order when it is
+    contiguous (C or Fortran order, as numcodecs stores Zarr v2 chunks), else in C order.
+    Array codecs must give back the input when ``exact``; otherwise a second round trip must
+    not change the first.
+    """
+    if codec.codec_type == "bytes_bytes":
+        for label, data in _bytes_inputs(data_types).items():
+            decoded = codec.decode(codec.encode(data))
+            assert _bytes_of(decoded) == _bytes_of(data), f"{codec!r}: {label} changed"
+            again = codec.encode(_bytes_of(data))
+            decoded_again = codec.decode(again)
+            assert _bytes_of(decoded_again) == _bytes_of(data), f"{codec!r}: {label} (copy)"
+        return
+    for dt in data_types:
+        for label, arr in sample_arrays(dt).items():
+            spec = ChunkSpec(arr.shape, dt)
+            once = codec.decode(codec.encode(arr, spec), spec)
+            assert np.asarray(once).shape == arr.shape, f"{codec!r}: {dt.name}/{label} shape"
+            if exact:
+                assert _same_array(once, arr), f"{codec!r}: {dt.name}/{label} changed"
+            else:
+                twice = codec.decode(codec.encode(once, spec), spec)
+                assert _same_array(twice, once), f"{codec!r}: {dt.name}/{label} unstable"
+
+
+def check_decode_into(codec: Any, data_types: Sequence[DataType]) -> None:
+    """``decode_into`` writes what ``decode`` returns; a too-small output fails cleanly."""
+    if codec.codec_type == "bytes_bytes":
+        for label, data in _bytes_inputs(data_types).items():
+            encoded = codec.encode(data)
+            expected = _bytes_of(codec.decode(encoded))
+            out = bytearray(len(expected) + 7)
+            n = codec.decode_into(encoded, out)
+            assert n == len(expected) and bytes(out[:n]) == expected, f"{codec!r}: {label}"
+            exact_out = np.zeros(len(expected), dtype=np.uint8)
+            assert codec.decode_into(encoded, exact_out) == len(expected)
+            assert exact_out.tobytes() == expected
+            if expected:
+                small = bytearray(len(expected) - 1)
+                _expect_error(
+                    OutputSizeError,
+                    lambda: codec.decode_into(encoded, small),  # noqa: B023 - called at once
+                    f"{codec!r}: {label} into a buffer one byte short",
+                )
+            room = codec.max_encoded_size(len(_bytes_of(data)))
+            if room is not None:
+                assert len(_bytes_of(encoded)) <= room, f"{codec!r}: max_encoded_size too small"
+                target = bytearray(room)
+                n = codec.encode_into(data, target)
+                decoded = _bytes_of(codec.decode(bytes(target[:n])))
+                assert decoded == _bytes_of(data), f"{codec!r}: encode_into {label}"
+        return
+    for dt in data_types:
+        for label, arr in sample_arrays(dt).items():
+            spec = ChunkSpec(arr.shape, dt)
+            encoded = codec.encode(arr, spec)
+            expected = codec.decode(encoded, spec)
+            out_array = np.empty(arr.shape, dtype=dt.numpy_dtype)
+            codec.decode_into(encoded, spec, out_array)
+            assert _same_array(out_array, expected), f"{codec!r}: decode_into {dt.name}/{label}"
+
+
+def check_malformed(codec: Any, malformed: Iterable[Any], spec: ChunkSpec | None = None) -> None:
+    """Every malformed input raises a ``CodecError`` subclass; random bytes never crash.
+
+    For codecs that decode bytes, random inputs of several sizes must either decode or raise
+    a ``CodecError``: any other exception fails the check.
+    """
+    args = () if codec.codec_type == "bytes_bytes" else (spec or ChunkSpec((16,), "uint8"),)
+    for data in malformed:
+        _expect_error(
+            CodecError,
+            lambda: codec.decode(data, *args),  # noqa: B023 - called at once
+            f"{codec!r}: malformed input {_describe(data)}",
+        )
+    if codec.codec_type == "array_array":
+        return  # its input is an array, not bytes: only the author knows what is malformed
+    rng = np.random.default_rng(1234)
+    for size in (0, 1, 2, 3, 7, 16, 64, 1000):
+        junk = rng.integers(0, 256, size, dtype=np.uint8).tobytes()
+        with contextlib.suppress(CodecError):  # decoding junk may succeed; crashing may not
+            codec.decode(junk, *args)
+
+
+def check_async_and_batch(codec: Any, data_types: Sequence[DataType]) -> None:
+    """The opt-in extras, where present, agree with the plain methods."""
+    if codec.codec_type == "bytes_bytes":
+        chunks: list[tuple[Any, ...]] = [(d,) for d in list(_bytes_inputs(data_types).values())[:6]]
+    else:
+        chunks = []
+        for dt in data_types[:3]:
+            arr = sample_arrays(dt)["contiguous"]
+            chunks.append((arr, ChunkSpec(arr.shape, dt)))
+    for chunk in chunks:
+        encoded = codec.encode(*chunk)
+        if hasattr(codec, "encode_async"):  # SupportsAsync
+            got = asyncio.run(codec.encode_async(*chunk))
+            assert _bytes_of(got) == _bytes_of(encoded), f"{codec!r}: encode_async"
+            back = asyncio.run(codec.decode_async(encoded, *chunk[1:]))
+            assert _bytes_of(back) == _bytes_of(codec.decode(encoded, *chunk[1:]))
+    if hasattr(codec, "encode_batch") and codec.codec_type == "bytes_bytes":  # SupportsBatch
+        data = [c[0] for c in chunks]
+        encoded_batch = codec.encode_batch(data)
+        assert [_bytes_of(e) for e in encoded_batch] == [
+            _bytes_of(codec.encode(d)) for d in data
+        ], f"{codec!r}: encode_batch"
+        decoded = codec.decode_batch(encoded_batch)
+        assert [_bytes_of(d) for d in decoded] == [_bytes_of(d) for d in data]
+
+
+def check_threads(codec: Any, data_types: Sequence[DataType], threads: int = 8) -> None:
+    """The same work from ``threads`` threads at once gives the single-threaded results."""
+    dt = data_types[0]
+    arr = sample_arrays(dt)["contiguous"]
+    spec = ChunkSpec(arr.shape, dt)
+    args = () if codec.codec_type == "bytes_bytes" else (spec,)
+    encoded = codec.encode(arr, *args)
+    # An array codec decodes its own encoded array; a bytes codec any buffer of the bytes.
+    expected = _bytes_of(encoded)
+    expected_back = _bytes_of(np.asarray(codec.decode(encoded, *args)))
+    barrier = threading.Barrier(threads)
+    failures: list[str] = []
+
+    def work() -> None:
+        barrier.wait()
+        for _ in range(20):
+            enc = codec.encode(arr, *args)
+            dec = _bytes_of(np.asarray(codec.decode(enc, *args)))
+            if _bytes_of(enc) != expected or dec != expected_back:
+                failures.append("different result")
+                return
+
+    pool = [threading.Thread(target=work) for _ in range(threads)]
+    for t in pool:
+        t.start()
+    for t in pool:
+        t.join()
+    assert not failures, f"{codec!r}: {len(failures)} threads got different results"
+
+
+def check_codec(
+    codec: Codec,
+    *,
+    data_types: Sequence[DataType] = CORE_DATA_TYPES,
+    malformed: Iterable[Any] = (),
+    exact: bool = True,
+) -> None:
+    """Run every check on one codec; raises ``AssertionError`` naming what failed."""
+    check_json(codec)
+    check_value_semantics(codec)
+    check_round_trips(codec, data_types, exact=exact)
+    check_decode_into(codec, data_types)
+    check_malformed(codec, malformed)
+    check_async_and_batch(codec, data_types)
+    check_threads(codec, data_types)
+
+
+class ConformanceSuite:
+    """Subclass as ``Test<Something>`` and set ``codecs``; pytest collects one test per check."""
+
+    codecs: ClassVar[Sequence[Codec]] = ()
+    data_types: ClassVar[Sequence[DataType]] = CORE_DATA_TYPES
+    malformed: ClassVar[Sequence[Any]] = ()
+    #: False for lossy codecs: a second round trip must then reproduce the first.
+    exact: ClassVar[bool] = True
+
+    def _each(self) -> Sequence[Codec]:
+        assert self.codecs, f"{type(self).__name__} lists no codecs"
+        return self.codecs
+
+    def test_json(self) -> None:
+        for codec in self._each():
+            check_json(codec)
+
+    def test_value_semantics(self) -> None:
+        for codec in self._each():
+            check_value_semantics(codec)
+
+    def test_round_trips(self) -> None:
+        for codec in self._each():
+            check_round_trips(codec, self.data_types, exact=self.exact)
+
+    def test_decode_into(self) -> None:
+        for codec in self._each():
+            check_decode_into(codec, self.data_types)
+
+    def test_malformed(self) -> None:
+        # Array codecs decode the malformed arrays as chunks of the suite's first data type.
+        spec = ChunkSpec((16,), self.data_types[0])
+        for codec in self._each():
+            check_malformed(codec, self.malformed, spec)
+
+    def test_async_and_batch(self) -> None:
+        for codec in self._each():
+            check_async_and_batch(codec, self.data_types)
+
+    def test_threads(self) -> None:
+        for codec in self._each():
+            check_threads(codec, self.data_types)

@@ -1,0 +1,90 @@
+"""``zarr_codec_shapes.v1``: the codec API that never breaks.
+
+What a codec package or a Zarr implementation programs against: the codec protocols and their
+base classes, ``ChunkSpec``, the data types and fill values, the one error hierarchy, the
+registry functions and (in :mod:`zarr_codec_shapes.v1.testing`) the conformance kit.
+
+The rule: nothing here is removed or changed incompatibly. A breaking change becomes a ``v2``
+beside this module, with adapters both ways, so that a Zarr implementation can move to ``v2``
+while codecs written for ``v1`` keep working, and each side releases on its own schedule.
+The package root re-exports these names; a test compares them and their signatures with a
+committed snapshot, so any change to them is deliberate.
+"""
+
+from __future__ import annotations
+
+from zarr_codec_shapes.base import (
+    ArrayArrayCodecBase,
+    ArrayBytesCodecBase,
+    BytesBytesCodecBase,
+    CodecBase,
+)
+from zarr_codec_shapes.chunk_spec import ChunkSpec
+from zarr_codec_shapes.codec_json import check_keys, split_codec_json
+from zarr_codec_shapes.data_types import DataType, FloatFormat, Kind
+from zarr_codec_shapes.errors import (
+    BufferTypeError,
+    CodecError,
+    ConfigurationError,
+    CorruptInputError,
+    OutOfRangeError,
+    OutputSizeError,
+    UnknownCodecError,
+    UnsupportedError,
+)
+from zarr_codec_shapes.fill_value import fill_value_from_json, fill_value_to_json
+from zarr_codec_shapes.protocols import (
+    ArrayArrayCodec,
+    ArrayBytesCodec,
+    BytesBytesCodec,
+    Codec,
+    CodecType,
+    SupportsAsync,
+    SupportsBatch,
+    SupportsEvolve,
+    ZarrFormat,
+)
+from zarr_codec_shapes.registry import (
+    available_codecs,
+    get_codec,
+    get_codec_class,
+    register_codec,
+    unregister_codec,
+)
+
+__all__ = [
+    "ArrayArrayCodec",
+    "ArrayArrayCodecBase",
+    "ArrayBytesCodec",
+    "ArrayBytesCodecBase",
+    "BufferTypeError",
+    "BytesBytesCodec",
+    "BytesBytesCodecBase",
+    "ChunkSpec",
+    "Codec",
+    "CodecBase",
+    "CodecError",
+    "CodecType",
+    "ConfigurationError",
+    "CorruptInputError",
+    "DataType",
+    "FloatFormat",
+    "Kind",
+    "OutOfRangeError",
+    "OutputSizeError",
+    "SupportsAsync",
+    "SupportsBatch",
+    "SupportsEvolve",
+    "UnknownCodecError",
+    "UnsupportedError",
+    "ZarrFormat",
+    "available_codecs",
+    "check_keys",
+    "fill_value_from_json",
+    "fill_value_to_json",
+    "get_codec",
+    "get_codec_class",
+    "register_codec",
+    "split_codec_json",
+    "unregister_codec",
+]
