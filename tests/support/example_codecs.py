@@ -20,6 +20,8 @@ from zarr_codec_shapes import (
     ConfigurationError,
     CorruptInputError,
     OutputSizeError,
+    PartialDecodeCapability,
+    RecommendedConcurrency,
     check_keys,
     split_codec_json,
 )
@@ -86,6 +88,12 @@ class XorCrc:
 
     def max_encoded_size(self, decoded_size: int) -> int | None:
         return decoded_size + 4
+
+    def recommended_concurrency(self, spec: ChunkSpec) -> RecommendedConcurrency:
+        return RecommendedConcurrency.ONE  # one CRC over the whole chunk
+
+    def partial_decode_capability(self) -> PartialDecodeCapability:
+        return PartialDecodeCapability.NONE
 
 
 def _stored_bytes(data: Buffer) -> np.ndarray[Any, np.dtype[np.uint8]]:

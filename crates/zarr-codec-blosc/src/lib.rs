@@ -38,7 +38,12 @@ use serde::{Deserialize, Serialize};
 use zarr_codec_shapes::json::{
     ZarrFormat, parse_v2_config, parse_v3_config, to_v2_json, to_v3_json,
 };
-use zarr_codec_shapes::{BytesToBytesCodec, Codec, CodecError, CodecFromJson, Result};
+use zarr_codec_shapes::{
+    BytesToBytesCodec, ChunkSpec, Codec, CodecError, CodecFromJson, RecommendedConcurrency, Result,
+};
+
+/// The block size c-blosc chooses when asked to (blocksize 0) is about this, for planning.
+const AUTOMATIC_BLOCK: usize = 256 * 1024;
 
 pub use ffi::version;
 pub use header::{FrameInfo, HEADER_LEN, validate as frame_info};
@@ -412,6 +417,17 @@ fn default_shuffle() -> i64 {
 impl Codec for Blosc {
     fn name(&self) -> &'static str {
         NAME
+    }
+
+    /// c-blosc compresses a chunk's blocks independently: one thread per block helps (blocks
+    /// of `blocksize` bytes, or of about 256 KiB when c-blosc chooses).
+    fn recommended_concurrency(&self, spec: &ChunkSpec) -> RecommendedConcurrency {
+        let block = if self.blocksize == 0 {
+            AUTOMATIC_BLOCK
+        } else {
+            self.blocksize
+        };
+        RecommendedConcurrency::new(1, spec.num_bytes().div_ceil(block))
     }
 
     fn to_json(&self, format: ZarrFormat) -> Result<serde_json::Value> {

@@ -248,3 +248,29 @@ fn chunks_too_close_to_2_gib_are_refused() {
         assert_eq!(err.kind(), ErrorKind::OutOfRange, "{err}");
     }
 }
+
+#[test]
+fn a_thread_per_block_is_recommended() {
+    use zarr_codec_shapes::{ChunkSpec, DataType, PartialDecodeCapability, RecommendedConcurrency};
+    let spec =
+        |n: usize| ChunkSpec::with_default_fill_value(vec![n], DataType::Float32).expect("valid");
+    let automatic =
+        Blosc::new(Compressor::Lz4, 5, Some(Shuffle::Shuffle), Some(4), 0).expect("valid");
+    let explicit =
+        Blosc::new(Compressor::Lz4, 5, Some(Shuffle::Shuffle), Some(4), 65536).expect("valid");
+    for (codec, elements, threads) in [
+        (automatic, 1 << 20, 16),
+        (automatic, 10, 1),
+        (automatic, 0, 1),
+        (explicit, 1 << 18, 16),
+    ] {
+        assert_eq!(
+            codec.recommended_concurrency(&spec(elements)),
+            RecommendedConcurrency::new(1, threads)
+        );
+    }
+    assert_eq!(
+        automatic.partial_decode_capability(),
+        PartialDecodeCapability::NONE
+    );
+}

@@ -33,7 +33,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use zarr_codec_shapes::json::{ZarrFormat, parse_v3_config, to_v3_json};
 use zarr_codec_shapes::{
-    ArrayToArrayCodec, ChunkSpec, Codec, CodecError, CodecFromJson, DataType, FillValue, Result,
+    ArrayToArrayCodec, ChunkSpec, Codec, CodecError, CodecFromJson, DataType, FillValue,
+    PartialDecodeCapability, Result,
 };
 
 pub use affine::Affine;
@@ -207,6 +208,11 @@ fn le_bits(bytes: &[u8]) -> u64 {
 impl Codec for CastValue {
     fn name(&self) -> &'static str {
         NAME
+    }
+
+    /// Each element is encoded on its own: any part of a chunk reads and decodes alone.
+    fn partial_decode_capability(&self) -> PartialDecodeCapability {
+        PartialDecodeCapability::ELEMENTWISE
     }
 
     fn to_json(&self, format: ZarrFormat) -> Result<Value> {

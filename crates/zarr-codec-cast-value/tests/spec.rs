@@ -458,3 +458,14 @@ fn fill_value_is_cast_and_must_round_trip() {
             .is_nan()
     );
 }
+
+#[test]
+fn every_element_decodes_alone() {
+    let codec = CastValue::from_json(
+        &json!({"name": "cast_value", "configuration": {"data_type": "int16"}}),
+        ZarrFormat::V3,
+    )
+    .expect("codec");
+    let capability = codec.partial_decode_capability();
+    assert!(capability.partial_read && capability.partial_decode);
+}

@@ -31,7 +31,7 @@ use zarr_codec_shapes::element::{read_bits, write_bits};
 use zarr_codec_shapes::json::{ZarrFormat, to_v3_json};
 use zarr_codec_shapes::{
     ArrayToArrayCodec, ChunkSpec, Codec, CodecError, CodecFromJson, DataType, FillValue,
-    FloatFormat, Result, bits_to_f64, f64_to_bits_rounded,
+    FloatFormat, PartialDecodeCapability, Result, bits_to_f64, f64_to_bits_rounded,
 };
 
 /// The codec's name in Zarr v3 metadata.
@@ -454,6 +454,11 @@ fn round(format: FloatFormat, value: f64) -> Result<f64> {
 impl Codec for ScaleOffset {
     fn name(&self) -> &'static str {
         NAME
+    }
+
+    /// Each element is encoded on its own: any part of a chunk reads and decodes alone.
+    fn partial_decode_capability(&self) -> PartialDecodeCapability {
+        PartialDecodeCapability::ELEMENTWISE
     }
 
     fn to_json(&self, format: ZarrFormat) -> Result<Value> {

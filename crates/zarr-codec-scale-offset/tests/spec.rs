@@ -235,3 +235,9 @@ fn json_forms() {
         assert_eq!(err.kind(), ErrorKind::Configuration, "{bad}");
     }
 }
+
+#[test]
+fn every_element_decodes_alone() {
+    let capability = codec(json!(1), json!(2)).partial_decode_capability();
+    assert!(capability.partial_read && capability.partial_decode);
+}

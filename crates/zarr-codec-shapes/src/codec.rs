@@ -16,6 +16,7 @@
 //! written. Their default implementations call the allocating method and copy; codecs that
 //! can write in place override them.
 
+use crate::capability::{PartialDecodeCapability, RecommendedConcurrency};
 use crate::chunk_spec::ChunkSpec;
 use crate::error::{CodecError, Result};
 use crate::json::ZarrFormat;
@@ -29,6 +30,18 @@ pub trait Codec: Send + Sync {
     /// {...}}` for v3, `{"id": ..., ...}` for v2 (see [`crate::json`]).
     /// [`CodecError::Unsupported`] for a codec without a form in that format.
     fn to_json(&self, format: ZarrFormat) -> Result<serde_json::Value>;
+
+    /// How many threads the codec can use on one chunk of `spec` (the decoded chunk); one by
+    /// default.
+    fn recommended_concurrency(&self, spec: &ChunkSpec) -> RecommendedConcurrency {
+        let _ = spec;
+        RecommendedConcurrency::ONE
+    }
+
+    /// Whether part of a chunk can be read or decoded without the rest; neither by default.
+    fn partial_decode_capability(&self) -> PartialDecodeCapability {
+        PartialDecodeCapability::NONE
+    }
 }
 
 /// Construction of a codec from its JSON metadata. Separate from [`Codec`] so that the codec

@@ -89,6 +89,7 @@
 //! # }
 //! ```
 
+pub mod capability;
 pub mod chunk_spec;
 pub mod codec;
 pub mod data_type;
@@ -98,6 +99,7 @@ pub mod fill_value;
 pub mod float_format;
 pub mod json;
 
+pub use capability::{PartialDecodeCapability, RecommendedConcurrency};
 pub use chunk_spec::ChunkSpec;
 pub use codec::{ArrayToArrayCodec, ArrayToBytesCodec, BytesToBytesCodec, Codec, CodecFromJson};
 pub use data_type::{DataType, DataTypeKind, Endian};

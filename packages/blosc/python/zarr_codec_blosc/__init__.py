@@ -12,7 +12,13 @@ import functools
 from collections.abc import Buffer, Sequence
 from typing import Any, ClassVar
 
-from zarr_codec_shapes import BytesBytesCodecBase, ChunkSpec, ConfigurationError, check_keys
+from zarr_codec_shapes import (
+    BytesBytesCodecBase,
+    ChunkSpec,
+    ConfigurationError,
+    RecommendedConcurrency,
+    check_keys,
+)
 from zarr_codec_shapes.base import item_size
 from zarr_codec_shapes.protocols import ChainRunner
 
@@ -34,6 +40,7 @@ def _kernel() -> object:
 
 
 _SHUFFLES = ("noshuffle", "shuffle", "bitshuffle")
+_AUTOMATIC_BLOCK = 256 * 1024  # about the block size c-blosc chooses, for planning
 _V2_SHUFFLE = {-1: None, 0: "noshuffle", 1: "shuffle", 2: "bitshuffle"}
 
 
@@ -217,6 +224,13 @@ class Blosc(BytesBytesCodecBase):
             self.max_decoded_size,
             self.threads,
         )
+
+    def recommended_concurrency(self, spec: ChunkSpec) -> RecommendedConcurrency:
+        """c-blosc compresses a chunk's blocks independently: one thread per block helps
+        (blocks of ``blocksize`` bytes, or about 256 KiB when c-blosc chooses), as the Rust
+        codec reports."""
+        block = self.blocksize or _AUTOMATIC_BLOCK
+        return RecommendedConcurrency(1, -(-spec.num_bytes // block))
 
     def _resolved(self, data: Buffer) -> tuple[str, int]:
         # numcodecs' rule: typesize from the item size, the automatic shuffle by typesize.

@@ -20,6 +20,7 @@ from zarr_codec_shapes import (
     ChunkSpec,
     ConfigurationError,
     DataType,
+    PartialDecodeCapability,
 )
 from zarr_codec_shapes.base import writable_in_place
 from zarr_codec_shapes.fill_value import fill_value_from_json
@@ -172,6 +173,10 @@ class CastValue(ArrayArrayCodecBase):
         return ChunkSpec(
             spec.shape, self.data_type, fill_value_from_json(json.loads(fill), self.data_type)
         )
+
+    def partial_decode_capability(self) -> PartialDecodeCapability:
+        """Each element is encoded on its own: any part of a chunk reads and decodes alone."""
+        return PartialDecodeCapability.ELEMENTWISE
 
     def encode(self, array: Any, spec: ChunkSpec) -> np.ndarray[Any, Any]:
         """Cast ``array`` (of ``spec``'s data type) to ``data_type``."""

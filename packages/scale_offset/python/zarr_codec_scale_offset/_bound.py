@@ -7,7 +7,12 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from zarr_codec_shapes import ChunkSpec, DataType
+from zarr_codec_shapes import (
+    ChunkSpec,
+    DataType,
+    PartialDecodeCapability,
+    RecommendedConcurrency,
+)
 from zarr_codec_shapes.base import writable_in_place
 from zarr_codec_shapes.protocols import ChainRunner
 
@@ -19,6 +24,14 @@ class BoundMethods:
 
     def bind(self, data_type: DataType) -> _scale_offset.Plan:
         raise NotImplementedError
+
+    def partial_decode_capability(self) -> PartialDecodeCapability:
+        """Each element is encoded on its own: any part of a chunk reads and decodes alone."""
+        return PartialDecodeCapability.ELEMENTWISE
+
+    def recommended_concurrency(self, spec: ChunkSpec) -> RecommendedConcurrency:
+        """One thread per chunk: chunks run in parallel with each other."""
+        return RecommendedConcurrency.ONE
 
     def encode(self, array: Any, spec: ChunkSpec) -> np.ndarray[Any, Any]:
         """Encode ``array`` (of ``spec``'s data type) into a new array."""

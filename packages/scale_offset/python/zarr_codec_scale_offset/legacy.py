@@ -40,6 +40,7 @@ from zarr_codec_shapes import (
     DataType,
     OutOfRangeError,
     OutputSizeError,
+    PartialDecodeCapability,
     UnsupportedError,
 )
 from zarr_codec_shapes.base import writable_in_place
@@ -158,6 +159,10 @@ class FixedScaleOffset(ArrayArrayCodecBase):
         """The encoded spec: ``astype``, and the fill value encoded like an element."""
         fill = self.encode(np.asarray([spec.fill_value], dtype=spec.numpy_dtype), spec)[0]
         return ChunkSpec(spec.shape, self._target, fill)
+
+    def partial_decode_capability(self) -> PartialDecodeCapability:
+        """Each element is encoded on its own: any part of a chunk reads and decodes alone."""
+        return PartialDecodeCapability.ELEMENTWISE
 
     def _as_dtype(self, array: Any) -> np.ndarray[Any, Any]:
         # numcodecs views any input as ``dtype``.

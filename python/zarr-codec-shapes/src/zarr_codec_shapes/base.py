@@ -14,6 +14,7 @@ from typing import Any, ClassVar, Self
 
 import numpy as np
 
+from zarr_codec_shapes.capabilities import PartialDecodeCapability, RecommendedConcurrency
 from zarr_codec_shapes.chunk_spec import ChunkSpec
 from zarr_codec_shapes.codec_json import split_codec_json
 from zarr_codec_shapes.errors import BufferTypeError, ConfigurationError, OutputSizeError
@@ -175,6 +176,16 @@ class CodecBase:
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (_rebuild, (type(self), self.configuration()))
+
+    # -- capabilities ----------------------------------------------------------------------
+
+    def recommended_concurrency(self, spec: ChunkSpec) -> RecommendedConcurrency:
+        """One thread per chunk unless the codec says more."""
+        return RecommendedConcurrency.ONE
+
+    def partial_decode_capability(self) -> PartialDecodeCapability:
+        """Whole chunks only unless the codec says more."""
+        return PartialDecodeCapability.NONE
 
     def __copy__(self) -> Self:
         return type(self)(**self.configuration())

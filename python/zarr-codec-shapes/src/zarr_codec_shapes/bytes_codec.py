@@ -14,6 +14,7 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 
 from zarr_codec_shapes.base import ArrayBytesCodecBase
+from zarr_codec_shapes.capabilities import PartialDecodeCapability
 from zarr_codec_shapes.chunk_spec import ChunkSpec
 from zarr_codec_shapes.codec_json import check_keys
 from zarr_codec_shapes.errors import ConfigurationError, CorruptInputError
@@ -59,6 +60,10 @@ class BytesCodec(ArrayBytesCodecBase):
 
     def resolve(self, spec: ChunkSpec) -> ChunkSpec:
         return spec
+
+    def partial_decode_capability(self) -> PartialDecodeCapability:
+        """Each element is stored on its own: any part reads and decodes alone."""
+        return PartialDecodeCapability.ELEMENTWISE
 
     def encode(self, array: Any, spec: ChunkSpec) -> Buffer:
         """The elements of ``array`` (shape and type of ``spec``) as bytes, C order."""

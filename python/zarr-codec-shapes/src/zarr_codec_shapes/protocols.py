@@ -16,6 +16,7 @@ from collections.abc import Buffer, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, Protocol, Self, runtime_checkable
 
 if TYPE_CHECKING:
+    from zarr_codec_shapes.capabilities import PartialDecodeCapability, RecommendedConcurrency
     from zarr_codec_shapes.chunk_spec import ChunkSpec
 
 __all__ = [
@@ -71,6 +72,14 @@ class Codec(Protocol):
     @classmethod
     def from_json(cls, data: Any, zarr_format: ZarrFormat = 3) -> Self:
         """Build the codec from its metadata; ``ConfigurationError`` if invalid."""
+        ...
+
+    def recommended_concurrency(self, spec: ChunkSpec) -> RecommendedConcurrency:
+        """How many threads the codec can use on one chunk of ``spec`` (the decoded chunk)."""
+        ...
+
+    def partial_decode_capability(self) -> PartialDecodeCapability:
+        """Whether part of a chunk can be read or decoded without the rest."""
         ...
 
 

@@ -1,18 +1,30 @@
-"""The codec registry: codec classes found through the ``zarr_codec_shapes.codecs`` entry points.
+"""The codec registry: every provider of a codec name is collected, then one is chosen.
 
-An entry point's name is the codec's v3 name and its value the codec class::
+A provider is a codec class found through the ``zarr_codec_shapes.codecs`` entry points (the
+entry point's name is the codec's v3 name, its value the class) or registered at run time::
 
     [project.entry-points."zarr_codec_shapes.codecs"]
     gzip = "zarr_codec_gzip:Gzip"
 
-Entry points are loaded lazily, one name at a time, so a broken package only affects the
-codec it provides. Classes can also be registered at run time with :func:`register_codec`.
+**Collect.** Discovery records every provider of every name with its origin (distribution and
+entry point) and never fails: classes load lazily, one name at a time, so a broken package
+only breaks the names it provides.
+
+**Resolve.** For a name, in this order: a class registered at run time
+(:func:`register_codec`); an explicit selection (:func:`select_codec`, or the environment
+variable ``ZARR_CODEC_SHAPES_SELECT="gzip=zarr-codec-gzip,blosc=..."``); the first
+distribution of the precedence list (:func:`set_precedence`, or
+``ZARR_CODEC_SHAPES_PRECEDENCE="dist-a,dist-b"``) that provides it; the only provider. Two or
+more providers and no choice is a :class:`CodecConflictError` at the point of use, naming
+them and how to choose; never a silent first-wins.
 """
 
 from __future__ import annotations
 
+import os
 import threading
-from importlib.metadata import entry_points
+from dataclasses import dataclass, field
+from importlib.metadata import EntryPoint, entry_points
 from typing import Any
 
 from zarr_codec_shapes.codec_json import codec_name_of
@@ -21,76 +33,216 @@ from zarr_codec_shapes.protocols import Codec, ZarrFormat
 
 __all__ = [
     "ENTRY_POINT_GROUP",
+    "CodecConflictError",
+    "Provider",
     "available_codecs",
+    "conflicts",
     "get_codec",
     "get_codec_class",
+    "list_codecs",
     "register_codec",
+    "select_codec",
+    "set_precedence",
     "unregister_codec",
 ]
 
 ENTRY_POINT_GROUP = "zarr_codec_shapes.codecs"
-
-_lock = threading.Lock()
-_by_name: dict[str, type[Codec]] = {}
-_by_v2_id: dict[str, type[Codec]] = {}
-_broken: dict[str, str] = {}  # entry point name -> why it failed to load
-_entry_points_loaded = False
+SELECT_VARIABLE = "ZARR_CODEC_SHAPES_SELECT"
+PRECEDENCE_VARIABLE = "ZARR_CODEC_SHAPES_PRECEDENCE"
 
 
-def _load_entry_points() -> None:
-    """Register every entry point once; a failing one is reported when its name is asked for."""
-    global _entry_points_loaded
-    with _lock:
-        if _entry_points_loaded:
-            return
-        _entry_points_loaded = True
-        found = list(entry_points(group=ENTRY_POINT_GROUP))
-    for ep in found:
-        if ep.name in _by_name:
-            continue  # registered explicitly at run time: that wins
-        try:
-            cls = ep.load()
-        except Exception as err:
-            _broken[ep.name] = f"{ep.value}: {type(err).__name__}: {err}"
-            continue
-        _add(cls, replace=False)
+class CodecConflictError(ConfigurationError):
+    """Two or more installed packages provide one codec name and none was chosen."""
 
 
-def _add(cls: type[Codec], *, replace: bool) -> None:
+@dataclass
+class Provider:
+    """One provider of a codec name: where it comes from, and its class once loaded."""
+
+    name: str
+    distribution: str  # the distribution that declares it ("" when registered at run time)
+    origin: str  # "distribution: module:Class" or "run time: module.Class"
+    entry_point: EntryPoint | None = None
+    cls: type[Codec] | None = None
+    error: str | None = None  # why loading failed
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    def load(self) -> type[Codec]:
+        """The codec class (loaded once); ``UnknownCodecError`` saying why it cannot load."""
+        with self._lock:
+            if self.cls is None and self.error is None and self.entry_point is not None:
+                try:
+                    loaded = self.entry_point.load()
+                    _check_class(loaded)
+                    self.cls = loaded
+                except Exception as err:
+                    self.error = f"{type(err).__name__}: {err}"
+        if self.cls is None:
+            raise UnknownCodecError(
+                f"codec {self.name!r} from {self.origin} failed to load: {self.error}"
+            )
+        return self.cls
+
+
+_lock = threading.RLock()
+_discovered: dict[str, list[Provider]] | None = None  # name -> entry point providers
+_registered: dict[str, type[Codec]] = {}  # name -> class registered at run time
+_selected: dict[str, str] = {}  # name -> distribution or "module:Class" chosen by a call
+_precedence: list[str] = []  # distributions, first wins, set by a call
+
+
+def _check_class(cls: Any) -> str:
+    """The class's v3 name; ``ConfigurationError`` when it has none."""
     name = getattr(cls, "name", None)
     if not isinstance(name, str):
         raise ConfigurationError(f"{cls!r} has no string 'name' attribute")
+    return name
+
+
+def _providers() -> dict[str, list[Provider]]:
+    """Every entry point of the group, by name (collected once; nothing is loaded)."""
+    global _discovered
     with _lock:
-        if replace or name not in _by_name:
-            _by_name[name] = cls
-        codec_id = getattr(cls, "codec_id", None)
-        if isinstance(codec_id, str) and (replace or codec_id not in _by_v2_id):
-            _by_v2_id[codec_id] = cls
+        if _discovered is None:
+            found: dict[str, list[Provider]] = {}
+            for ep in entry_points(group=ENTRY_POINT_GROUP):
+                dist = ep.dist.name if ep.dist is not None else ""
+                provider = Provider(ep.name, dist, f"{dist or '?'}: {ep.value}", ep)
+                found.setdefault(ep.name, []).append(provider)
+            _discovered = found
+        return _discovered
+
+
+def _env_map(variable: str) -> dict[str, str]:
+    pairs = (item.partition("=") for item in os.environ.get(variable, "").split(","))
+    return {k.strip(): v.strip() for k, _, v in pairs if k.strip() and v.strip()}
+
+
+def _env_list(variable: str) -> list[str]:
+    return [item.strip() for item in os.environ.get(variable, "").split(",") if item.strip()]
+
+
+def _matches(provider: Provider, choice: str) -> bool:
+    """A choice names a distribution (``zarr-codec-gzip``) or an entry point's value."""
+    value = provider.entry_point.value if provider.entry_point is not None else ""
+    normal = choice.replace("_", "-").lower()
+    return normal == provider.distribution.replace("_", "-").lower() or choice == value
+
+
+def _resolve(name: str) -> type[Codec]:
+    with _lock:
+        registered = _registered.get(name)
+        candidates = list(_providers().get(name, ()))
+        choice = _selected.get(name) or _env_map(SELECT_VARIABLE).get(name)
+        precedence = _precedence or _env_list(PRECEDENCE_VARIABLE)
+    if registered is not None:
+        return registered
+    if not candidates:
+        raise UnknownCodecError(f"no codec named {name!r} is installed")
+    if choice is not None:
+        chosen = [p for p in candidates if _matches(p, choice)]
+        if not chosen:
+            raise ConfigurationError(
+                f"codec {name!r}: the selection {choice!r} matches none of its providers "
+                f"({_describe(candidates)})"
+            )
+        return chosen[0].load()
+    for preferred in precedence:
+        chosen = [p for p in candidates if _matches(p, preferred)]
+        if chosen:
+            return chosen[0].load()
+    if len(candidates) == 1:
+        return candidates[0].load()
+    raise CodecConflictError(
+        f"codec {name!r} is provided by {len(candidates)} packages ({_describe(candidates)}); "
+        f"choose one with zarr_codec_shapes.registry.select_codec({name!r}, DISTRIBUTION), "
+        f"{SELECT_VARIABLE}='{name}=DISTRIBUTION' or a precedence list "
+        f"({PRECEDENCE_VARIABLE})"
+    )
+
+
+def _describe(providers: list[Provider]) -> str:
+    return "; ".join(p.origin for p in providers)
 
 
 def register_codec(cls: type[Codec]) -> None:
-    """Register (or replace) the class for ``cls.name`` and, if it has one, ``cls.codec_id``."""
-    _add(cls, replace=True)
+    """Use ``cls`` for ``cls.name`` (and its ``codec_id``), ahead of every installed provider."""
+    name = _check_class(cls)
+    with _lock:
+        _registered[name] = cls
 
 
 def unregister_codec(name: str) -> None:
-    """Remove the class registered for the v3 name ``name`` (and its v2 id)."""
+    """Remove the class registered at run time for the v3 name ``name``."""
     with _lock:
-        cls = _by_name.pop(name, None)
-        if cls is not None:
-            for key in [k for k, v in _by_v2_id.items() if v is cls]:
-                del _by_v2_id[key]
+        _registered.pop(name, None)
+
+
+def select_codec(name: str, provider: str | None) -> None:
+    """Choose the provider of ``name``: a distribution name (``"zarr-codec-gzip"``) or an
+    entry point's value (``"zarr_codec_gzip:Gzip"``); ``None`` removes the choice."""
+    with _lock:
+        if provider is None:
+            _selected.pop(name, None)
+        else:
+            _selected[name] = provider
+
+
+def set_precedence(distributions: list[str]) -> None:
+    """Distributions to prefer, first first, for every name with several providers and no
+    selection (an empty list: the environment's, else none)."""
+    with _lock:
+        _precedence[:] = list(distributions)
+
+
+def list_codecs() -> dict[str, list[str]]:
+    """Every codec name with the origin of each of its providers (nothing is loaded)."""
+    with _lock:
+        listed = {name: [p.origin for p in found] for name, found in _providers().items()}
+        for name, cls in _registered.items():
+            origin = f"run time: {cls.__module__}.{cls.__qualname__}"
+            listed[name] = [origin, *listed.get(name, [])]
+    return dict(sorted(listed.items()))
+
+
+def conflicts() -> dict[str, list[str]]:
+    """The names that resolve to a :class:`CodecConflictError` now, with their providers."""
+    listed = list_codecs()
+    return {name: listed[name] for name in _loadable()[1]}
 
 
 def get_codec_class(name: str, zarr_format: ZarrFormat = 3) -> type[Codec]:
-    """The class registered for a v3 name (or, with ``zarr_format=2``, a v2 id)."""
-    _load_entry_points()
-    table = _by_name if zarr_format == 3 else _by_v2_id
-    cls = table.get(name)
-    if cls is None:
-        hint = f" (its entry point failed to load: {_broken[name]})" if name in _broken else ""
-        raise UnknownCodecError(f"no codec named {name!r} for Zarr v{zarr_format}{hint}")
-    return cls
+    """The class chosen for a v3 name (or, with ``zarr_format=2``, a v2 id)."""
+    if zarr_format == 3:
+        return _resolve(name)
+    classes, conflicted = _loadable()
+    matches = [cls for cls in classes if getattr(cls, "codec_id", None) == name]
+    if matches:
+        return matches[0]
+    for v3_name, error in conflicted.items():  # is the id one of a name in conflict?
+        for provider in _providers().get(v3_name, ()):
+            try:
+                if getattr(provider.load(), "codec_id", None) == name:
+                    raise error
+            except UnknownCodecError:
+                continue
+    raise UnknownCodecError(f"no codec with the Zarr v2 id {name!r} is installed")
+
+
+def _loadable() -> tuple[list[type[Codec]], dict[str, CodecConflictError]]:
+    """The chosen class of every name that resolves and loads (for v2 ids and listings),
+    and the names in conflict with their errors."""
+    with _lock:
+        names = set(_providers()) | set(_registered)
+    classes, conflicted = [], {}
+    for name in sorted(names):
+        try:
+            classes.append(_resolve(name))
+        except CodecConflictError as err:
+            conflicted[name] = err
+        except ConfigurationError:  # unknown or broken: only its own name fails
+            continue
+    return classes, conflicted
 
 
 def get_codec(data: Any, zarr_format: ZarrFormat | None = None) -> Codec:
@@ -106,7 +258,5 @@ def get_codec(data: Any, zarr_format: ZarrFormat | None = None) -> Codec:
 
 
 def available_codecs() -> dict[str, type[Codec]]:
-    """Every codec class that loaded, by v3 name."""
-    _load_entry_points()
-    with _lock:
-        return dict(_by_name)
+    """The chosen class of every codec name that resolves and loads, by v3 name."""
+    return {_check_class(cls): cls for cls in _loadable()[0]}

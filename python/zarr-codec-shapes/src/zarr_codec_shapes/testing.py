@@ -38,6 +38,7 @@ __all__ = [
     "CORE_DATA_TYPES",
     "ConformanceSuite",
     "check_async_and_batch",
+    "check_capabilities",
     "check_codec",
     "check_decode_into",
     "check_json",
@@ -320,6 +321,20 @@ def check_threads(codec: Any, data_types: Sequence[DataType], threads: int = 8) 
     assert not failures, f"{codec!r}: {len(failures)} threads got different results"
 
 
+def check_capabilities(codec: Any, data_types: Sequence[DataType]) -> None:
+    """``recommended_concurrency`` and ``partial_decode_capability`` answer with their types
+    and sane values for every data type and chunk size (an empty chunk included)."""
+    from zarr_codec_shapes.capabilities import PartialDecodeCapability, RecommendedConcurrency
+
+    for dt in data_types:
+        for shape in ((0,), (1,), (64, 64), (1024, 1024)):
+            concurrency = codec.recommended_concurrency(ChunkSpec(shape, dt))
+            assert isinstance(concurrency, RecommendedConcurrency), f"{codec!r}: {concurrency!r}"
+            assert 1 <= concurrency.min <= concurrency.max, f"{codec!r}: {concurrency!r}"
+    capability = codec.partial_decode_capability()
+    assert isinstance(capability, PartialDecodeCapability), f"{codec!r}: {capability!r}"
+
+
 def check_codec(
     codec: Codec,
     *,
@@ -335,6 +350,7 @@ def check_codec(
     check_malformed(codec, malformed)
     check_async_and_batch(codec, data_types)
     check_threads(codec, data_types)
+    check_capabilities(codec, data_types)
 
 
 class ConformanceSuite:
@@ -379,3 +395,7 @@ class ConformanceSuite:
     def test_threads(self) -> None:
         for codec in self._each():
             check_threads(codec, self.data_types)
+
+    def test_capabilities(self) -> None:
+        for codec in self._each():
+            check_capabilities(codec, self.data_types)

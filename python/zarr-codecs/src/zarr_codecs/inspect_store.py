@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from zarr_codec_shapes import ChunkSpec, CodecError, DataType, get_codec
+from zarr_codec_shapes import ChunkSpec, CodecError, DataType, UnknownCodecError, get_codec
 from zarr_codec_shapes.registry import available_codecs
 
 __all__ = ["ArrayReport", "CodecReport", "inspect_store", "render"]
@@ -185,8 +185,7 @@ def _v2_array(path: Path, meta: dict[str, Any]) -> ArrayReport:
                 get_codec(codec, 2)
                 reports.append(CodecReport(codec, "ok"))
             except CodecError as err:
-                unknown = "no codec named" in str(err)
-                status = "not checked" if unknown else "problem"
+                status = "not checked" if isinstance(err, UnknownCodecError) else "problem"
                 reports.append(CodecReport(codec, status, str(err)))
         if reports[-1].status == "problem":
             problems.append(f"codec {position} ({label}): {reports[-1].detail}")

@@ -19,6 +19,7 @@ from zarr_codec_shapes.base import (
     BytesBytesCodecBase,
     CodecBase,
 )
+from zarr_codec_shapes.capabilities import PartialDecodeCapability, RecommendedConcurrency
 from zarr_codec_shapes.chunk_spec import ChunkSpec
 from zarr_codec_shapes.codec_json import check_keys, split_codec_json
 from zarr_codec_shapes.data_types import DataType, FloatFormat, Kind
@@ -72,6 +73,8 @@ __all__ = [
     "Kind",
     "OutOfRangeError",
     "OutputSizeError",
+    "PartialDecodeCapability",
+    "RecommendedConcurrency",
     "SupportsAsync",
     "SupportsBatch",
     "SupportsEvolve",
