@@ -144,3 +144,30 @@ def test_the_environment_variable_works_from_an_installed_wheel(venv: Path) -> N
         )
         assert proc.returncode == 0, proc.stderr
         assert proc.stdout.strip() == expected
+
+
+def test_one_codec_wheel_installs_and_works_alone(
+    wheels: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """A codec wheel needs only zarr-codec-shapes and numpy: no zarr-python, no numcodecs, no
+    other codec, and nothing of ours installs a ``zarr_codec`` module (zarr-python's name)."""
+    root = tmp_path_factory.mktemp("alone")
+    assert _run(sys.executable, "-m", "venv", root).returncode == 0
+    python = root / "bin" / "python"
+    proc = _run(
+        python, "-m", "pip", "install", "--quiet", "--find-links", wheels, "zarr-codec-gzip"
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    code = (
+        "import importlib.metadata as md, importlib.util as iu\n"
+        "from zarr_codec_gzip import Gzip\n"
+        "from zarr_codec_shapes import get_codec\n"
+        "codec = get_codec({'name': 'gzip', 'configuration': {'level': 5}})\n"
+        "assert codec == Gzip(5) and codec.decode(codec.encode(b'x' * 1000)) == b'x' * 1000\n"
+        "assert all(iu.find_spec(m) is None for m in ('zarr', 'numcodecs', 'zarr_codec'))\n"
+        "names = {d.metadata['Name'] for d in md.distributions()} - {'pip', 'setuptools'}\n"
+        "print(sorted(names))\n"
+    )
+    proc = _run(python, "-c", code)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "['numpy', 'zarr-codec-gzip', 'zarr-codec-shapes']"

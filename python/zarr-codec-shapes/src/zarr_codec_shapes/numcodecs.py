@@ -16,6 +16,11 @@ depend on the details:
   ``from_config``, ``repr`` and equality are numcodecs' own, symmetric with numcodecs' classes
   of the same configuration; setting an attribute changes what the codec does.
 
+Inbound, :func:`from_numcodecs` makes any numcodecs codec one of ours (``numcodecs.<id>``, as
+zarr-python names them in v3 metadata), so a :class:`~zarr_codec_shapes.Chain` can include
+codecs we do not implement; the registry falls back to it for ``numcodecs.<id>`` names no
+package provides.
+
 numcodecs is imported only when a function here is called. numcodecs registers its own codecs
 before any entry point, so an entry point can never replace its ``gzip`` or ``blosc``;
 :func:`register` does that explicitly, and :func:`unregister` puts the original back.
@@ -23,14 +28,24 @@ before any entry point, so an entry point can never replace its ``gzip`` or ``bl
 
 from __future__ import annotations
 
+import functools
 import threading
-from typing import Any
+from collections.abc import Buffer, Callable
+from typing import Any, ClassVar, Self, cast
 
-from zarr_codec_shapes.base import _freeze
-from zarr_codec_shapes.errors import ConfigurationError
-from zarr_codec_shapes.protocols import Codec
+from zarr_codec_shapes.base import (
+    ArrayArrayCodecBase,
+    BytesBytesCodecBase,
+    _freeze,
+    as_byte_view,
+)
+from zarr_codec_shapes.chunk_spec import ChunkSpec
+from zarr_codec_shapes.codec_json import split_codec_json
+from zarr_codec_shapes.data_types import DataType
+from zarr_codec_shapes.errors import CodecError, ConfigurationError, CorruptInputError
+from zarr_codec_shapes.protocols import Codec, ZarrFormat
 
-__all__ = ["numcodecs_codec_class", "register", "unregister"]
+__all__ = ["ARRAY_FILTERS", "from_numcodecs", "numcodecs_codec_class", "register", "unregister"]
 
 _replaced: dict[str, Any] = {}  # codec id -> the class registered before ours (None: none)
 _lock = threading.Lock()
@@ -174,3 +189,129 @@ def unregister(codec_id: str) -> None:
             codec_registry.pop(codec_id, None)
         else:
             register_codec(previous, codec_id=codec_id)
+
+
+# -- inbound: numcodecs codecs as ours ---------------------------------------------------------
+
+#: numcodecs ids whose codecs map arrays to arrays (filters); every other id is taken as bytes
+#: to bytes (compressors and checksums), as zarr-python's ``numcodecs.*`` codecs do.
+ARRAY_FILTERS = frozenset(
+    {"delta", "fixedscaleoffset", "quantize", "astype", "packbits", "bitround", "categorize"}
+)
+
+
+def from_numcodecs(codec: Any) -> Codec:
+    """A numcodecs codec object (or its ``get_config()`` dict) as a ``v1`` codec named
+    ``numcodecs.<id>``, as zarr-python names them in Zarr v3 metadata, so a
+    :class:`~zarr_codec_shapes.Chain` can include codecs we do not implement. Filters
+    (:data:`ARRAY_FILTERS`) become array -> array codecs, everything else bytes -> bytes."""
+    config = dict(codec) if isinstance(codec, dict) else dict(getattr(codec, "get_config", dict)())
+    codec_id = config.pop("id", None)
+    if not isinstance(codec_id, str):
+        raise ConfigurationError(f"{codec!r} is not a numcodecs codec or its configuration")
+    made: Codec = _inbound_class(codec_id)(**config)
+    return made
+
+
+@functools.cache
+def _inbound_class(codec_id: str) -> type[Any]:
+    """One class per numcodecs id, so ``name`` and ``codec_id`` are class attributes as for
+    every other codec."""
+    base = _NumcodecsArrayCodec if codec_id in ARRAY_FILTERS else _NumcodecsBytesCodec
+    attributes = {"name": f"numcodecs.{codec_id}", "codec_id": codec_id}
+    return type(f"Numcodecs_{codec_id}", (base,), {**attributes, "__module__": __name__})
+
+
+class _Inbound:
+    """What both inbound kinds share: the numcodecs object and its configuration."""
+
+    name: ClassVar[str]
+    codec_id: ClassVar[str | None]
+
+    def __init__(self, **config: Any) -> None:
+        import numcodecs
+
+        spec = {"id": self.codec_id, **config}
+        self._config = dict(config)
+        self._codec = _foreign(self.name, ConfigurationError, lambda: numcodecs.get_codec(spec))
+
+    def configuration(self) -> dict[str, Any]:
+        return dict(self._config)
+
+    def to_json(self, zarr_format: ZarrFormat = 3) -> dict[str, Any]:
+        if zarr_format == 2:
+            return {"id": self.codec_id, **self._config}
+        return {"name": self.name, "configuration": dict(self._config)}
+
+    @classmethod
+    def from_json(cls, data: Any, zarr_format: ZarrFormat = 3) -> Self:
+        name, config = split_codec_json(data, zarr_format)
+        codec_id = name if zarr_format == 2 else name.removeprefix("numcodecs.")
+        if zarr_format == 3 and not name.startswith("numcodecs."):
+            raise ConfigurationError(f"expected a 'numcodecs.<id>' codec, got {name!r}")
+        return cast(Self, from_numcodecs({"id": codec_id, **config}))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, _Inbound):
+            return NotImplemented
+        return (self.name, self._config) == (other.name, other._config)
+
+    def __hash__(self) -> int:
+        return hash((self.name, _freeze(self._config)))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (from_numcodecs, ({"id": self.codec_id, **self._config},))
+
+
+class _NumcodecsBytesCodec(_Inbound, BytesBytesCodecBase):
+    """A numcodecs compressor or checksum as a bytes -> bytes codec."""
+
+    def encode(self, data: Buffer) -> bytes:
+        view = as_byte_view(data)
+        return _bytes(_foreign(self.name, CodecError, lambda: self._codec.encode(view)))
+
+    def decode(self, data: Buffer) -> bytes:
+        view = as_byte_view(data)
+        return _bytes(_foreign(self.name, CorruptInputError, lambda: self._codec.decode(view)))
+
+
+class _NumcodecsArrayCodec(_Inbound, ArrayArrayCodecBase):
+    """A numcodecs filter as an array -> array codec (flat in, reshaped to the chunk)."""
+
+    def resolve(self, spec: ChunkSpec) -> ChunkSpec:
+        import numpy as np
+
+        sample = np.zeros(1, dtype=spec.numpy_dtype)
+        encoded = np.asarray(self._codec.encode(sample))
+        encoded_type = DataType.from_numpy(encoded.dtype)
+        return ChunkSpec(spec.shape, encoded_type)
+
+    def encode(self, array: Any, spec: ChunkSpec) -> Any:
+        import numpy as np
+
+        data = np.ascontiguousarray(array).reshape(-1)
+        encoded = _foreign(self.name, CodecError, lambda: self._codec.encode(data))
+        return np.asarray(encoded).reshape(spec.shape)
+
+    def decode(self, array: Any, spec: ChunkSpec) -> Any:
+        import numpy as np
+
+        data = np.ascontiguousarray(array).reshape(-1)
+        decoded = _foreign(self.name, CorruptInputError, lambda: self._codec.decode(data))
+        return np.asarray(decoded).view(spec.numpy_dtype).reshape(spec.shape)
+
+
+def _foreign(name: str, error: type[CodecError], call: Callable[[], Any]) -> Any:
+    """``call()``, with any exception numcodecs raises turned into ours (``error``)."""
+    try:
+        return call()
+    except CodecError:
+        raise
+    except Exception as err:
+        raise error(f"{name}: {type(err).__name__}: {err}") from err
+
+
+def _bytes(result: Any) -> bytes:
+    from numcodecs.compat import ensure_bytes
+
+    return bytes(ensure_bytes(result))

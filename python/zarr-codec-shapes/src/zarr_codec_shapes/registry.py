@@ -21,6 +21,7 @@ them and how to choose; never a silent first-wins.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import threading
 from dataclasses import dataclass, field
@@ -138,6 +139,9 @@ def _resolve(name: str) -> type[Codec]:
     if registered is not None:
         return registered
     if not candidates:
+        inbound = _numcodecs_inbound(name)
+        if inbound is not None:
+            return inbound
         raise UnknownCodecError(f"no codec named {name!r} is installed")
     if choice is not None:
         chosen = [p for p in candidates if _matches(p, choice)]
@@ -159,6 +163,22 @@ def _resolve(name: str) -> type[Codec]:
         f"{SELECT_VARIABLE}='{name}=DISTRIBUTION' or a precedence list "
         f"({PRECEDENCE_VARIABLE})"
     )
+
+
+def _numcodecs_inbound(name: str) -> type[Codec] | None:
+    """numcodecs' own codec, through the inbound adapter, for a ``numcodecs.<id>`` name that
+    no package provides, when numcodecs is installed and has that id."""
+    if not name.startswith("numcodecs.") or importlib.util.find_spec("numcodecs") is None:
+        return None
+    from numcodecs.registry import codec_registry
+
+    from zarr_codec_shapes.numcodecs import _inbound_class
+
+    codec_id = name.removeprefix("numcodecs.")
+    if codec_id not in codec_registry:
+        return None
+    cls: type[Codec] = _inbound_class(codec_id)
+    return cls
 
 
 def _describe(providers: list[Provider]) -> str:
