@@ -97,12 +97,12 @@ def test_array_codecs_refuse_object_arrays_and_wrong_outputs(name: str) -> None:
     _refused(lambda: codec.encode(OBJECTS, spec), CodecError, TypeError)
     _refused(lambda: codec.decode(OBJECTS, spec), CodecError, TypeError)
     for out in (np.empty(15), np.empty(17), np.empty((4, 5))):
-        _refused(lambda out=out: codec.decode_into(encoded, spec, out))
+        _refused(lambda out=out: codec.decode_into(encoded, out, spec))
     # Into an object array: refused, or (a filter copying through numpy, as numcodecs'
     # does) filled with Python numbers; never raw bytes over its pointers.
     objects_out = np.empty(16, dtype=object)
     try:
-        codec.decode_into(encoded, spec, objects_out)
+        codec.decode_into(encoded, objects_out, spec)
     except CodecError:
         assert all(x is None for x in objects_out)
     else:

@@ -67,5 +67,5 @@ def test_array_codecs_read_an_overlapping_input_from_a_copy() -> None:
     spec = ChunkSpec(stored.shape, "float32")
     expected = codec.decode(stored, spec)
     out = stored.view("<f4")  # decoded float32 written over the int32 it is read from
-    codec.decode_into(stored, spec, out)
+    codec.decode_into(stored, out, spec)
     np.testing.assert_array_equal(out, expected)

@@ -67,11 +67,11 @@ class XorCrc:
     def _xor(self, data: Buffer) -> np.ndarray[Any, np.dtype[np.uint8]]:
         return _stored_bytes(data) ^ np.uint8(self.key)
 
-    def encode(self, data: Buffer) -> bytes:
+    def encode(self, data: Buffer, spec: ChunkSpec | None = None) -> bytes:
         body = self._xor(data).tobytes()
         return body + zlib.crc32(body).to_bytes(4, "little")
 
-    def decode(self, data: Buffer) -> bytes:
+    def decode(self, data: Buffer, spec: ChunkSpec | None = None) -> bytes:
         raw = _stored_bytes(data).tobytes()
         if len(raw) < 4:
             raise CorruptInputError(f"test.xor_crc: {len(raw)} bytes is shorter than the checksum")
@@ -80,10 +80,10 @@ class XorCrc:
             raise CorruptInputError("test.xor_crc: checksum mismatch")
         return self._xor(body).tobytes()
 
-    def encode_into(self, data: Buffer, out: Buffer) -> int:
+    def encode_into(self, data: Buffer, out: Buffer, spec: ChunkSpec | None = None) -> int:
         return _copy(self.encode(data), out)
 
-    def decode_into(self, data: Buffer, out: Buffer) -> int:
+    def decode_into(self, data: Buffer, out: Buffer, spec: ChunkSpec | None = None) -> int:
         return _copy(self.decode(data), out)
 
     def max_encoded_size(self, decoded_size: int) -> int | None:

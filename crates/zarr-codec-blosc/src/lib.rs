@@ -15,13 +15,15 @@
 //!
 //! ```
 //! use zarr_codec_blosc::{Blosc, Compressor, Shuffle};
-//! use zarr_codec_shapes::BytesToBytesCodec;
+//! use zarr_codec_shapes::{BytesToBytesCodec, ChunkSpec, DataType};
 //!
 //! let codec = Blosc::new(Compressor::Zstd, 5, Some(Shuffle::Shuffle), Some(4), 0)?;
 //! let data: Vec<u8> = (0..10_000u32).flat_map(|i| (i / 3).to_le_bytes()).collect();
-//! let encoded = codec.encode(&data)?;
+//! // The chunk the bytes come from (the traits' one call shape; the free functions need none).
+//! let spec = ChunkSpec::with_default_fill_value(vec![data.len() / 4], DataType::UInt32)?;
+//! let encoded = codec.encode(&data, &spec)?;
 //! assert!(encoded.len() < data.len() / 4);
-//! assert_eq!(codec.decode(&encoded)?, data);
+//! assert_eq!(codec.decode(&encoded, &spec)?, data);
 //! # Ok::<(), zarr_codec_shapes::CodecError>(())
 //! ```
 
@@ -492,19 +494,19 @@ impl CodecFromJson for Blosc {
 }
 
 impl BytesToBytesCodec for Blosc {
-    fn encode(&self, input: &[u8]) -> Result<Vec<u8>> {
+    fn encode(&self, input: &[u8], _spec: &ChunkSpec) -> Result<Vec<u8>> {
         encode(input, &self.params(1, 1))
     }
 
-    fn decode(&self, input: &[u8]) -> Result<Vec<u8>> {
+    fn decode(&self, input: &[u8], _spec: &ChunkSpec) -> Result<Vec<u8>> {
         decode(input, None)
     }
 
-    fn encode_into(&self, input: &[u8], out: &mut [u8]) -> Result<usize> {
+    fn encode_into(&self, input: &[u8], out: &mut [u8], _spec: &ChunkSpec) -> Result<usize> {
         encode_into(input, &self.params(1, 1), out)
     }
 
-    fn decode_into(&self, input: &[u8], out: &mut [u8]) -> Result<usize> {
+    fn decode_into(&self, input: &[u8], out: &mut [u8], _spec: &ChunkSpec) -> Result<usize> {
         decode_into(input, out)
     }
 

@@ -201,8 +201,13 @@ fn json_forms() {
         );
     }
     let trait_object: Box<dyn BytesToBytesCodec> = Box::new(codec);
-    let frame = trait_object.encode(&data()).expect("encode");
-    assert_eq!(trait_object.decode(&frame).expect("decode"), data());
+    let spec = zarr_codec_shapes::ChunkSpec::with_default_fill_value(
+        vec![data().len()],
+        zarr_codec_shapes::DataType::UInt8,
+    )
+    .expect("spec");
+    let frame = trait_object.encode(&data(), &spec).expect("encode");
+    assert_eq!(trait_object.decode(&frame, &spec).expect("decode"), data());
 }
 
 proptest! {

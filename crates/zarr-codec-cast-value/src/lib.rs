@@ -287,13 +287,13 @@ impl ArrayToArrayCodec for CastValue {
             .apply_to_vec(input)
     }
 
-    fn encode_into(&self, input: &[u8], spec: &ChunkSpec, out: &mut [u8]) -> Result<usize> {
+    fn encode_into(&self, input: &[u8], out: &mut [u8], spec: &ChunkSpec) -> Result<usize> {
         self.plan(spec.data_type(), Direction::Encode)?
             .apply(input, out)?;
         Ok(out.len())
     }
 
-    fn decode_into(&self, input: &[u8], spec: &ChunkSpec, out: &mut [u8]) -> Result<usize> {
+    fn decode_into(&self, input: &[u8], out: &mut [u8], spec: &ChunkSpec) -> Result<usize> {
         self.plan(spec.data_type(), Direction::Decode)?
             .apply(input, out)?;
         Ok(out.len())

@@ -5,7 +5,7 @@
 
 use zarr_codec_gzip::Gzip;
 use zarr_codec_shapes::json::ZarrFormat;
-use zarr_codec_shapes::{BytesToBytesCodec, Codec, CodecFromJson};
+use zarr_codec_shapes::{BytesToBytesCodec, ChunkSpec, Codec, CodecFromJson, DataType};
 
 fn main() -> Result<(), zarr_codec_shapes::CodecError> {
     let json = serde_json::json!({"name": "gzip", "configuration": {"level": 5}});
@@ -14,9 +14,11 @@ fn main() -> Result<(), zarr_codec_shapes::CodecError> {
     let data: Vec<u8> = (0..100_000u32)
         .flat_map(|i| (i / 7).to_le_bytes())
         .collect();
-    let encoded = codec.encode(&data)?;
+    // The chunk the bytes come from: the trait's one call shape passes it to every codec.
+    let spec = ChunkSpec::with_default_fill_value(vec![data.len() / 4], DataType::UInt32)?;
+    let encoded = codec.encode(&data, &spec)?;
     let mut decoded = vec![0u8; data.len()];
-    let written = codec.decode_into(&encoded, &mut decoded)?;
+    let written = codec.decode_into(&encoded, &mut decoded, &spec)?;
     assert_eq!(&decoded[..written], data.as_slice());
 
     #[allow(clippy::cast_precision_loss)] // a ratio for display

@@ -11,13 +11,15 @@
 //!
 //! ```
 //! use zarr_codec_gzip::{Gzip, Level};
-//! use zarr_codec_shapes::BytesToBytesCodec;
+//! use zarr_codec_shapes::{BytesToBytesCodec, ChunkSpec, DataType};
 //!
 //! let codec = Gzip::new(Level::new(5)?);
 //! let data = b"zarr zarr zarr zarr zarr zarr".repeat(100);
-//! let encoded = codec.encode(&data)?;
+//! // The chunk the bytes come from (the traits' one call shape; the free functions need none).
+//! let spec = ChunkSpec::with_default_fill_value(vec![data.len()], DataType::UInt8)?;
+//! let encoded = codec.encode(&data, &spec)?;
 //! assert!(encoded.len() < data.len());
-//! assert_eq!(codec.decode(&encoded)?, data);
+//! assert_eq!(codec.decode(&encoded, &spec)?, data);
 //! # Ok::<(), zarr_codec_shapes::CodecError>(())
 //! ```
 
@@ -31,7 +33,7 @@ use serde::{Deserialize, Serialize};
 use zarr_codec_shapes::json::{
     ZarrFormat, parse_v2_config, parse_v3_config, to_v2_json, to_v3_json,
 };
-use zarr_codec_shapes::{BytesToBytesCodec, Codec, CodecError, CodecFromJson, Result};
+use zarr_codec_shapes::{BytesToBytesCodec, ChunkSpec, Codec, CodecError, CodecFromJson, Result};
 
 pub use decode::{decode, decode_into, decode_into_uninit, decoded_size_hint};
 
@@ -173,19 +175,19 @@ impl CodecFromJson for Gzip {
 }
 
 impl BytesToBytesCodec for Gzip {
-    fn encode(&self, input: &[u8]) -> Result<Vec<u8>> {
+    fn encode(&self, input: &[u8], _spec: &ChunkSpec) -> Result<Vec<u8>> {
         encode(input, self.level)
     }
 
-    fn decode(&self, input: &[u8]) -> Result<Vec<u8>> {
+    fn decode(&self, input: &[u8], _spec: &ChunkSpec) -> Result<Vec<u8>> {
         decode(input, None)
     }
 
-    fn encode_into(&self, input: &[u8], out: &mut [u8]) -> Result<usize> {
+    fn encode_into(&self, input: &[u8], out: &mut [u8], _spec: &ChunkSpec) -> Result<usize> {
         encode_into(input, self.level, out)
     }
 
-    fn decode_into(&self, input: &[u8], out: &mut [u8]) -> Result<usize> {
+    fn decode_into(&self, input: &[u8], out: &mut [u8], _spec: &ChunkSpec) -> Result<usize> {
         decode_into(input, out)
     }
 

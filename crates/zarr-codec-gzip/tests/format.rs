@@ -173,7 +173,12 @@ fn json_forms() {
 fn trait_object_use() {
     let codec: Box<dyn BytesToBytesCodec> = Box::new(Gzip::new(level(3)));
     let data = sample(1234);
-    let encoded = codec.encode(&data).expect("encode");
-    assert_eq!(codec.decode(&encoded).expect("decode"), data);
+    let spec = zarr_codec_shapes::ChunkSpec::with_default_fill_value(
+        vec![data.len()],
+        zarr_codec_shapes::DataType::UInt8,
+    )
+    .expect("spec");
+    let encoded = codec.encode(&data, &spec).expect("encode");
+    assert_eq!(codec.decode(&encoded, &spec).expect("decode"), data);
     assert_eq!(codec.name(), "gzip");
 }

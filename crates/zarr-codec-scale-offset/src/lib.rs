@@ -538,12 +538,12 @@ impl ArrayToArrayCodec for ScaleOffset {
         Ok(output)
     }
 
-    fn encode_into(&self, input: &[u8], spec: &ChunkSpec, out: &mut [u8]) -> Result<usize> {
+    fn encode_into(&self, input: &[u8], out: &mut [u8], spec: &ChunkSpec) -> Result<usize> {
         self.bind(spec.data_type())?.encode(input, out)?;
         Ok(out.len())
     }
 
-    fn decode_into(&self, input: &[u8], spec: &ChunkSpec, out: &mut [u8]) -> Result<usize> {
+    fn decode_into(&self, input: &[u8], out: &mut [u8], spec: &ChunkSpec) -> Result<usize> {
         self.bind(spec.data_type())?.decode(input, out)?;
         Ok(out.len())
     }

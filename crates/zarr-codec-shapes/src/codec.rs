@@ -12,6 +12,8 @@
 //! side of that codec; the encoded side of an array-to-array codec is
 //! [`ArrayToArrayCodec::resolve`] of it.
 //!
+//! One call shape for the three kinds, as in the Python API: `encode(input, spec)`,
+//! `decode(input, spec)`, `encode_into(input, out, spec)` and `decode_into(input, out, spec)`.
 //! The `*_into` methods write into a buffer the caller owns and return the number of bytes
 //! written. Their default implementations call the allocating method and copy; codecs that
 //! can write in place override them.
@@ -52,24 +54,25 @@ pub trait CodecFromJson: Codec + Sized {
     fn from_json(json: &serde_json::Value, format: ZarrFormat) -> Result<Self>;
 }
 
-/// A codec from bytes to bytes (compression, checksums).
+/// A codec from bytes to bytes (compression, checksums). `spec` describes the decoded chunk;
+/// such codecs accept it, as every kind does, and may ignore it.
 pub trait BytesToBytesCodec: Codec {
     /// Encodes `input`.
-    fn encode(&self, input: &[u8]) -> Result<Vec<u8>>;
+    fn encode(&self, input: &[u8], spec: &ChunkSpec) -> Result<Vec<u8>>;
 
     /// Decodes `input`. [`CodecError::Corrupt`] for input this codec did not produce.
-    fn decode(&self, input: &[u8]) -> Result<Vec<u8>>;
+    fn decode(&self, input: &[u8], spec: &ChunkSpec) -> Result<Vec<u8>>;
 
     /// Encodes `input` into the start of `out` and returns the number of bytes written;
     /// [`CodecError::OutputSize`] when `out` is too small.
-    fn encode_into(&self, input: &[u8], out: &mut [u8]) -> Result<usize> {
-        copy_prefix(&self.encode(input)?, out)
+    fn encode_into(&self, input: &[u8], out: &mut [u8], spec: &ChunkSpec) -> Result<usize> {
+        copy_prefix(&self.encode(input, spec)?, out)
     }
 
     /// Decodes `input` into the start of `out` and returns the number of bytes written;
     /// [`CodecError::OutputSize`] when `out` is too small.
-    fn decode_into(&self, input: &[u8], out: &mut [u8]) -> Result<usize> {
-        copy_prefix(&self.decode(input)?, out)
+    fn decode_into(&self, input: &[u8], out: &mut [u8], spec: &ChunkSpec) -> Result<usize> {
+        copy_prefix(&self.decode(input, spec)?, out)
     }
 
     /// An upper bound on the encoded size of `decoded_len` bytes, `None` when unknown.
@@ -97,14 +100,14 @@ pub trait ArrayToArrayCodec: Codec {
 
     /// Like [`encode`](Self::encode), into `out`, which must hold exactly the encoded array
     /// ([`CodecError::OutputSize`] otherwise). Returns the number of bytes written.
-    fn encode_into(&self, input: &[u8], spec: &ChunkSpec, out: &mut [u8]) -> Result<usize> {
+    fn encode_into(&self, input: &[u8], out: &mut [u8], spec: &ChunkSpec) -> Result<usize> {
         copy_exact(&self.encode(input, spec)?, out)
     }
 
     /// Like [`decode`](Self::decode), into `out`, which must hold exactly
     /// [`spec.num_bytes()`](ChunkSpec::num_bytes) bytes ([`CodecError::OutputSize`]
     /// otherwise). Returns the number of bytes written.
-    fn decode_into(&self, input: &[u8], spec: &ChunkSpec, out: &mut [u8]) -> Result<usize> {
+    fn decode_into(&self, input: &[u8], out: &mut [u8], spec: &ChunkSpec) -> Result<usize> {
         copy_exact(&self.decode(input, spec)?, out)
     }
 }
@@ -120,14 +123,14 @@ pub trait ArrayToBytesCodec: Codec {
 
     /// Like [`encode`](Self::encode), into the start of `out` ([`CodecError::OutputSize`]
     /// when it is too small). Returns the number of bytes written.
-    fn encode_into(&self, input: &[u8], spec: &ChunkSpec, out: &mut [u8]) -> Result<usize> {
+    fn encode_into(&self, input: &[u8], out: &mut [u8], spec: &ChunkSpec) -> Result<usize> {
         copy_prefix(&self.encode(input, spec)?, out)
     }
 
     /// Like [`decode`](Self::decode), into `out`, which must hold exactly
     /// [`spec.num_bytes()`](ChunkSpec::num_bytes) bytes ([`CodecError::OutputSize`]
     /// otherwise). Returns the number of bytes written.
-    fn decode_into(&self, input: &[u8], spec: &ChunkSpec, out: &mut [u8]) -> Result<usize> {
+    fn decode_into(&self, input: &[u8], out: &mut [u8], spec: &ChunkSpec) -> Result<usize> {
         copy_exact(&self.decode(input, spec)?, out)
     }
 
@@ -184,12 +187,12 @@ mod tests {
     }
 
     impl BytesToBytesCodec for Reverse {
-        fn encode(&self, input: &[u8]) -> Result<Vec<u8>> {
+        fn encode(&self, input: &[u8], _spec: &ChunkSpec) -> Result<Vec<u8>> {
             Ok(input.iter().rev().copied().collect())
         }
 
-        fn decode(&self, input: &[u8]) -> Result<Vec<u8>> {
-            self.encode(input)
+        fn decode(&self, input: &[u8], spec: &ChunkSpec) -> Result<Vec<u8>> {
+            self.encode(input, spec)
         }
     }
 
@@ -223,13 +226,14 @@ mod tests {
     #[test]
     fn bytes_defaults() -> Result<()> {
         let codec: Box<dyn BytesToBytesCodec> = Box::new(Reverse);
+        let spec = ChunkSpec::with_default_fill_value(vec![3], DataType::UInt8)?;
         let mut out = [0u8; 5];
-        assert_eq!(codec.encode_into(b"abc", &mut out)?, 3);
+        assert_eq!(codec.encode_into(b"abc", &mut out, &spec)?, 3);
         assert_eq!(&out[..3], b"cba");
-        assert_eq!(codec.decode_into(b"cba", &mut out)?, 3);
+        assert_eq!(codec.decode_into(b"cba", &mut out, &spec)?, 3);
         assert_eq!(&out[..3], b"abc");
         let error = codec
-            .encode_into(b"abc", &mut out[..2])
+            .encode_into(b"abc", &mut out[..2], &spec)
             .expect_err("too small");
         assert_eq!(
             error,
@@ -251,11 +255,11 @@ mod tests {
         let codec: std::sync::Arc<dyn ArrayToArrayCodec> = std::sync::Arc::new(Negate);
         let spec = ChunkSpec::with_default_fill_value(vec![3], DataType::Int8)?;
         let mut out = [0u8; 3];
-        assert_eq!(codec.decode_into(&[1, 2, 3], &spec, &mut out)?, 3);
+        assert_eq!(codec.decode_into(&[1, 2, 3], &mut out, &spec)?, 3);
         assert_eq!(out, [255, 254, 253]);
         let mut long = [0u8; 4];
         let error = codec
-            .encode_into(&[1, 2, 3], &spec, &mut long)
+            .encode_into(&[1, 2, 3], &mut long, &spec)
             .expect_err("wrong size");
         assert_eq!(error.kind(), crate::ErrorKind::OutputSize);
         Ok(())

@@ -23,7 +23,9 @@
 //! ```
 //! use serde::{Deserialize, Serialize};
 //! use zarr_codec_shapes::json::{parse_v2_config, parse_v3_config, to_v2_json, to_v3_json};
-//! use zarr_codec_shapes::{BytesToBytesCodec, Codec, CodecError, ErrorKind, Result, ZarrFormat};
+//! use zarr_codec_shapes::{
+//!     BytesToBytesCodec, ChunkSpec, Codec, CodecError, DataType, ErrorKind, Result, ZarrFormat,
+//! };
 //!
 //! /// Configuration of the (made-up) `identity` codec.
 //! #[derive(Debug, Default, Serialize, Deserialize)]
@@ -50,11 +52,11 @@
 //! }
 //!
 //! impl BytesToBytesCodec for Identity {
-//!     fn encode(&self, input: &[u8]) -> Result<Vec<u8>> {
+//!     fn encode(&self, input: &[u8], _spec: &ChunkSpec) -> Result<Vec<u8>> {
 //!         Ok(input.to_vec())
 //!     }
 //!
-//!     fn decode(&self, input: &[u8]) -> Result<Vec<u8>> {
+//!     fn decode(&self, input: &[u8], _spec: &ChunkSpec) -> Result<Vec<u8>> {
 //!         Ok(input.to_vec())
 //!     }
 //!
@@ -72,8 +74,10 @@
 //!     serde_json::json!({"id": "identity", "note": "hi"})
 //! );
 //!
+//! // Every codec kind takes the chunk's spec (bytes codecs may ignore it).
+//! let spec = ChunkSpec::with_default_fill_value(vec![5], DataType::UInt8)?;
 //! let mut out = [0u8; 8];
-//! let written = codec.decode_into(&codec.encode(b"chunk")?, &mut out)?;
+//! let written = codec.decode_into(&codec.encode(b"chunk", &spec)?, &mut out, &spec)?;
 //! assert_eq!(&out[..written], b"chunk");
 //!
 //! // Unknown keys and other codecs' metadata are configuration errors.

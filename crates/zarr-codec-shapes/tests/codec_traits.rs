@@ -89,11 +89,11 @@ fn array_to_bytes_through_a_shared_trait_object() -> TestResult {
     assert_eq!(codec.max_encoded_size(&spec), Some(4));
 
     let mut out = [0u8; 4];
-    assert_eq!(codec.decode_into(&encoded, &spec, &mut out)?, 4);
+    assert_eq!(codec.decode_into(&encoded, &mut out, &spec)?, 4);
     assert_eq!(out, [1, 0, 2, 0]);
     let mut short = [0u8; 3];
     let error = codec
-        .decode_into(&encoded, &spec, &mut short)
+        .decode_into(&encoded, &mut short, &spec)
         .expect_err("short output");
     assert_eq!(
         error,
@@ -103,7 +103,7 @@ fn array_to_bytes_through_a_shared_trait_object() -> TestResult {
         }
     );
     let mut long = [0u8; 6];
-    assert_eq!(codec.encode_into(&[1, 0, 2, 0], &spec, &mut long)?, 4);
+    assert_eq!(codec.encode_into(&[1, 0, 2, 0], &mut long, &spec)?, 4);
     assert_eq!(long[..4], [0, 1, 0, 2]);
     let error = codec.decode(&[0, 1, 0], &spec).expect_err("corrupt");
     assert_eq!(error.kind(), ErrorKind::Corrupt);

@@ -68,7 +68,7 @@ def test_casting_an_array_onto_itself() -> None:
     spec = ChunkSpec((5,), "float32")
     data = np.array([1.5, -2.0, np.inf, 3e38, -0.0], np.float32)
     expected = codec.decode(codec.encode(data, spec), spec)
-    codec.decode_into(data, spec, data)
+    codec.decode_into(data, data, spec)
     np.testing.assert_array_equal(data, expected)
     halves = [data[:2].reshape(1, 2), data[2:4].reshape(1, 2)]
     codec.decode_batch_into(halves, ChunkSpec((1, 2), "float32"), halves[::-1])  # swapped
@@ -82,7 +82,7 @@ def test_decode_into_a_bfloat16_array() -> None:
     spec = ChunkSpec((3,), "bfloat16")
     encoded = np.array([1.0, -2.5, 3.0], np.float32)
     out = np.empty(3, dtype=ml_dtypes.bfloat16)
-    codec.decode_into(encoded, spec, out)
+    codec.decode_into(encoded, out, spec)
     assert out.astype(np.float32).tolist() == [1.0, -2.5, 3.0]
     outs = [np.empty(3, dtype=ml_dtypes.bfloat16) for _ in range(2)]
     codec.decode_batch_into([encoded, encoded * 2], spec, outs)

@@ -85,7 +85,7 @@ class _CastSuite(ConformanceSuite):
             expected = self.codec.decode(encoded, spec)
             for order in ("C", "F"):  # F: not C-contiguous, decoded through a copy
                 out = np.empty(array.shape, dtype=dt.numpy_dtype, order=order)
-                self.codec.decode_into(encoded, spec, out)
+                self.codec.decode_into(encoded, out, spec)
                 assert _same(out, expected), f"{label} into an {order}-ordered array"
 
     def test_threads_on_arrays(self) -> None:

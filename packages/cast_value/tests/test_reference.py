@@ -1060,12 +1060,12 @@ def test_decode_into_writes_the_callers_array() -> None:
         "strided": np.full((6, 16), np.nan)[:, ::2],
     }
     for name, out in outs.items():
-        codec.decode_into(encoded, spec, out)
+        codec.decode_into(encoded, out, spec)
         assert np.array_equal(out, want), name
     # From a strided, byte-swapped encoded array too.
     swapped = np.asfortranarray(byte_swapped(encoded))
     out = np.empty((6, 8))
-    codec.decode_into(swapped, spec, out)
+    codec.decode_into(swapped, out, spec)
     assert np.array_equal(out, want)
 
 
@@ -1074,7 +1074,7 @@ def test_decode_into_a_byte_swapped_array() -> None:
     spec = ChunkSpec((4,), "float64")
     encoded = np.array([-2, 0, 1, 300], np.int16)
     out = byte_swapped(np.zeros(4))
-    codec.decode_into(encoded, spec, out)
+    codec.decode_into(encoded, out, spec)
     assert out.tolist() == [-2.0, 0.0, 1.0, 300.0]
 
 
@@ -1082,7 +1082,7 @@ def test_decode_into_raises_for_a_refused_element() -> None:
     codec = CastValue("int16")
     with pytest.raises(OutOfRangeError):
         codec.decode_into(
-            np.array([1, -1], np.int16), ChunkSpec((2,), "uint8"), np.empty(2, np.uint8)
+            np.array([1, -1], np.int16), np.empty(2, np.uint8), ChunkSpec((2,), "uint8")
         )
 
 

@@ -139,7 +139,7 @@ class _Suite(ConformanceSuite):
             expected = codec.decode(encoded, spec)
             for order in ("C", "F"):
                 out = np.empty(array.shape, dtype=self.dt.numpy_dtype, order=order)
-                codec.decode_into(encoded, spec, out)
+                codec.decode_into(encoded, out, spec)
                 assert _same(out, expected), f"{codec!r}: {label} into {order} order"
 
     def test_async_and_batch(self) -> None:

@@ -66,7 +66,7 @@ def test_fused_equals_the_pair(
         if back_pair[0] == "ok":
             np.testing.assert_array_equal(back_pair[1].view(np.uint8), back_one[1].view(np.uint8))
             out = np.empty_like(back_one[1])
-            fused.decode_into(encoded, spec, out)
+            fused.decode_into(encoded, out, spec)
             np.testing.assert_array_equal(out.view(np.uint8), back_one[1].view(np.uint8))
 
 

@@ -40,10 +40,10 @@ class Identity(BytesBytesCodecBase):
     def configuration(self) -> dict[str, Any]:
         return {"level": self.level}
 
-    def encode(self, data: Any) -> bytes:
+    def encode(self, data: Any, spec: ChunkSpec | None = None) -> bytes:
         return memoryview(data).tobytes(order="A")  # numcodecs: memory order if contiguous
 
-    def decode(self, data: Any) -> bytes:
+    def decode(self, data: Any, spec: ChunkSpec | None = None) -> bytes:
         return bytes(memoryview(data).cast("B"))
 
 
@@ -54,7 +54,7 @@ def test_kit_passes_a_correct_base_class_codec() -> None:
 
 
 class DropsLastByte(Identity):
-    def decode(self, data: Any) -> bytes:
+    def decode(self, data: Any, spec: ChunkSpec | None = None) -> bytes:
         return super().decode(data)[:-1]
 
 
@@ -75,7 +75,7 @@ class AcceptsAnything(Identity):
 
 
 class RaisesWrongError(Identity):
-    def decode(self, data: Any) -> bytes:
+    def decode(self, data: Any, spec: ChunkSpec | None = None) -> bytes:
         raise RuntimeError("crash")
 
 
@@ -110,7 +110,7 @@ def test_kit_catches_pickle_that_changes_the_value() -> None:
 
 
 class OverflowsOutput(Identity):
-    def decode_into(self, data: Any, out: Any) -> int:
+    def decode_into(self, data: Any, out: Any, spec: ChunkSpec | None = None) -> int:
         out = memoryview(out).cast("B")
         payload = self.decode(data)
         n = min(len(payload), len(out))

@@ -240,18 +240,18 @@ class Blosc(BytesBytesCodecBase):
 
     # -- codec -----------------------------------------------------------------------------
 
-    def encode(self, data: Buffer) -> bytes:
+    def encode(self, data: Buffer, spec: ChunkSpec | None = None) -> bytes:
         """Compress ``data``; unset typesize/shuffle follow its item size."""
         shuffle, typesize = self._resolved(data)
         return _blosc.encode(
             data, self.cname, self.clevel, shuffle, typesize, self.blocksize, self.threads
         )
 
-    def decode(self, data: Buffer) -> bytes:
+    def decode(self, data: Buffer, spec: ChunkSpec | None = None) -> bytes:
         """Decompress one frame (validated first)."""
         return _blosc.decode(data, self.max_decoded_size, self.threads)
 
-    def decode_into(self, data: Buffer, out: Buffer) -> int:
+    def decode_into(self, data: Buffer, out: Buffer, spec: ChunkSpec | None = None) -> int:
         """Decompress into ``out``; ``OutputSizeError`` if it is too small."""
         return _blosc.decode_into(data, out, self.threads)
 

@@ -22,7 +22,7 @@ from zarr_codec_shapes import (
     DataType,
     PartialDecodeCapability,
 )
-from zarr_codec_shapes.base import writable_in_place
+from zarr_codec_shapes.base import fill_array, writable_in_place
 from zarr_codec_shapes.fill_value import fill_value_from_json
 from zarr_codec_shapes.protocols import ChainRunner
 
@@ -186,12 +186,21 @@ class CastValue(ArrayArrayCodecBase):
         """Cast ``array`` (of ``data_type``) back to ``spec``'s data type."""
         return self.plan(spec.data_type, "decode").apply(array)
 
-    def decode_into(self, array: Any, spec: ChunkSpec, out: Any) -> None:
-        """Decode straight into ``out`` (C-contiguous, native order), or through a copy."""
-        if writable_in_place(out):
-            self.plan(spec.data_type, "decode").apply_into(array, out)
-        else:
-            out[...] = self.decode(array, spec)
+    def encode_into(self, array: Any, out: Any, spec: ChunkSpec) -> int:
+        """Encode straight into ``out`` (C-contiguous, native order), or through a copy;
+        returns the bytes written."""
+        if not writable_in_place(out):
+            return fill_array(out, self.encode(array, spec))
+        self.plan(spec.data_type, "encode").apply_into(array, out)
+        return int(out.nbytes)
+
+    def decode_into(self, array: Any, out: Any, spec: ChunkSpec) -> int:
+        """Decode straight into ``out`` (C-contiguous, native order), or through a copy;
+        returns the bytes written."""
+        if not writable_in_place(out):
+            return fill_array(out, self.decode(array, spec))
+        self.plan(spec.data_type, "decode").apply_into(array, out)
+        return int(out.nbytes)
 
     def encode_batch(
         self, chunks: Sequence[Any], spec: ChunkSpec, threads: int | None = None

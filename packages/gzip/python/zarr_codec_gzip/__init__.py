@@ -75,19 +75,19 @@ class Gzip(BytesBytesCodecBase):
         # numcodecs hands the level to zlib, for which -1 means its default level, 6.
         return cls(6 if level == -1 and not isinstance(level, bool) else level)
 
-    def encode(self, data: Buffer) -> bytes:
+    def encode(self, data: Buffer, spec: ChunkSpec | None = None) -> bytes:
         """Compress ``data`` (any buffer; non-contiguous arrays in C order)."""
         return _gzip.encode(data, self.level)
 
-    def decode(self, data: Buffer) -> bytes:
+    def decode(self, data: Buffer, spec: ChunkSpec | None = None) -> bytes:
         """Decompress a whole gzip stream."""
         return _gzip.decode(data, self.max_decoded_size)
 
-    def encode_into(self, data: Buffer, out: Buffer) -> int:
+    def encode_into(self, data: Buffer, out: Buffer, spec: ChunkSpec | None = None) -> int:
         """Compress into ``out``; ``OutputSizeError`` if it does not fit."""
         return _gzip.encode_into(data, out, self.level)
 
-    def decode_into(self, data: Buffer, out: Buffer) -> int:
+    def decode_into(self, data: Buffer, out: Buffer, spec: ChunkSpec | None = None) -> int:
         """Decompress into ``out``; ``OutputSizeError`` as soon as ``out`` is full."""
         return _gzip.decode_into(data, out)
 

@@ -13,7 +13,7 @@ from zarr_codec_shapes import (
     PartialDecodeCapability,
     RecommendedConcurrency,
 )
-from zarr_codec_shapes.base import writable_in_place
+from zarr_codec_shapes.base import fill_array, writable_in_place
 from zarr_codec_shapes.protocols import ChainRunner
 
 from zarr_codec_scale_offset import _scale_offset
@@ -41,12 +41,21 @@ class BoundMethods:
         """Decode ``array`` back to ``spec``'s data type."""
         return self.bind(spec.data_type).decode(array)
 
-    def decode_into(self, array: Any, spec: ChunkSpec, out: Any) -> None:
-        """Decode straight into ``out`` (C-contiguous, native order), or through a copy."""
-        if writable_in_place(out):
-            self.bind(spec.data_type).decode_into(array, out)
-        else:
-            out[...] = self.decode(array, spec)
+    def encode_into(self, array: Any, out: Any, spec: ChunkSpec) -> int:
+        """Encode straight into ``out`` (C-contiguous, native order), or through a copy;
+        returns the bytes written."""
+        if not writable_in_place(out):
+            return fill_array(out, self.encode(array, spec))
+        self.bind(spec.data_type).encode_into(array, out)
+        return int(out.nbytes)
+
+    def decode_into(self, array: Any, out: Any, spec: ChunkSpec) -> int:
+        """Decode straight into ``out`` (C-contiguous, native order), or through a copy;
+        returns the bytes written."""
+        if not writable_in_place(out):
+            return fill_array(out, self.decode(array, spec))
+        self.bind(spec.data_type).decode_into(array, out)
+        return int(out.nbytes)
 
     def encode_batch(
         self, chunks: Sequence[Any], spec: ChunkSpec, threads: int | None = None

@@ -39,11 +39,10 @@ from zarr_codec_shapes import (
     ConfigurationError,
     DataType,
     OutOfRangeError,
-    OutputSizeError,
     PartialDecodeCapability,
     UnsupportedError,
 )
-from zarr_codec_shapes.base import writable_in_place
+from zarr_codec_shapes.base import fill_array
 
 from zarr_codec_scale_offset import ScaleOffset
 
@@ -211,14 +210,6 @@ class FixedScaleOffset(ArrayArrayCodecBase):
         )
         return result
 
-    def decode_into(self, array: Any, spec: ChunkSpec, out: Any) -> None:
-        result = self.decode(array, spec)
-        if np.size(out) != result.size:
-            raise OutputSizeError(
-                f"fixedscaleoffset: the output holds {np.size(out)} elements, "
-                f"the chunk {result.size}"
-            )
-        if writable_in_place(out):
-            np.copyto(out, result.reshape(out.shape))
-        else:
-            out[...] = result.reshape(np.shape(out))
+    def decode_into(self, array: Any, out: Any, spec: ChunkSpec) -> int:
+        """Decode, then copy into ``out``; returns the bytes written."""
+        return fill_array(out, self.decode(array, spec))

@@ -240,21 +240,32 @@ class BytesBytesCodecBase(CodecBase, _AsyncAndBatchDefaults):
 
     codec_type: ClassVar[CodecType] = "bytes_bytes"
 
-    def encode_into(self, data: Buffer, out: Buffer) -> int:
+    def encode_into(self, data: Buffer, out: Buffer, spec: ChunkSpec | None = None) -> int:
         """Encode, then copy into ``out``."""
-        return copy_into(self.encode(data), out)
+        return copy_into(self.encode(data, spec), out)
 
-    def decode_into(self, data: Buffer, out: Buffer) -> int:
+    def decode_into(self, data: Buffer, out: Buffer, spec: ChunkSpec | None = None) -> int:
         """Decode, then copy into ``out``."""
-        return copy_into(self.decode(data), out)
+        return copy_into(self.decode(data, spec), out)
 
     def max_encoded_size(self, decoded_size: int) -> int | None:
         """Unknown unless the codec says."""
         return None
 
 
+def fill_array(out: Any, result: Any) -> int:
+    """Copy the array ``result`` into the caller's array ``out`` (as many elements, any
+    shape); return the bytes written. ``OutputSizeError`` when the sizes differ: numpy would
+    broadcast a smaller result silently."""
+    values = np.asarray(result)
+    if np.size(out) != values.size:
+        raise OutputSizeError(f"the output holds {np.size(out)} elements, the chunk {values.size}")
+    out[...] = values.reshape(np.shape(out))
+    return int(np.asarray(out).nbytes)
+
+
 class ArrayArrayCodecBase(CodecBase, _AsyncAndBatchDefaults):
-    """Base for array->array codecs: ``decode_into`` derives from ``decode``."""
+    """Base for array->array codecs: the ``*_into`` methods derive from encode/decode."""
 
     codec_type: ClassVar[CodecType] = "array_array"
 
@@ -262,16 +273,24 @@ class ArrayArrayCodecBase(CodecBase, _AsyncAndBatchDefaults):
         """Unchanged spec unless the codec changes the data type or fill value."""
         return spec
 
-    def decode_into(self, array: Any, spec: ChunkSpec, out: Any) -> None:
+    def encode_into(self, array: Any, out: Any, spec: ChunkSpec) -> int:
+        """Encode, then copy into ``out``."""
+        return fill_array(out, self.encode(array, spec))
+
+    def decode_into(self, array: Any, out: Any, spec: ChunkSpec) -> int:
         """Decode, then copy into ``out``."""
-        out[...] = self.decode(array, spec)
+        return fill_array(out, self.decode(array, spec))
 
 
 class ArrayBytesCodecBase(CodecBase, _AsyncAndBatchDefaults):
-    """Base for array->bytes codecs: ``decode_into`` derives from ``decode``."""
+    """Base for array->bytes codecs: the ``*_into`` methods derive from encode/decode."""
 
     codec_type: ClassVar[CodecType] = "array_bytes"
 
-    def decode_into(self, data: Buffer, spec: ChunkSpec, out: Any) -> None:
+    def encode_into(self, array: Any, out: Buffer, spec: ChunkSpec) -> int:
+        """Encode, then copy into ``out``."""
+        return copy_into(self.encode(array, spec), out)
+
+    def decode_into(self, data: Buffer, out: Any, spec: ChunkSpec) -> int:
         """Decode, then copy into ``out``."""
-        out[...] = self.decode(data, spec)
+        return fill_array(out, self.decode(data, spec))

@@ -17,7 +17,7 @@ from zarr_codec_shapes.base import ArrayBytesCodecBase
 from zarr_codec_shapes.capabilities import PartialDecodeCapability
 from zarr_codec_shapes.chunk_spec import ChunkSpec
 from zarr_codec_shapes.codec_json import check_keys
-from zarr_codec_shapes.errors import ConfigurationError, CorruptInputError
+from zarr_codec_shapes.errors import ConfigurationError, CorruptInputError, OutputSizeError
 
 __all__ = ["BytesCodec"]
 
@@ -93,7 +93,13 @@ class BytesCodec(ArrayBytesCodecBase):
             return view.astype(spec.numpy_dtype)
         return view.view(spec.numpy_dtype)
 
-    def decode_into(self, data: Buffer, spec: ChunkSpec, out: Any) -> None:
-        """Copy the chunk's elements into ``out`` (byte-swapping on the way if needed)."""
+    def decode_into(self, data: Buffer, out: Any, spec: ChunkSpec) -> int:
+        """Copy the chunk's elements into ``out`` (byte-swapping on the way if needed);
+        returns the bytes written."""
         view = self._view(data, spec)
+        if np.size(out) != view.size:
+            raise OutputSizeError(
+                f"bytes: the output holds {np.size(out)} elements, the chunk {view.size}"
+            )
         np.copyto(out, view.reshape(np.shape(out)), casting="equiv")
+        return int(np.asarray(out).nbytes)

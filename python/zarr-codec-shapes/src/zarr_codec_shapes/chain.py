@@ -303,13 +303,13 @@ class Chain:
             return
         raw = self._to_array_bytes(data)
         if not self.array_stages:
-            self.array_bytes.codec.decode_into(raw, self.array_bytes.spec, out)
+            self.array_bytes.codec.decode_into(raw, out, self.array_bytes.spec)
             return
         array: Any = self.array_bytes.codec.decode(raw, self.array_bytes.spec)
         for stage in reversed(self.array_stages[1:]):
             array = stage.codec.decode(array, stage.spec)
         first = self.array_stages[0]
-        first.codec.decode_into(array, first.spec, out)
+        first.codec.decode_into(array, out, first.spec)
 
     # -- whole chains in Rust ------------------------------------------------------------
 
@@ -539,7 +539,7 @@ class Chain:
         if not self.array_stages:
             stage = self.array_bytes
             each_in_parallel(
-                lambda data, out: stage.codec.decode_into(data, stage.spec, out), raw, outs
+                lambda data, out: stage.codec.decode_into(data, out, stage.spec), raw, outs
             )
             return
         arrays = _batch(self.array_bytes.codec, "decode", raw, self.array_bytes.spec)

@@ -266,11 +266,11 @@ class _Inbound:
 class _NumcodecsBytesCodec(_Inbound, BytesBytesCodecBase):
     """A numcodecs compressor or checksum as a bytes -> bytes codec."""
 
-    def encode(self, data: Buffer) -> bytes:
+    def encode(self, data: Buffer, spec: ChunkSpec | None = None) -> bytes:
         view = as_byte_view(data)
         return _bytes(_foreign(self.name, CodecError, lambda: self._codec.encode(view)))
 
-    def decode(self, data: Buffer) -> bytes:
+    def decode(self, data: Buffer, spec: ChunkSpec | None = None) -> bytes:
         view = as_byte_view(data)
         return _bytes(_foreign(self.name, CorruptInputError, lambda: self._codec.decode(view)))
 

@@ -83,23 +83,29 @@ class Codec(Protocol):
         ...
 
 
+# One call shape for the three kinds: ``encode(chunk, spec)``, ``decode(chunk, spec)``,
+# ``encode_into(chunk, out, spec) -> int`` and ``decode_into(chunk, out, spec) -> int`` (bytes
+# written). ``spec`` describes the decoded chunk; bytes -> bytes codecs accept it, may ignore
+# it, and let it be left out.
+
+
 @runtime_checkable
 class BytesBytesCodec(Codec, Protocol):
     """A codec from bytes to bytes (compressors, checksums)."""
 
-    def encode(self, data: Buffer) -> Buffer:
+    def encode(self, data: Buffer, spec: ChunkSpec | None = None) -> Buffer:
         """Encode a whole chunk."""
         ...
 
-    def decode(self, data: Buffer) -> Buffer:
+    def decode(self, data: Buffer, spec: ChunkSpec | None = None) -> Buffer:
         """Decode a whole chunk."""
         ...
 
-    def encode_into(self, data: Buffer, out: Buffer) -> int:
+    def encode_into(self, data: Buffer, out: Buffer, spec: ChunkSpec | None = None) -> int:
         """Encode into the writable buffer ``out``; return the number of bytes written."""
         ...
 
-    def decode_into(self, data: Buffer, out: Buffer) -> int:
+    def decode_into(self, data: Buffer, out: Buffer, spec: ChunkSpec | None = None) -> int:
         """Decode into the writable buffer ``out``; return the number of bytes written.
 
         Never writes past ``out``: output that would not fit raises ``OutputSizeError``.
@@ -127,8 +133,14 @@ class ArrayArrayCodec(Codec, Protocol):
         """Decode a chunk; ``spec`` describes the decoded side."""
         ...
 
-    def decode_into(self, array: Any, spec: ChunkSpec, out: Any) -> None:
-        """Decode into the caller's array ``out`` (shape and dtype of ``spec``)."""
+    def encode_into(self, array: Any, out: Any, spec: ChunkSpec) -> int:
+        """Encode into the caller's array ``out`` (the encoded chunk's shape and data type);
+        return the number of bytes written."""
+        ...
+
+    def decode_into(self, array: Any, out: Any, spec: ChunkSpec) -> int:
+        """Decode into the caller's array ``out`` (shape and data type of ``spec``); return the
+        number of bytes written."""
         ...
 
 
@@ -144,8 +156,12 @@ class ArrayBytesCodec(Codec, Protocol):
         """Deserialise a chunk into a new array of ``spec``'s shape and data type."""
         ...
 
-    def decode_into(self, data: Buffer, spec: ChunkSpec, out: Any) -> None:
-        """Deserialise into the caller's array ``out``."""
+    def encode_into(self, array: Any, out: Buffer, spec: ChunkSpec) -> int:
+        """Serialise into the writable buffer ``out``; return the number of bytes written."""
+        ...
+
+    def decode_into(self, data: Buffer, out: Any, spec: ChunkSpec) -> int:
+        """Deserialise into the caller's array ``out``; return the number of bytes written."""
         ...
 
 

@@ -207,7 +207,9 @@ def check_round_trips(codec: Any, data_types: Sequence[DataType], *, exact: bool
 
 
 def check_decode_into(codec: Any, data_types: Sequence[DataType]) -> None:
-    """``decode_into`` writes what ``decode`` returns; a too-small output fails cleanly."""
+    """``decode_into`` and ``encode_into`` (``(chunk, out, spec) -> int``, every kind) write
+    what ``decode`` and ``encode`` return and count the bytes; a too-small output fails
+    cleanly."""
     if codec.codec_type == "bytes_bytes":
         for label, data in _bytes_inputs(data_types).items():
             encoded = codec.encode(data)
@@ -239,8 +241,15 @@ def check_decode_into(codec: Any, data_types: Sequence[DataType]) -> None:
             encoded = codec.encode(arr, spec)
             expected = codec.decode(encoded, spec)
             out_array = np.empty(arr.shape, dtype=dt.numpy_dtype)
-            codec.decode_into(encoded, spec, out_array)
+            written = codec.decode_into(encoded, out_array, spec)
             assert _same_array(out_array, expected), f"{codec!r}: decode_into {dt.name}/{label}"
+            assert written == out_array.nbytes, f"{codec!r}: decode_into returned {written}"
+            if codec.codec_type == "array_array":  # encode_into: the same call shape
+                encoded_array = np.asarray(encoded)
+                encoded_out = np.empty(encoded_array.shape, dtype=encoded_array.dtype)
+                written = codec.encode_into(arr, encoded_out, spec)
+                assert _same_array(encoded_out, encoded), f"{codec!r}: encode_into {label}"
+                assert written == encoded_out.nbytes, f"{codec!r}: encode_into returned {written}"
 
 
 def check_malformed(codec: Any, malformed: Iterable[Any], spec: ChunkSpec | None = None) -> None:
