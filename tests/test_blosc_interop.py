@@ -562,3 +562,15 @@ def test_zarr_adapter_class() -> None:
     assert BloscCodec.from_dict(builtin.to_dict()) == codec
     with pytest.raises(ValueError, match="clevel"):
         BloscCodec(clevel=10)
+
+
+def test_plain_copy_frames_decode_whatever_compressor_they_name() -> None:
+    """A frame stored as it is (clevel 0: the memcpy flag) needs no compressor: one naming
+    snappy, which neither build includes, decodes to its bytes with ours as with numcodecs'."""
+    data = np.arange(5000, dtype="<u4").tobytes()
+    frame = bytearray(Blosc("lz4", 0, "noshuffle", 4).encode(data))
+    assert frame[2] & 0x02  # the memcpy flag
+    frame[2] = (frame[2] & 0x1F) | (2 << 5)  # compressor code 2: snappy
+    assert bytes(numcodecs.Blosc().decode(bytes(frame))) == data
+    assert Blosc().decode(bytes(frame)) == data
+    assert Blosc(threads=4).decode(bytes(frame)) == data

@@ -33,12 +33,16 @@ unsafe extern "C" {
     ) -> c_int;
 }
 
-/// Whether [`decompress`] reads this (validated) frame; c-blosc does otherwise.
+/// Whether [`decompress`] reads this (validated) frame; c-blosc does otherwise. A plain copy
+/// (the memcpy flag) is always read here: it needs no compressor, so it decodes whatever
+/// compressor its header names (numcodecs returns its bytes even where that one is missing),
+/// and no threads.
 pub(crate) fn covers(info: &FrameInfo, threads: c_int) -> bool {
-    threads == 1
-        && info.nbytes > 0
-        && matches!(info.compressor, "blosclz" | "lz4" | "zlib" | "zstd")
-        && (info.memcpyed || !shuffled(info) || shuffle::has_kernel(info.typesize))
+    info.nbytes > 0
+        && (info.memcpyed
+            || (threads == 1
+                && matches!(info.compressor, "blosclz" | "lz4" | "zlib" | "zstd")
+                && (!shuffled(info) || shuffle::has_kernel(info.typesize))))
 }
 
 /// c-blosc unshuffles a byte-shuffled frame only for elements of more than one byte, and a

@@ -279,3 +279,24 @@ fn a_thread_per_block_is_recommended() {
         PartialDecodeCapability::NONE
     );
 }
+
+#[test]
+fn plain_copies_decode_whatever_compressor_they_name() {
+    // clevel 0 stores the data as it is (the memcpy flag); the header still names a compressor,
+    // which no plain copy needs: snappy (code 2), which this build lacks, must not matter.
+    let data = data();
+    let params = Blosc::new(Compressor::Lz4, 0, Some(Shuffle::NoShuffle), Some(1), 0)
+        .expect("valid")
+        .params(1, 1);
+    let mut frame = encode(&data, &params).expect("encode");
+    assert!(frame_info(&frame).expect("frame").memcpyed);
+    frame[2] = (frame[2] & 0x1f) | (2 << 5);
+    assert_eq!(frame_info(&frame).expect("frame").compressor, "snappy");
+    assert_eq!(decode(&frame, None).expect("plain copy"), data);
+    for threads in [1, 4] {
+        let mut out = vec![0u8; data.len()];
+        let written =
+            zarr_codec_blosc::decode_into_threads(&frame, &mut out, threads).expect("plain copy");
+        assert_eq!((written, &out), (data.len(), &data));
+    }
+}
