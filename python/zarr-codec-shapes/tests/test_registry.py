@@ -131,8 +131,11 @@ def test_a_precedence_list_or_the_environment_chooses(
     set_precedence(["unrelated", "dup-a"])
     assert get_codec_class("test.dup").__name__ == "DuplicateA"
     set_precedence([])
+    assert "test.dup" in conflicts()
     monkeypatch.setenv(registry.PRECEDENCE_VARIABLE, "dup-b")
     assert get_codec_class("test.dup").__name__ == "DuplicateB"
+    assert conflicts() == {}  # the kept resolution follows the environment
+    assert available_codecs()["test.dup"].__name__ == "DuplicateB"
     monkeypatch.setenv(registry.SELECT_VARIABLE, "test.dup=dup-a, other=x")
     assert get_codec_class("test.dup").__name__ == "DuplicateA"  # a selection comes first
 

@@ -72,8 +72,7 @@ class Blosc(_Base):  # type: ignore[misc]
 
     def _adopt(self, codec: Any) -> None:
         super()._adopt(codec)
-        object.__setattr__(self, "_typesize", codec.typesize)
-        object.__setattr__(self, "_codec", codec)
+        object.__setattr__(self, "_typesize", codec.typesize)  # keeps the adopted codec
 
     def decode(self, buf: Any, out: Any = None) -> Any:
         try:

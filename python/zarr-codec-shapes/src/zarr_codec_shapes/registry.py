@@ -90,6 +90,16 @@ _discovered: dict[str, list[Provider]] | None = None  # name -> entry point prov
 _registered: dict[str, type[Codec]] = {}  # name -> class registered at run time
 _selected: dict[str, str] = {}  # name -> distribution or "module:Class" chosen by a call
 _precedence: list[str] = []  # distributions, first wins, set by a call
+# Bumped by each discovery and each change of registration, selection or precedence: the
+# resolution of every name (what available_codecs, a pipeline's hot path, asks) is kept
+# until it or the environment's choices change.
+_generation = 0
+_resolved: tuple[Any, tuple[list[type[Codec]], dict[str, CodecConflictError]]] | None = None
+
+
+def _changed() -> None:
+    global _generation
+    _generation += 1
 
 
 def _check_class(cls: Any) -> str:
@@ -111,6 +121,7 @@ def _providers() -> dict[str, list[Provider]]:
                 provider = Provider(ep.name, dist, f"{dist or '?'}: {ep.value}", ep)
                 found.setdefault(ep.name, []).append(provider)
             _discovered = found
+            _changed()
         return _discovered
 
 
@@ -190,12 +201,14 @@ def register_codec(cls: type[Codec]) -> None:
     name = _check_class(cls)
     with _lock:
         _registered[name] = cls
+        _changed()
 
 
 def unregister_codec(name: str) -> None:
     """Remove the class registered at run time for the v3 name ``name``."""
     with _lock:
         _registered.pop(name, None)
+        _changed()
 
 
 def select_codec(name: str, provider: str | None) -> None:
@@ -206,6 +219,7 @@ def select_codec(name: str, provider: str | None) -> None:
             _selected.pop(name, None)
         else:
             _selected[name] = provider
+        _changed()
 
 
 def set_precedence(distributions: list[str]) -> None:
@@ -213,6 +227,7 @@ def set_precedence(distributions: list[str]) -> None:
     selection (an empty list: the environment's, else none)."""
     with _lock:
         _precedence[:] = list(distributions)
+        _changed()
 
 
 def list_codecs() -> dict[str, list[str]]:
@@ -251,9 +266,13 @@ def get_codec_class(name: str, zarr_format: ZarrFormat = 3) -> type[Codec]:
 
 def _loadable() -> tuple[list[type[Codec]], dict[str, CodecConflictError]]:
     """The chosen class of every name that resolves and loads (for v2 ids and listings),
-    and the names in conflict with their errors."""
+    and the names in conflict with their errors (kept until anything they depend on changes)."""
+    global _resolved
     with _lock:
         names = set(_providers()) | set(_registered)
+        key = (_generation, os.environ.get(SELECT_VARIABLE), os.environ.get(PRECEDENCE_VARIABLE))
+        if _resolved is not None and _resolved[0] == key:
+            return _resolved[1]
     classes, conflicted = [], {}
     for name in sorted(names):
         try:
@@ -262,6 +281,8 @@ def _loadable() -> tuple[list[type[Codec]], dict[str, CodecConflictError]]:
             conflicted[name] = err
         except ConfigurationError:  # unknown or broken: only its own name fails
             continue
+    with _lock:
+        _resolved = (key, (classes, conflicted))
     return classes, conflicted
 
 
