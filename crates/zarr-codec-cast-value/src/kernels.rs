@@ -27,15 +27,19 @@ use zarr_codec_shapes::{DataType, FloatFormat, Result};
 
 const FLOAT64: FloatFormat = FloatFormat::FLOAT64;
 
+use crate::OutOfRange;
 use crate::numeric::Scalar;
 use crate::plan::CastPlan;
 use crate::round::Rounding;
+
+mod range;
 
 /// Elements per block: small enough that redoing a block is cheap, large enough to vectorise.
 const BLOCK: usize = 512;
 
 /// Runs a kernel for the plan's pair of types if there is one; `Ok(false)` when there is not.
 pub(crate) fn apply(plan: &CastPlan, input: &[u8], output: &mut [u8]) -> Result<bool> {
+    let wrap = wraps_floats_into_integers(plan);
     #[cfg(target_arch = "x86_64")]
     if has_avx2() {
         if std::arch::is_x86_feature_detected!("f16c")
@@ -43,10 +47,28 @@ pub(crate) fn apply(plan: &CastPlan, input: &[u8], output: &mut [u8]) -> Result<
         {
             return done;
         }
-        // SAFETY: `apply_avx2` only needs the CPU features checked just above.
-        return unsafe { apply_avx2(plan, input, output) };
+        // SAFETY: both only need the CPU features checked just above.
+        return unsafe {
+            if wrap {
+                wrap_avx2(plan, input, output)
+            } else {
+                apply_avx2(plan, input, output)
+            }
+        };
     }
-    dispatch(plan, input, output)
+    if wrap {
+        dispatch_wrap(plan, input, output)
+    } else {
+        dispatch(plan, input, output)
+    }
+}
+
+/// Whether the plan wraps float values into integers: the kernels that do are a separate
+/// copy ([`dispatch_wrap`]), since wrapping computes differently (see `range`).
+fn wraps_floats_into_integers(plan: &CastPlan) -> bool {
+    plan.rules().out_of_range == Some(OutOfRange::Wrap)
+        && plan.from().is_float()
+        && plan.to().is_integer()
 }
 
 /// Whether the CPU has what the AVX2 copy of the kernels is compiled for.
@@ -61,6 +83,12 @@ fn has_avx2() -> bool {
 #[target_feature(enable = "avx2,fma,sse4.1")]
 unsafe fn apply_avx2(plan: &CastPlan, input: &[u8], output: &mut [u8]) -> Result<bool> {
     dispatch(plan, input, output)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma,sse4.1")]
+unsafe fn wrap_avx2(plan: &CastPlan, input: &[u8], output: &mut [u8]) -> Result<bool> {
+    dispatch_wrap(plan, input, output)
 }
 
 /// An element type the kernels read or write, as native-endian byte arrays (no alignment
@@ -198,13 +226,18 @@ fn run_mapped<S: Elem, T: Elem>(
     let nan = keys
         .nan
         .map(|bits| post_any(T::from_bytes(T::from_bits(bits))).to_bytes());
+    let nan_mapped = nan.is_some();
     for (source, target) in sources.chunks(BLOCK).zip(targets.chunks_mut(BLOCK)) {
         // A count of hard elements rather than a `bool`: an integer sum of the comparison
         // masks, in integers as wide as the source's lanes, vectorises without repacking them.
         let (mut hard, mut hard_wide) = (0u32, 0u64);
         for (s, t) in source.iter().zip(target.iter_mut()) {
-            let (value, fine) = convert(pre(S::from_bytes(*s)));
+            let x = pre(S::from_bytes(*s));
+            let (value, fine) = convert(x);
             *t = post(value).to_bytes();
+            // A NaN that the map takes is not hard: a block with many (a masked area) stays
+            // off the element-by-element pass below.
+            let fine = fine || (nan_mapped && exact(x).is_nan());
             if size_of::<S>() == 8 {
                 hard_wide += u64::from(!fine);
             } else {
@@ -316,12 +349,22 @@ impl Keys {
 /// `f32` and `f64`) and unchecked conversions, which compile to plain vector conversions
 /// (Rust's saturating `as` does not vectorise well).
 trait IntTarget: Elem {
+    /// The smallest value, as a float: the fast path's lower bound, and the type's.
     const LOW: f64;
+    /// The fast path's exclusive upper bound: the type's, but for `uint64` (see below).
     const HIGH: f64;
-    /// 64-bit: converted by [`wide_from_f64`] (no packed conversion before AVX-512).
-    const WIDE: bool;
+    /// The type's exclusive upper bound (`2^N` or `2^(N-1)`).
+    const TOP: f64;
+    /// Width in bits.
+    const BITS: u32;
+    /// 64-bit: converted by [`range::wide_int`] (no packed conversion before AVX-512).
+    const WIDE: bool = Self::BITS == 64;
+    const MIN: Self;
+    const MAX: Self;
     /// The low bits of a two's complement value.
     fn from_i64_bits(value: i64) -> Self;
+    /// The low bits of a two's complement value.
+    fn from_i32_bits(value: i32) -> Self;
     /// # Safety
     /// `value` must be an integer in `[LOW, HIGH)`.
     unsafe fn from_f64_unchecked(value: f64) -> Self;
@@ -332,14 +375,25 @@ trait IntTarget: Elem {
 }
 
 macro_rules! int_target {
-    ($($t:ty => $low:expr, $high:expr, $via:ty);* $(;)?) => {$(
+    ($($t:ty => $low:expr, $high:expr, $top:expr, $via:ty);* $(;)?) => {$(
         impl IntTarget for $t {
             const LOW: f64 = $low;
             const HIGH: f64 = $high;
-            const WIDE: bool = std::mem::size_of::<$t>() == 8;
+            const TOP: f64 = $top;
+            const BITS: u32 = <$t>::BITS;
+            const MIN: Self = <$t>::MIN;
+            const MAX: Self = <$t>::MAX;
             #[inline(always)]
             #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)] // low bits
             fn from_i64_bits(value: i64) -> Self { value as $t }
+            #[inline(always)]
+            #[allow(
+                clippy::cast_possible_truncation,
+                clippy::cast_sign_loss,
+                clippy::cast_lossless,
+                clippy::cast_possible_wrap
+            )] // low bits, sign-extended for the 64-bit types
+            fn from_i32_bits(value: i32) -> Self { value as $t }
             #[inline(always)]
             unsafe fn from_f64_unchecked(value: f64) -> Self {
                 // SAFETY: the caller guarantees `value` is an integer that fits the type, so
@@ -363,19 +417,21 @@ macro_rules! int_target {
     )*};
 }
 // Bounds of the fast path: [LOW, HIGH), powers of two (or zero), exact in f32 and f64, within
-// the type's range (anything outside is redone by the exact path). The narrow types convert
-// through i32, which has packed conversions (vcvttps2dq) that the 8- and 16-bit forms lack.
+// the type's range (anything outside is redone by the exact path, or clamped or wrapped in
+// the kernel: see `range`). The narrow types convert through i32, which has packed
+// conversions (vcvttps2dq) that the 8- and 16-bit forms lack.
 int_target! {
-    i8 => -128.0, 128.0, i32;
-    i16 => -32768.0, 32768.0, i32;
-    i32 => -2_147_483_648.0, 2_147_483_648.0, i32;
-    i64 => -9_223_372_036_854_775_808.0, 9_223_372_036_854_775_808.0, i64;
-    u8 => 0.0, 256.0, i32;
-    u16 => 0.0, 65536.0, i32;
-    u32 => 0.0, 4_294_967_296.0, u32;
+    i8 => -128.0, 128.0, 128.0, i32;
+    i16 => -32768.0, 32768.0, 32768.0, i32;
+    i32 => -2_147_483_648.0, 2_147_483_648.0, 2_147_483_648.0, i32;
+    i64 => -9_223_372_036_854_775_808.0, 9_223_372_036_854_775_808.0,
+        9_223_372_036_854_775_808.0, i64;
+    u8 => 0.0, 256.0, 256.0, i32;
+    u16 => 0.0, 65536.0, 65536.0, i32;
+    u32 => 0.0, 4_294_967_296.0, 4_294_967_296.0, u32;
     // uint64 values from 2^63 up take the exact path: unsigned 64-bit conversion has no
     // vector instruction before AVX-512.
-    u64 => 0.0, 9_223_372_036_854_775_808.0, i64;
+    u64 => 0.0, 9_223_372_036_854_775_808.0, 18_446_744_073_709_551_616.0, i64;
 }
 
 /// A rounding mode as a type, so each kernel is compiled for one mode.
@@ -406,9 +462,10 @@ mode! {
     NearestAway => NearestAway, round;
 }
 
-/// `$kernel::<$types..., M>($args...)` with `M` the mode type of `$rounding`.
+/// `$kernel::<$params..., M>($args...)` with `M` the mode type of `$rounding` (the parameters
+/// are types, or `true`/`false`/`WRAP` for a kernel's `WRAP`).
 macro_rules! by_mode {
-    ($rounding:expr, $kernel:ident::<$($t:ty),*>($($arg:expr),* $(,)?)) => {
+    ($rounding:expr, $kernel:ident::<$($t:tt),*>($($arg:expr),* $(,)?)) => {
         match $rounding {
             Rounding::NearestEven => $kernel::<$($t,)* NearestEven>($($arg),*),
             Rounding::TowardsZero => $kernel::<$($t,)* TowardsZero>($($arg),*),
@@ -420,7 +477,8 @@ macro_rules! by_mode {
 }
 
 /// `float32` bits to `float16` bits, to nearest, ties to even. NaN stays NaN (quiet, sign
-/// kept), infinities stay; `false` for a finite value that overflows (the exact path decides).
+/// kept), infinities stay; `false` for a finite value that overflows, which gives ±Infinity
+/// (what `clamp` wants; otherwise the exact path raises its error).
 #[inline(always)]
 fn f32_to_f16(value: f32) -> (u16, bool) {
     let bits = value.to_bits();
@@ -441,8 +499,9 @@ fn f32_to_f16(value: f32) -> (u16, bool) {
     } else {
         normal
     };
-    // Finite inputs at or beyond 65520 round to 0x7c00 (infinity): out of range.
+    // Finite inputs at or beyond 65520 round to 0x7c00 (infinity) or past it: out of range.
     let overflow = magnitude < 0x7f80_0000 && result >= 0x7c00;
+    let result = if overflow { 0x7c00 } else { result };
     #[allow(clippy::cast_possible_truncation)] // result <= 0x7e00
     let half = (result | sign) as u16;
     (half, !overflow)
@@ -492,12 +551,14 @@ fn f64_to_f16(value: f64) -> (u16, bool) {
         normal
     };
     let overflow = magnitude < infinity && result >= 0x7c00;
+    let result = if overflow { 0x7c00 } else { result };
     #[allow(clippy::cast_possible_truncation)] // result <= 0x7e00
     let half = (result | sign) as u16;
     (half, !overflow)
 }
 
-/// `float32` to `bfloat16` bits, to nearest, ties to even; `false` on finite overflow.
+/// `float32` to `bfloat16` bits, to nearest, ties to even; `false` on finite overflow (which
+/// rounds to ±Infinity).
 #[inline(always)]
 fn f32_to_bf16(value: f32) -> (u16, bool) {
     let bits = value.to_bits();
@@ -543,21 +604,23 @@ fn dispatch(plan: &CastPlan, input: &[u8], output: &mut [u8]) -> Result<bool> {
     };
     let keys = &keys;
     let rounding = plan.rules().rounding;
+    let clamp = plan.rules().out_of_range == Some(OutOfRange::Clamp);
+    let wrap = plan.rules().out_of_range == Some(OutOfRange::Wrap);
     let (from, to) = (plan.from(), plan.to());
     let io = (input, output);
 
-    // Integer to integer: no rounding; anything out of range goes to the exact path.
+    // Integer to integer: no rounding; out-of-range values clamp or wrap as the rule says.
     macro_rules! int_to_int {
         ($s:ty) => {
             match to {
-                DataType::Int8 => int_to_int::<$s, i8>(plan, keys, io),
-                DataType::Int16 => int_to_int::<$s, i16>(plan, keys, io),
-                DataType::Int32 => int_to_int::<$s, i32>(plan, keys, io),
-                DataType::Int64 => int_to_int::<$s, i64>(plan, keys, io),
-                DataType::UInt8 => int_to_int::<$s, u8>(plan, keys, io),
-                DataType::UInt16 => int_to_int::<$s, u16>(plan, keys, io),
-                DataType::UInt32 => int_to_int::<$s, u32>(plan, keys, io),
-                DataType::UInt64 => int_to_int::<$s, u64>(plan, keys, io),
+                DataType::Int8 => int_to_int::<$s, i8>(plan, keys, io, clamp, wrap),
+                DataType::Int16 => int_to_int::<$s, i16>(plan, keys, io, clamp, wrap),
+                DataType::Int32 => int_to_int::<$s, i32>(plan, keys, io, clamp, wrap),
+                DataType::Int64 => int_to_int::<$s, i64>(plan, keys, io, clamp, wrap),
+                DataType::UInt8 => int_to_int::<$s, u8>(plan, keys, io, clamp, wrap),
+                DataType::UInt16 => int_to_int::<$s, u16>(plan, keys, io, clamp, wrap),
+                DataType::UInt32 => int_to_int::<$s, u32>(plan, keys, io, clamp, wrap),
+                DataType::UInt64 => int_to_int::<$s, u64>(plan, keys, io, clamp, wrap),
                 _ => Ok(false),
             }
         };
@@ -566,14 +629,38 @@ fn dispatch(plan: &CastPlan, input: &[u8], output: &mut [u8]) -> Result<bool> {
     macro_rules! from_f32 {
         ($s:ty) => {
             match to {
-                DataType::Int8 => by_mode!(rounding, f32_to_int::<$s, i8>(plan, keys, io, same)),
-                DataType::Int16 => by_mode!(rounding, f32_to_int::<$s, i16>(plan, keys, io, same)),
-                DataType::Int32 => by_mode!(rounding, f32_to_int::<$s, i32>(plan, keys, io, same)),
-                DataType::Int64 => by_mode!(rounding, f32_to_int::<$s, i64>(plan, keys, io, same)),
-                DataType::UInt8 => by_mode!(rounding, f32_to_int::<$s, u8>(plan, keys, io, same)),
-                DataType::UInt16 => by_mode!(rounding, f32_to_int::<$s, u16>(plan, keys, io, same)),
-                DataType::UInt32 => by_mode!(rounding, f32_to_int::<$s, u32>(plan, keys, io, same)),
-                DataType::UInt64 => by_mode!(rounding, f32_to_int::<$s, u64>(plan, keys, io, same)),
+                DataType::Int8 => by_mode!(
+                    rounding,
+                    f32_to_int::<$s, i8, false>(plan, keys, io, same, clamp)
+                ),
+                DataType::Int16 => by_mode!(
+                    rounding,
+                    f32_to_int::<$s, i16, false>(plan, keys, io, same, clamp)
+                ),
+                DataType::Int32 => by_mode!(
+                    rounding,
+                    f32_to_int::<$s, i32, false>(plan, keys, io, same, clamp)
+                ),
+                DataType::Int64 => by_mode!(
+                    rounding,
+                    f32_to_int::<$s, i64, false>(plan, keys, io, same, clamp)
+                ),
+                DataType::UInt8 => by_mode!(
+                    rounding,
+                    f32_to_int::<$s, u8, false>(plan, keys, io, same, clamp)
+                ),
+                DataType::UInt16 => by_mode!(
+                    rounding,
+                    f32_to_int::<$s, u16, false>(plan, keys, io, same, clamp)
+                ),
+                DataType::UInt32 => by_mode!(
+                    rounding,
+                    f32_to_int::<$s, u32, false>(plan, keys, io, same, clamp)
+                ),
+                DataType::UInt64 => by_mode!(
+                    rounding,
+                    f32_to_int::<$s, u64, false>(plan, keys, io, same, clamp)
+                ),
                 DataType::Float32 => {
                     exact_to::<$s, f32>(plan, keys, io, |v| canonical_f32(v.f32()), Post::same())
                 }
@@ -585,10 +672,10 @@ fn dispatch(plan: &CastPlan, input: &[u8], output: &mut [u8]) -> Result<bool> {
                     Post::same(),
                 ),
                 DataType::Float16 if rounding == Rounding::NearestEven => {
-                    narrow::<$s>(plan, keys, io, |v| f32_to_f16(v.f32()))
+                    narrow::<$s>(plan, keys, io, |v| f32_to_f16(v.f32()), clamp)
                 }
                 DataType::BFloat16 if rounding == Rounding::NearestEven => {
-                    narrow::<$s>(plan, keys, io, |v| f32_to_bf16(v.f32()))
+                    narrow::<$s>(plan, keys, io, |v| f32_to_bf16(v.f32()), clamp)
                 }
                 _ => Ok(false),
             }
@@ -598,22 +685,49 @@ fn dispatch(plan: &CastPlan, input: &[u8], output: &mut [u8]) -> Result<bool> {
     macro_rules! from_f64 {
         ($s:ty) => {
             match to {
-                DataType::Int8 => by_mode!(rounding, f64_to_int::<$s, i8>(plan, keys, io, same)),
-                DataType::Int16 => by_mode!(rounding, f64_to_int::<$s, i16>(plan, keys, io, same)),
-                DataType::Int32 => by_mode!(rounding, f64_to_int::<$s, i32>(plan, keys, io, same)),
-                DataType::Int64 => by_mode!(rounding, f64_to_int::<$s, i64>(plan, keys, io, same)),
-                DataType::UInt8 => by_mode!(rounding, f64_to_int::<$s, u8>(plan, keys, io, same)),
-                DataType::UInt16 => by_mode!(rounding, f64_to_int::<$s, u16>(plan, keys, io, same)),
-                DataType::UInt32 => by_mode!(rounding, f64_to_int::<$s, u32>(plan, keys, io, same)),
-                DataType::UInt64 => by_mode!(rounding, f64_to_int::<$s, u64>(plan, keys, io, same)),
+                DataType::Int8 => by_mode!(
+                    rounding,
+                    f64_to_int::<$s, i8, false>(plan, keys, io, same, clamp)
+                ),
+                DataType::Int16 => by_mode!(
+                    rounding,
+                    f64_to_int::<$s, i16, false>(plan, keys, io, same, clamp)
+                ),
+                DataType::Int32 => by_mode!(
+                    rounding,
+                    f64_to_int::<$s, i32, false>(plan, keys, io, same, clamp)
+                ),
+                DataType::Int64 => by_mode!(
+                    rounding,
+                    f64_to_int::<$s, i64, false>(plan, keys, io, same, clamp)
+                ),
+                DataType::UInt8 => by_mode!(
+                    rounding,
+                    f64_to_int::<$s, u8, false>(plan, keys, io, same, clamp)
+                ),
+                DataType::UInt16 => by_mode!(
+                    rounding,
+                    f64_to_int::<$s, u16, false>(plan, keys, io, same, clamp)
+                ),
+                DataType::UInt32 => by_mode!(
+                    rounding,
+                    f64_to_int::<$s, u32, false>(plan, keys, io, same, clamp)
+                ),
+                DataType::UInt64 => by_mode!(
+                    rounding,
+                    f64_to_int::<$s, u64, false>(plan, keys, io, same, clamp)
+                ),
                 DataType::Float64 => {
                     exact_to::<$s, f64>(plan, keys, io, |v| canonical_f64(v.f64()), Post::same())
                 }
                 DataType::Float32 => {
-                    by_mode!(rounding, f64_to_f32::<$s>(plan, keys, io, Post::same()))
+                    by_mode!(
+                        rounding,
+                        f64_to_f32::<$s>(plan, keys, io, Post::same(), clamp)
+                    )
                 }
                 DataType::Float16 if rounding == Rounding::NearestEven => {
-                    narrow::<$s>(plan, keys, io, |v| f64_to_f16(v.f64()))
+                    narrow::<$s>(plan, keys, io, |v| f64_to_f16(v.f64()), clamp)
                 }
                 _ => Ok(false),
             }
@@ -642,6 +756,64 @@ fn dispatch(plan: &CastPlan, input: &[u8], output: &mut [u8]) -> Result<bool> {
         DataType::UInt16 => int_to_int!(u16),
         DataType::UInt32 => int_to_int!(u32),
         DataType::UInt64 => int_to_int!(u64),
+        _ => Ok(false),
+    }
+}
+
+/// [`dispatch`] for `wrap` from float types into integers (what [`wraps_floats_into_integers`]
+/// selects).
+#[inline(always)]
+fn dispatch_wrap(plan: &CastPlan, input: &[u8], output: &mut [u8]) -> Result<bool> {
+    let Some(keys) = Keys::of(plan) else {
+        return Ok(false);
+    };
+    let keys = &keys;
+    let rounding = plan.rules().rounding;
+    let io = (input, output);
+    macro_rules! to_int {
+        ($kernel:ident, $s:ty) => {
+            match plan.to() {
+                DataType::Int8 => by_mode!(
+                    rounding,
+                    $kernel::<$s, i8, true>(plan, keys, io, same, false)
+                ),
+                DataType::Int16 => by_mode!(
+                    rounding,
+                    $kernel::<$s, i16, true>(plan, keys, io, same, false)
+                ),
+                DataType::Int32 => by_mode!(
+                    rounding,
+                    $kernel::<$s, i32, true>(plan, keys, io, same, false)
+                ),
+                DataType::Int64 => by_mode!(
+                    rounding,
+                    $kernel::<$s, i64, true>(plan, keys, io, same, false)
+                ),
+                DataType::UInt8 => by_mode!(
+                    rounding,
+                    $kernel::<$s, u8, true>(plan, keys, io, same, false)
+                ),
+                DataType::UInt16 => by_mode!(
+                    rounding,
+                    $kernel::<$s, u16, true>(plan, keys, io, same, false)
+                ),
+                DataType::UInt32 => by_mode!(
+                    rounding,
+                    $kernel::<$s, u32, true>(plan, keys, io, same, false)
+                ),
+                DataType::UInt64 => by_mode!(
+                    rounding,
+                    $kernel::<$s, u64, true>(plan, keys, io, same, false)
+                ),
+                _ => Ok(false),
+            }
+        };
+    }
+    match plan.from() {
+        DataType::Float32 => to_int!(f32_to_int, f32),
+        DataType::Float16 => to_int!(f32_to_int, F16),
+        DataType::BFloat16 => to_int!(f32_to_int, BF16),
+        DataType::Float64 => to_int!(f64_to_int, f64),
         _ => Ok(false),
     }
 }
@@ -730,7 +902,13 @@ impl Exact64 for f64 {
 }
 
 #[inline(always)]
-fn int_to_int<S, T>(plan: &CastPlan, keys: &Keys, (input, output): Io<'_, '_>) -> Result<bool>
+fn int_to_int<S, T>(
+    plan: &CastPlan,
+    keys: &Keys,
+    (input, output): Io<'_, '_>,
+    clamp: bool,
+    wrap: bool,
+) -> Result<bool>
 where
     S: Elem + Into<i128>,
     T: IntTarget + Default,
@@ -746,83 +924,54 @@ where
         let exact = std::mem::size_of::<S>() < 8 || rounded as i128 == value;
         if exact { rounded } else { f64::NAN }
     };
-    run(
-        plan,
-        keys,
-        input,
-        output,
-        exact,
-        |v: S| match T::from_i128(v.into()) {
+    run(plan, keys, input, output, exact, |v: S| {
+        let value: i128 = v.into();
+        match T::from_i128(value) {
             Some(t) => (t, true),
+            None if clamp => (if value < 0 { T::MIN } else { T::MAX }, true),
+            // The low bits of the two's complement value are its residue.
+            #[allow(clippy::cast_possible_truncation)] // the low 64 bits, as meant
+            None if wrap => (T::from_i64_bits(value as i64), true),
             None => (T::default(), false),
-        },
-    )
+        }
+    })
 }
 
 #[inline(always)]
-fn f64_to_int<S: Exact64, T: IntTarget, M: Mode>(
+fn f64_to_int<S: Exact64, T: IntTarget, const WRAP: bool, M: Mode>(
     plan: &CastPlan,
     keys: &Keys,
     io: Io<'_, '_>,
     pre: impl Fn(S) -> S,
+    clamp: bool,
 ) -> Result<bool> {
-    // The largest integer below HIGH (exact: the bounds of the non-wide targets are at most
-    // 2^32).
-    let high = T::HIGH - 1.0;
-    let convert = move |v: S| {
-        let r = M::f64(v.f64());
-        if T::WIDE {
-            return wide_from_f64(r);
-        }
-        // Clamped into range (NaN to the low end; the forms compile to maxpd/minpd), so the
-        // conversion is always defined; an element the clamp changed is hard and redone.
-        let above = if r > T::LOW { r } else { T::LOW };
-        let safe = if above < high { above } else { high };
-        #[allow(clippy::float_cmp)] // exactly unchanged is the test
-        let ok = safe == r;
-        // SAFETY: `safe` is an integer value in [LOW, HIGH): `r` rounded, or a bound.
-        (unsafe { T::from_f64_unchecked(safe) }, ok)
-    };
+    let convert = move |v: S| range::int_from_f64::<T, WRAP>(M::f64(v.f64()), clamp);
     run_mapped(plan, keys, io, S::f64, convert, pre, Post::same())
 }
 
-/// A rounded (integer-valued) `r` as a 64-bit integer, for `|r| < 2^51` (others are hard
-/// cases): adding `1.5 * 2^52` puts the integer in the low mantissa bits, exactly, with plain
-/// vector arithmetic (AVX2 has no packed float to int64 conversion).
 #[inline(always)]
-fn wide_from_f64<T: IntTarget>(r: f64) -> (T, bool) {
-    const LIMIT: f64 = 2_251_799_813_685_248.0; // 2^51
-    const MAGIC: f64 = 6_755_399_441_055_744.0; // 2^52 + 2^51
-    let ok = r >= T::LOW.max(-LIMIT) && r < T::HIGH.min(LIMIT);
-    let safe = if ok { r } else { 0.0 };
-    let bits = (safe + MAGIC).to_bits().wrapping_sub(MAGIC.to_bits());
-    (T::from_i64_bits(bits.cast_signed()), ok)
-}
-
-#[inline(always)]
-fn f32_to_int<S: Exact32, T: IntTarget, M: Mode>(
+fn f32_to_int<S: Exact32, T: IntTarget, const WRAP: bool, M: Mode>(
     plan: &CastPlan,
     keys: &Keys,
     io: Io<'_, '_>,
     pre: impl Fn(S) -> S,
+    clamp: bool,
 ) -> Result<bool> {
-    // The bounds are powers of two (or zero): exact in f32 as well.
-    #[allow(clippy::cast_possible_truncation)]
-    // ... and the largest float32 below HIGH, an integer.
-    let (low, high) = (T::LOW as f32, (T::HIGH as f32).next_down());
-    let convert = move |v: S| {
-        let r = M::f32(v.f32());
-        if T::WIDE {
-            return wide_from_f64(f64::from(r));
-        }
-        // Clamped as in `f64_to_int`.
-        let above = if r > low { r } else { low };
-        let safe = if above < high { above } else { high };
-        #[allow(clippy::float_cmp)] // exactly unchanged is the test
-        let ok = safe == r;
-        // SAFETY: `safe` is an integer value in [LOW, HIGH): `r` rounded, or a bound.
-        (unsafe { T::from_f32_unchecked(safe) }, ok)
-    };
+    // Decided once here rather than for each element: `int_from_f32` goes through f64 for
+    // these.
+    if T::BITS > 16 && !T::WIDE && (clamp || WRAP) {
+        let convert = move |v: S| range::int_from_f64::<T, WRAP>(f64::from(M::f32(v.f32())), clamp);
+        return run_mapped(
+            plan,
+            keys,
+            io,
+            |v: S| f64::from(v.f32()),
+            convert,
+            pre,
+            Post::same(),
+        );
+    }
+    let convert = move |v: S| range::int_from_f32::<T, WRAP>(M::f32(v.f32()), clamp);
     run_mapped(
         plan,
         keys,
@@ -847,14 +996,21 @@ fn exact_to<S: Elem + Exact, T: Elem>(
     run_mapped(plan, keys, io, S::exact, convert, same, post)
 }
 
-/// A narrowing to 16 bits whose routine says when the value overflowed.
+/// A narrowing to 16 bits whose routine says when the value overflowed (and gives ±Infinity
+/// then).
 #[inline(always)]
 fn narrow<S: Elem + Exact>(
     plan: &CastPlan,
     keys: &Keys,
     (input, output): Io<'_, '_>,
     convert: impl Fn(S) -> (u16, bool),
+    clamp: bool,
 ) -> Result<bool> {
+    // The routines give ±Infinity on overflow, which is what `clamp` asks for.
+    let convert = |v: S| {
+        let (half, ok) = convert(v);
+        (half, ok || clamp)
+    };
     run(plan, keys, input, output, S::exact, convert)
 }
 
@@ -877,14 +1033,16 @@ macro_rules! exact_via {
 exact_via!(f32: f32, F16, BF16, i8, u8, i16, u16; f64: f64, i32, u32);
 
 /// `float64` to `float32`: the IEEE conversion rounds to nearest even; the directed modes
-/// step one ulp from it where it went the wrong way. Ties away from zero, and overflow, are
-/// left to the exact path.
+/// step one ulp from it where it went the wrong way. Ties away from zero are left to the
+/// exact path, and so is overflow unless `clamp` (then ±Infinity from `2^128` up, where the
+/// exact path finds the value out of range in every mode; below that, what the steps give).
 #[inline(always)]
 fn f64_to_f32<S: Exact64, M: Mode>(
     plan: &CastPlan,
     keys: &Keys,
     io: Io<'_, '_>,
     post: Post<impl Fn(f32) -> f32, impl Fn(f32) -> f32>,
+    clamp: bool,
 ) -> Result<bool> {
     let convert = |v: S| {
         let x = v.f64();
@@ -906,6 +1064,16 @@ fn f64_to_f32<S: Exact64, M: Mode>(
             Rounding::NearestAway => (nearest, back == x || x.is_nan()),
             _ => (nearest, true),
         };
+        if clamp {
+            const OUTSIDE: f64 = 340_282_366_920_938_463_463_374_607_431_768_211_456.0; // 2^128
+            let infinity = if x > 0.0 {
+                f32::INFINITY
+            } else {
+                f32::NEG_INFINITY
+            };
+            let result = if x.abs() >= OUTSIDE { infinity } else { result };
+            return (canonical_f32(result), ok);
+        }
         // Overflow (an infinity from a finite value, or a directed step off the end): the exact
         // path applies the range rule.
         let ok = ok && result.is_finite() == x.is_finite() && nearest.is_finite() == x.is_finite();
@@ -988,7 +1156,7 @@ mod f16c {
 
     use zarr_codec_shapes::{DataType, Result};
 
-    use super::{Keys, canonical_f32};
+    use super::{Keys, OutOfRange, canonical_f32};
     use crate::plan::CastPlan;
     use crate::round::Rounding;
 
@@ -1010,10 +1178,12 @@ mod f16c {
         }
     }
 
-    /// float32 -> float16, nearest-even. Blocks with a finite value at or beyond 65520 (which
-    /// rounds past the largest float16) or a NaN (whose payload F16C keeps) take the exact path.
+    /// float32 -> float16, nearest-even. F16C gives ±Infinity for a finite value at or beyond
+    /// 65520, which is `clamp`'s result; without `clamp` such groups of 8 take the exact path
+    /// (which raises its error). NaNs, whose payload F16C keeps, are made canonical.
     #[target_feature(enable = "avx2,f16c")]
     unsafe fn narrow(plan: &CastPlan, input: &[u8], output: &mut [u8]) -> Result<bool> {
+        let clamp = plan.rules().out_of_range == Some(OutOfRange::Clamp);
         let sources = input.as_chunks::<32>();
         let targets = output.as_chunks_mut::<16>();
         let abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fff_ffff));
@@ -1021,7 +1191,7 @@ mod f16c {
         let infinity = _mm256_set1_ps(f32::INFINITY);
         for (s, t) in sources.0.iter().zip(targets.0.iter_mut()) {
             // SAFETY: `s` is 32 readable bytes and `t` 16 writable ones; unaligned access.
-            let hard = unsafe {
+            let (overflow, nan) = unsafe {
                 let x: __m256 = _mm256_loadu_ps(s.as_ptr().cast());
                 let magnitude = _mm256_and_ps(x, abs_mask);
                 let big = _mm256_cmp_ps::<_CMP_GE_OQ>(magnitude, limit);
@@ -1029,11 +1199,23 @@ mod f16c {
                 let nan = _mm256_cmp_ps::<_CMP_UNORD_Q>(x, x);
                 let half = _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(x);
                 _mm_storeu_si128(t.as_mut_ptr().cast(), half);
-                _mm256_movemask_ps(_mm256_and_ps(big, finite_big)) | _mm256_movemask_ps(nan)
+                (
+                    _mm256_movemask_ps(_mm256_and_ps(big, finite_big)),
+                    _mm256_movemask_ps(nan),
+                )
             };
-            if hard != 0 {
-                // These 8 only (NaN, overflow): the rest of the data keeps the fast path.
+            if overflow != 0 && !clamp {
+                // These 8 only: the rest of the data keeps the fast path.
                 plan.apply_slow(s, t)?;
+            } else if nan != 0 {
+                let lanes = s.as_chunks::<4>().0.iter().zip(t.as_chunks_mut::<2>().0);
+                for (source, half) in lanes {
+                    let value = f32::from_ne_bytes(*source);
+                    if value.is_nan() {
+                        let sign = if value.is_sign_negative() { 0x8000 } else { 0 };
+                        *half = (0x7e00u16 | sign).to_ne_bytes();
+                    }
+                }
             }
         }
         finish(plan, sources.1, targets.1)
@@ -1075,7 +1257,6 @@ mod tests {
     //! The kernels against the exact path, on every pair of the types they cover.
 
     use super::*;
-    use crate::OutOfRange;
     use crate::scalar_map::ScalarMap;
 
     /// The core types, the eight integers first.
@@ -1164,7 +1345,12 @@ mod tests {
         let mut baseline = vec![0u8; count * out_size];
         let mut slow = vec![0u8; count * out_size];
         let slow_result = plan.apply_slow(input, &mut slow);
-        match dispatch(plan, input, &mut baseline) {
+        let baseline_result = if wraps_floats_into_integers(plan) {
+            dispatch_wrap(plan, input, &mut baseline)
+        } else {
+            dispatch(plan, input, &mut baseline)
+        };
+        match baseline_result {
             Ok(true) => assert!(slow_result.is_ok() && baseline == slow, "{plan:?} baseline"),
             Ok(false) => {}
             Err(_) => assert!(slow_result.is_err(), "{plan:?} baseline"),
@@ -1194,6 +1380,96 @@ mod tests {
                             continue; // wrap into a float type
                         };
                         check(&plan, &input);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Out-of-range values, infinities and NaN planted at each position of a vector block (and
+    /// of the block after it, and of the tail) among in-range values: every kernel, under every
+    /// `out_of_range` rule, gives what the exact path gives wherever they fall.
+    #[test]
+    fn out_of_range_values_at_every_position() {
+        use DataType::{
+            BFloat16, Float16, Float32, Float64, Int8, Int16, Int32, Int64, UInt8, UInt16, UInt32,
+            UInt64,
+        };
+        let sources = [Float64, Float32, Float16, Int16, Int32, Int64, UInt64];
+        let targets = [
+            UInt8, Int8, Int16, UInt16, Int32, UInt32, Int64, UInt64, Float32, Float16, BFloat16,
+        ];
+        let specials = [
+            300.5,
+            -200.0,
+            70000.0,
+            -1e6,
+            3e9,
+            -5e9,
+            1e17,
+            -1e19,
+            2e19,
+            1e300,
+            -1e300,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+        ];
+        let length = 2 * BLOCK + 21;
+        let positions: Vec<usize> = (0..40)
+            .chain(BLOCK - 20..BLOCK + 20)
+            .chain(length - 12..length)
+            .collect();
+        for from in sources {
+            let size = from.size();
+            let into_source = |x: f64| {
+                let plan = CastPlan::new(
+                    Float64,
+                    from,
+                    Rounding::NearestEven,
+                    Some(OutOfRange::Clamp),
+                    ScalarMap::default(),
+                )
+                .expect("plan");
+                plan.apply_to_vec(&x.to_ne_bytes()).ok()
+            };
+            let base: Vec<u8> = (0..length)
+                .filter_map(|i| into_source(f64::from(u8::try_from(i % 100).unwrap_or(0)) + 0.25))
+                .flatten()
+                .collect();
+            let specials: Vec<Vec<u8>> = specials.iter().filter_map(|&x| into_source(x)).collect();
+            for to in targets {
+                for rounding in [Rounding::NearestEven, Rounding::TowardsZero] {
+                    for rule in [None, Some(OutOfRange::Clamp), Some(OutOfRange::Wrap)] {
+                        let map = ScalarMap::default();
+                        let Ok(plan) = CastPlan::new(from, to, rounding, rule, map) else {
+                            continue;
+                        };
+                        let expected_base = plan.apply_to_vec(&base).expect("in range");
+                        let out_size = to.size();
+                        for special in &specials {
+                            let one = plan.apply_to_vec(special);
+                            for &position in &positions {
+                                let mut input = base.clone();
+                                input[position * size..][..size].copy_from_slice(special);
+                                let fast = plan.apply_to_vec(&input);
+                                match &one {
+                                    Ok(value) => {
+                                        let mut expected = expected_base.clone();
+                                        expected[position * out_size..][..out_size]
+                                            .copy_from_slice(value);
+                                        assert!(
+                                            fast.as_ref().is_ok_and(|f| *f == expected),
+                                            "{plan:?}: {special:02x?} at {position}"
+                                        );
+                                    }
+                                    Err(_) => assert!(
+                                        fast.is_err(),
+                                        "{plan:?}: {special:02x?} at {position} must fail"
+                                    ),
+                                }
+                            }
+                        }
                     }
                 }
             }

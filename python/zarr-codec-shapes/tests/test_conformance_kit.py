@@ -7,12 +7,19 @@ from typing import Any, ClassVar
 import numpy as np
 import pytest
 from example_codecs import BitNot, XorCrc
-from zarr_codec_shapes import ArrayArrayCodecBase, BytesBytesCodecBase, ChunkSpec, CorruptInputError
+from zarr_codec_shapes import (
+    ArrayArrayCodecBase,
+    BytesBytesCodecBase,
+    ChunkSpec,
+    CorruptInputError,
+    OutputSizeError,
+)
 from zarr_codec_shapes.testing import (
     ConformanceSuite,
     check_decode_into,
     check_json,
     check_malformed,
+    check_overlap,
     check_round_trips,
     check_value_semantics,
 )
@@ -121,6 +128,48 @@ class OverflowsOutput(Identity):
 def test_kit_catches_decode_into_without_size_check() -> None:
     with pytest.raises(AssertionError, match="one byte short"):
         check_decode_into(OverflowsOutput(), [ChunkSpec((1,), "uint8").data_type])
+
+
+class Reverses(Identity):
+    """Stores the bytes reversed, and decodes in place one byte at a time: right into separate
+    memory, wrong when the output is the input."""
+
+    def encode(self, data: Any, spec: ChunkSpec | None = None) -> bytes:
+        return super().encode(data)[::-1]
+
+    def decode(self, data: Any, spec: ChunkSpec | None = None) -> bytes:
+        return super().decode(data)[::-1]
+
+    def decode_into(self, data: Any, out: Any, spec: ChunkSpec | None = None) -> int:
+        source, target = memoryview(data).cast("B"), memoryview(out).cast("B")
+        n = len(source)
+        if len(target) < n:
+            raise OutputSizeError(n, len(target))
+        for i in range(n):
+            target[i] = source[n - 1 - i]
+        return n
+
+
+def test_kit_catches_decode_into_that_overlapping_memory_corrupts() -> None:
+    check_decode_into(Reverses(), [ChunkSpec((1,), "uint8").data_type])  # fine apart
+    with pytest.raises(AssertionError, match="wrong result"):
+        check_overlap(Reverses(), [ChunkSpec((1,), "uint8").data_type])
+
+
+class RefusesLate(Identity):
+    """Refuses overlapping memory, but only after writing into it."""
+
+    def decode_into(self, data: Any, out: Any, spec: ChunkSpec | None = None) -> int:
+        source, target = memoryview(data).cast("B"), memoryview(out).cast("B")
+        if source and target:
+            target[0] = source[0] ^ 0xFF
+            raise CorruptInputError("overlap")
+        return 0
+
+
+def test_kit_catches_a_refusal_after_writing() -> None:
+    with pytest.raises(AssertionError, match="refused after writing"):
+        check_overlap(RefusesLate(), [ChunkSpec((1,), "uint8").data_type])
 
 
 class BadArray(ArrayArrayCodecBase):

@@ -11,6 +11,7 @@ use super::{
     TowardsZero, canonical_f32, canonical_f64, exact_to, f32_to_int, f64_to_f32, f64_to_int,
 };
 use super::{Exact32, Exact64};
+use crate::OutOfRange;
 use crate::affine::Affine;
 use crate::plan::CastPlan;
 use crate::round::Rounding;
@@ -23,12 +24,24 @@ pub(crate) fn apply_after(
     input: &[u8],
     output: &mut [u8],
 ) -> Result<bool> {
+    let io = (input, output);
+    let wrap = plan.rules().out_of_range == Some(OutOfRange::Wrap);
     #[cfg(target_arch = "x86_64")]
     if super::has_avx2() {
-        // SAFETY: `after_avx2` only needs the CPU features checked just above.
-        return unsafe { after_avx2(plan, affine, (input, output)) };
+        // SAFETY: both only need the CPU features checked just above.
+        return unsafe {
+            if wrap {
+                after_avx2::<true>(plan, affine, io)
+            } else {
+                after_avx2::<false>(plan, affine, io)
+            }
+        };
     }
-    after(plan, affine, (input, output))
+    if wrap {
+        after::<true>(plan, affine, io)
+    } else {
+        after::<false>(plan, affine, io)
+    }
 }
 
 /// `cast(x) / scale + offset` by a kernel; `Ok(false)` (nothing written) when none covers the
@@ -49,8 +62,12 @@ pub(crate) fn apply_then(
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma,sse4.1")]
-unsafe fn after_avx2(plan: &CastPlan, affine: Affine, io: Io<'_, '_>) -> Result<bool> {
-    after(plan, affine, io)
+unsafe fn after_avx2<const WRAP: bool>(
+    plan: &CastPlan,
+    affine: Affine,
+    io: Io<'_, '_>,
+) -> Result<bool> {
+    after::<WRAP>(plan, affine, io)
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -60,23 +77,48 @@ unsafe fn then_avx2(plan: &CastPlan, io: Io<'_, '_>, affine: Affine, fma: bool) 
 }
 
 #[inline(always)]
-fn after(plan: &CastPlan, affine: Affine, io: Io<'_, '_>) -> Result<bool> {
+fn after<const WRAP: bool>(plan: &CastPlan, affine: Affine, io: Io<'_, '_>) -> Result<bool> {
     let Some(keys) = Keys::of(plan) else {
         return Ok(false);
     };
     let keys = &keys;
     let rounding = plan.rules().rounding;
+    let clamp = plan.rules().out_of_range == Some(OutOfRange::Clamp);
     macro_rules! to_int {
         ($kernel:ident, $s:ty, $pre:expr) => {
             match plan.to() {
-                DataType::Int8 => by_mode!(rounding, $kernel::<$s, i8>(plan, keys, io, $pre)),
-                DataType::Int16 => by_mode!(rounding, $kernel::<$s, i16>(plan, keys, io, $pre)),
-                DataType::Int32 => by_mode!(rounding, $kernel::<$s, i32>(plan, keys, io, $pre)),
-                DataType::Int64 => by_mode!(rounding, $kernel::<$s, i64>(plan, keys, io, $pre)),
-                DataType::UInt8 => by_mode!(rounding, $kernel::<$s, u8>(plan, keys, io, $pre)),
-                DataType::UInt16 => by_mode!(rounding, $kernel::<$s, u16>(plan, keys, io, $pre)),
-                DataType::UInt32 => by_mode!(rounding, $kernel::<$s, u32>(plan, keys, io, $pre)),
-                DataType::UInt64 => by_mode!(rounding, $kernel::<$s, u64>(plan, keys, io, $pre)),
+                DataType::Int8 => by_mode!(
+                    rounding,
+                    $kernel::<$s, i8, WRAP>(plan, keys, io, $pre, clamp)
+                ),
+                DataType::Int16 => by_mode!(
+                    rounding,
+                    $kernel::<$s, i16, WRAP>(plan, keys, io, $pre, clamp)
+                ),
+                DataType::Int32 => by_mode!(
+                    rounding,
+                    $kernel::<$s, i32, WRAP>(plan, keys, io, $pre, clamp)
+                ),
+                DataType::Int64 => by_mode!(
+                    rounding,
+                    $kernel::<$s, i64, WRAP>(plan, keys, io, $pre, clamp)
+                ),
+                DataType::UInt8 => by_mode!(
+                    rounding,
+                    $kernel::<$s, u8, WRAP>(plan, keys, io, $pre, clamp)
+                ),
+                DataType::UInt16 => by_mode!(
+                    rounding,
+                    $kernel::<$s, u16, WRAP>(plan, keys, io, $pre, clamp)
+                ),
+                DataType::UInt32 => by_mode!(
+                    rounding,
+                    $kernel::<$s, u32, WRAP>(plan, keys, io, $pre, clamp)
+                ),
+                DataType::UInt64 => by_mode!(
+                    rounding,
+                    $kernel::<$s, u64, WRAP>(plan, keys, io, $pre, clamp)
+                ),
                 _ => Ok(false),
             }
         };
@@ -101,6 +143,7 @@ fn then(plan: &CastPlan, io: Io<'_, '_>, affine: Affine, fma: bool) -> Result<bo
     };
     let keys = &keys;
     let rounding = plan.rules().rounding;
+    let clamp = plan.rules().out_of_range == Some(OutOfRange::Clamp);
     match (affine, plan.to()) {
         (Affine::Float32 { offset, scale }, DataType::Float32) => {
             // `move`: the parameters live in registers, not behind a pointer the loop must reload.
@@ -119,13 +162,22 @@ fn then(plan: &CastPlan, io: Io<'_, '_>, affine: Affine, fma: bool) -> Result<bo
                 DataType::Int16 => exact!(i16),
                 DataType::UInt16 => exact!(u16),
                 DataType::Float64 => {
-                    by_mode!(rounding, f64_to_f32::<f64>(plan, keys, io, Post::all(post)))
+                    by_mode!(
+                        rounding,
+                        f64_to_f32::<f64>(plan, keys, io, Post::all(post), clamp)
+                    )
                 }
                 DataType::Int32 => {
-                    by_mode!(rounding, f64_to_f32::<i32>(plan, keys, io, Post::all(post)))
+                    by_mode!(
+                        rounding,
+                        f64_to_f32::<i32>(plan, keys, io, Post::all(post), clamp)
+                    )
                 }
                 DataType::UInt32 => {
-                    by_mode!(rounding, f64_to_f32::<u32>(plan, keys, io, Post::all(post)))
+                    by_mode!(
+                        rounding,
+                        f64_to_f32::<u32>(plan, keys, io, Post::all(post), clamp)
+                    )
                 }
                 _ => Ok(false),
             }

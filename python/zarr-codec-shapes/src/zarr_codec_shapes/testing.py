@@ -12,7 +12,9 @@ or call :func:`check_codec` directly. Either way it checks: JSON round trips in 
 formats and the rejection of unknown keys; equality, hashing, ``repr``, ``copy`` and pickle;
 encode -> decode round trips over every data type the codec supports and over empty, scalar,
 non-contiguous, Fortran-ordered and big-endian input; ``decode_into`` equal to ``decode`` (and a
-clean error for a too-small output); malformed input raising :class:`CodecError` subclasses; the
+clean error for a too-small output); ``encode_into``/``decode_into`` with output and input sharing
+memory (right, or a ``CodecError`` before writing); malformed input raising :class:`CodecError`
+subclasses; the
 async and batch extras equal to the plain methods; and identical results from 8 threads at once.
 """
 
@@ -43,6 +45,7 @@ __all__ = [
     "check_decode_into",
     "check_json",
     "check_malformed",
+    "check_overlap",
     "check_round_trips",
     "check_threads",
     "check_value_semantics",
@@ -252,6 +255,116 @@ def check_decode_into(codec: Any, data_types: Sequence[DataType]) -> None:
                 assert written == encoded_out.nbytes, f"{codec!r}: encode_into returned {written}"
 
 
+def _overlap_offsets(size: int) -> list[tuple[int, int]]:
+    """(input offset, output offset) pairs in one buffer: the same start, and either one a
+    little or half its size after the other (multiples of 8, so array views stay aligned)."""
+    half = (size // 2) // 8 * 8
+    pairs = [(0, 0), (0, 8), (8, 0), (0, half), (half, 0)]
+    return list(dict.fromkeys(pairs))
+
+
+def _views(region: memoryview, kind: str, like: Any) -> Any:
+    """``region`` as what a codec method takes: bytes-like for ``"bytes"``, else an array of
+    ``like``'s dtype and shape over the same memory."""
+    if kind == "bytes":
+        return region
+    return np.frombuffer(region, dtype=like.dtype).reshape(like.shape)
+
+
+def _overlap_case(
+    call: Callable[[Any, Any], int],
+    source: Any,
+    source_kind: str,
+    room: int,
+    out_like: Any,
+    out_kind: str,
+    accept: Callable[[bytes], bool],
+    what: str,
+) -> None:
+    """Run ``call(input, out)`` with the two in one buffer at each pair of offsets."""
+    data = _bytes_of(source)
+    for at_in, at_out in _overlap_offsets(max(len(data), room)):
+        buffer = bytearray(max(at_in + len(data), at_out + room) + 8)
+        buffer[at_in : at_in + len(data)] = data
+        before = bytes(buffer)
+        view = memoryview(buffer)
+        chunk = _views(view[at_in : at_in + len(data)], source_kind, source)
+        out = _views(view[at_out : at_out + room], out_kind, out_like)
+        where = f"{what} with input at {at_in} and output at {at_out}"
+        try:
+            written = call(chunk, out)
+        except CodecError:
+            # Refusing is allowed, before anything is written.
+            assert bytes(buffer) == before, f"{where}: refused after writing"
+            continue
+        finally:
+            del chunk, out
+            view.release()
+        assert 0 <= written <= room, f"{where}: returned {written}"
+        result = bytes(buffer[at_out : at_out + written])
+        assert accept(result), f"{where}: wrong result"
+
+
+def check_overlap(codec: Any, data_types: Sequence[DataType]) -> None:
+    """``encode_into`` and ``decode_into`` with an output sharing memory with the input (the
+    same bytes, or parts of one buffer overlapping either way round) write what they write
+    into separate memory, or raise a ``CodecError`` without having written anything."""
+    name = repr(codec)
+    if codec.codec_type == "bytes_bytes":
+        for label, data in list(_bytes_inputs(data_types).items())[:4]:
+            raw = _bytes_of(data)
+            encoded = _bytes_of(codec.encode(raw))
+            _overlap_case(
+                lambda c, o: codec.decode_into(c, o),
+                encoded,
+                "bytes",
+                len(raw),
+                None,
+                "bytes",
+                lambda got, raw=raw: got == raw,  # type: ignore[misc]
+                f"{name}: decode_into {label}",
+            )
+            room = codec.max_encoded_size(len(raw))
+            if room is None:
+                continue
+            _overlap_case(
+                lambda c, o: codec.encode_into(c, o),
+                raw,
+                "bytes",
+                room,
+                None,
+                "bytes",
+                lambda got, raw=raw: _bytes_of(codec.decode(got)) == raw,  # type: ignore[misc]
+                f"{name}: encode_into {label}",
+            )
+        return
+    if codec.codec_type != "array_array":
+        return
+    for dt in data_types:
+        arr = sample_arrays(dt)["contiguous"]
+        spec = ChunkSpec(arr.shape, dt)
+        try:
+            encoded = np.asarray(codec.encode(arr, spec))
+        except CodecError:
+            continue  # data this codec refuses (values out of its range): other checks' matter
+        decoded = np.asarray(codec.decode(encoded, spec))
+        for call, source, result, what in (
+            (codec.encode_into, arr, encoded, "encode_into"),
+            (codec.decode_into, encoded, decoded, "decode_into"),
+        ):
+            expected = np.ascontiguousarray(result).tobytes()
+            _overlap_case(
+                lambda c, o, call=call: call(c, o, spec),  # type: ignore[misc]
+                np.ascontiguousarray(source),
+                "array",
+                len(expected),
+                np.ascontiguousarray(result),
+                "array",
+                lambda got, expected=expected: got == expected,  # type: ignore[misc]
+                f"{name}: {what} {dt.name}",
+            )
+
+
 def check_malformed(codec: Any, malformed: Iterable[Any], spec: ChunkSpec | None = None) -> None:
     """Every malformed input raises a ``CodecError`` subclass; random bytes never crash.
 
@@ -357,6 +470,7 @@ def check_codec(
     check_round_trips(codec, data_types, exact=exact)
     check_decode_into(codec, data_types)
     check_malformed(codec, malformed)
+    check_overlap(codec, data_types)
     check_async_and_batch(codec, data_types)
     check_threads(codec, data_types)
     check_capabilities(codec, data_types)
@@ -396,6 +510,10 @@ class ConformanceSuite:
         spec = ChunkSpec((16,), self.data_types[0])
         for codec in self._each():
             check_malformed(codec, self.malformed, spec)
+
+    def test_overlap(self) -> None:
+        for codec in self._each():
+            check_overlap(codec, self.data_types)
 
     def test_async_and_batch(self) -> None:
         for codec in self._each():

@@ -16,13 +16,19 @@ from pathlib import Path
 
 import numpy as np
 from zarr_codecs._progress import Progress
-from zarr_codecs.bench import affine, casts, datasets
+from zarr_codecs.bench import affine, cast_ranges, casts, datasets
 from zarr_codecs.bench.harness import Result, plot, run_case, to_markdown
 from zarr_codecs.bench.ours import BASELINES, OURS
 from zarr_codecs.bench.peers import PEERS, CaseFactory, Provider
 
 #: Every case provider, in the order their rows appear. Add ours after the peers.
-PROVIDERS: tuple[Provider, ...] = (*PEERS, *OURS, *casts.PROVIDERS, *affine.PROVIDERS)
+PROVIDERS: tuple[Provider, ...] = (
+    *PEERS,
+    *OURS,
+    *casts.PROVIDERS,
+    *cast_ranges.PROVIDERS,
+    *affine.PROVIDERS,
+)
 
 #: The codec label each group is compared against, unless ``--baseline`` says otherwise.
 DEFAULT_BASELINE = "numcodecs"
@@ -32,7 +38,12 @@ FIXED_BASELINES = {"copy": "memcpy", **BASELINES}
 
 def fixed_baseline(group: str) -> str | None:
     """The baseline a group always has (``--baseline`` applies to the others)."""
-    return FIXED_BASELINES.get(group) or casts.baseline_for(group) or affine.baseline_for(group)
+    return (
+        FIXED_BASELINES.get(group)
+        or casts.baseline_for(group)
+        or cast_ranges.baseline_for(group)
+        or affine.baseline_for(group)
+    )
 
 
 def parse_args(argv: Sequence[str] | None, prog: str = "zarr-codecs bench") -> argparse.Namespace:

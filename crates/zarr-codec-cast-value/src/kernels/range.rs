@@ -1,0 +1,144 @@
+//! The `out_of_range` rule inside the kernels: out-of-range elements are clamped or wrapped
+//! with vector arithmetic, giving what the exact path gives, so data with many of them keeps
+//! the fast path. What stays hard (redone by the exact path, element by element): NaN and
+//! infinities into integers (errors there, unless `scalar_map` maps them), and, into the
+//! 64-bit integers, magnitudes the vector conversion cannot take (see [`wide_int`]).
+//!
+//! `clamp` is a run-time flag: it only chooses which of two masks says an element was easy.
+//! `wrap` computes differently, so the float-to-integer kernels take it as a const parameter
+//! `WRAP` and are compiled twice; the other kernels test it at run time (see `int_to_int`),
+//! and float targets treat `wrap` as no rule at all, as the exact path does.
+
+use super::IntTarget;
+
+/// A rounded (integer-valued) `r` into `T` under the rule (`clamp`, or `WRAP`, or neither):
+/// the value, and whether it is the exact path's (`false`: the exact path redoes that element).
+#[inline(always)]
+pub(super) fn int_from_f64<T: IntTarget, const WRAP: bool>(r: f64, clamp: bool) -> (T, bool) {
+    if T::WIDE {
+        return wide_int::<T, WRAP>(r, clamp);
+    }
+    if WRAP {
+        return wrapped_f64(r);
+    }
+    // Clamped into range (NaN to the low end; the forms compile to maxpd/minpd), so the
+    // conversion is always defined. `HIGH - 1` is the largest value, exactly (HIGH <= 2^32).
+    let high = T::HIGH - 1.0;
+    let above = if r > T::LOW { r } else { T::LOW };
+    let safe = if above < high { above } else { high };
+    // Under `clamp` that is the result for every finite value; otherwise for unchanged ones.
+    #[allow(clippy::float_cmp)] // exactly unchanged is the test
+    let ok = if clamp {
+        r.abs() < f64::INFINITY
+    } else {
+        safe == r
+    };
+    // SAFETY: `safe` is an integer value in [LOW, HIGH): `r` rounded, or a bound.
+    (unsafe { T::from_f64_unchecked(safe) }, ok)
+}
+
+/// [`int_from_f64`] for an `f32`, in `f32` lanes where that is exact.
+#[inline(always)]
+pub(super) fn int_from_f32<T: IntTarget, const WRAP: bool>(r: f32, clamp: bool) -> (T, bool) {
+    // Into 32-bit types no f32 is the largest value, so clamping and wrapping go through f64
+    // (exact); the 64-bit types always do.
+    if T::WIDE || (T::BITS > 16 && (clamp || WRAP)) {
+        return int_from_f64::<T, WRAP>(f64::from(r), clamp);
+    }
+    if WRAP {
+        return wrapped_f32(r);
+    }
+    // The bounds are powers of two (or zero): exact in f32 as well; the upper one is the
+    // largest float32 below HIGH, an integer, and the type's largest value up to 16 bits.
+    #[allow(clippy::cast_possible_truncation)]
+    let (low, high) = (T::LOW as f32, (T::HIGH as f32).next_down());
+    let above = if r > low { r } else { low };
+    let safe = if above < high { above } else { high };
+    #[allow(clippy::float_cmp)] // exactly unchanged is the test
+    let ok = if clamp {
+        r.abs() < f32::INFINITY
+    } else {
+        safe == r
+    };
+    // SAFETY: `safe` is an integer value in [LOW, HIGH): `r` rounded, or a bound.
+    (unsafe { T::from_f32_unchecked(safe) }, ok)
+}
+
+/// `2^(BITS-1)` as a float and as the `i32` with those low bits.
+#[inline(always)]
+fn half_range<T: IntTarget>() -> (f64, i32) {
+    let half = 1i64 << (T::BITS - 1);
+    #[allow(clippy::cast_precision_loss)] // a power of two
+    let float = half as f64;
+    #[allow(clippy::cast_possible_truncation)] // 2^31 becomes i32::MIN: the same low bits
+    let bits = half as i32;
+    (float, bits)
+}
+
+/// The integer `r` modulo `2^BITS` into `T` (`BITS <= 32`).
+///
+/// `r - floor(r / 2^BITS) * 2^BITS` is exact: dividing by a power of two and taking the floor
+/// are exact, and so is the product; the difference is an integer in `[0, 2^BITS)`, which
+/// `f64` represents, so the subtraction does not round either. NaN and the infinities give
+/// NaN, which is refused (the exact path raises its error).
+#[inline(always)]
+fn wrapped_f64<T: IntTarget>(r: f64) -> (T, bool) {
+    let (half, half_bits) = half_range::<T>();
+    let modulus = 2.0 * half;
+    let residue = r - (r * (1.0 / modulus)).floor() * modulus;
+    let ok = residue >= 0.0;
+    // Centred on zero it fits an i32 (which converts in vectors) for every width up to 32.
+    let centred = if ok { residue - half } else { 0.0 };
+    // SAFETY: `centred` is an integer in [-2^(BITS-1), 2^(BITS-1)), within i32.
+    let low = unsafe { centred.to_int_unchecked::<i32>() };
+    (T::from_i32_bits(low.wrapping_add(half_bits)), ok)
+}
+
+/// [`wrapped_f64`] in `f32` for `BITS <= 16` (the residue, below 2^16, is exact in f32 too).
+#[inline(always)]
+fn wrapped_f32<T: IntTarget>(r: f32) -> (T, bool) {
+    let (half, half_bits) = half_range::<T>();
+    #[allow(clippy::cast_possible_truncation)] // a power of two up to 2^15
+    let half = half as f32;
+    let modulus = 2.0 * half;
+    let residue = r - (r * (1.0 / modulus)).floor() * modulus;
+    let ok = residue >= 0.0;
+    let centred = if ok { residue - half } else { 0.0 };
+    // SAFETY: `centred` is an integer in [-2^(BITS-1), 2^(BITS-1)), within i32.
+    let low = unsafe { centred.to_int_unchecked::<i32>() };
+    (T::from_i32_bits(low.wrapping_add(half_bits)), ok)
+}
+
+/// A rounded `r` into a 64-bit `T`. For `|r| < 2^51`, adding `1.5 * 2^52` puts the integer in
+/// the low mantissa bits, exactly, with plain vector arithmetic (AVX2 has no packed float to
+/// int64 conversion); those bits are also its residue for `wrap`. Under `clamp`, values past
+/// either end take that end. Larger magnitudes within range, or to wrap, are hard.
+#[inline(always)]
+pub(super) fn wide_int<T: IntTarget, const WRAP: bool>(r: f64, clamp: bool) -> (T, bool) {
+    const LIMIT: f64 = 2_251_799_813_685_248.0; // 2^51
+    const MAGIC: f64 = 6_755_399_441_055_744.0; // 2^52 + 2^51
+    let small = r.abs() < LIMIT;
+    let safe = if small { r } else { 0.0 };
+    let bits = (safe + MAGIC).to_bits().wrapping_sub(MAGIC.to_bits());
+    let value = T::from_i64_bits(bits.cast_signed());
+    if WRAP {
+        return (value, small);
+    }
+    let inside = small && r >= T::LOW && r < T::HIGH;
+    if clamp {
+        let below = r < T::LOW;
+        let above = r >= T::TOP;
+        let value = if below {
+            T::MIN
+        } else if above {
+            T::MAX
+        } else {
+            value
+        };
+        return (
+            value,
+            inside || ((below || above) && r.abs() < f64::INFINITY),
+        );
+    }
+    (value, inside)
+}
