@@ -301,9 +301,9 @@ def test_cli_end_to_end_writes_markdown(tmp_path: Path) -> None:
     for name in datasets.DATASETS:
         assert any(row.startswith(f"| {name} | encode | copy | memcpy |") for row in body)
         assert any(f"| {name} | decode | gzip level=5 | zlib |" in row for row in body)
-    # Every provider gives each dataset the same cases (casts: the float datasets only);
-    # memcpy is its own baseline.
-    casts = [row for row in body if "| cast " in row]
+    # Every provider gives each dataset the same cases (casts, with values in or out of
+    # range: the float datasets only); memcpy is its own baseline.
+    casts = [row for row in body if any(f"| {kind} " in row for kind in ("cast", "clamp", "wrap"))]
     assert len(body) - len(casts) > 0 and (len(body) - len(casts)) % len(datasets.DATASETS) == 0
     assert {row.split("|")[1].strip() for row in casts} == {"float32_field", "float64_field"}
     assert "| copy | memcpy |" in text
@@ -344,3 +344,40 @@ def test_plot_without_matplotlib_says_what_to_install(tmp_path: Path) -> None:
         pytest.skip("matplotlib is installed")
     with pytest.raises(ImportError, match="pip install matplotlib"):
         harness.plot(_results(), tmp_path / "bench.png")
+
+
+# -- cast_value on out-of-range data ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("fraction", [0.0, 0.01, 0.5, 1.0])
+@pytest.mark.parametrize("target", ["uint8", "int8", "int16", "float16"])
+def test_out_of_range_datasets_have_the_fraction_asked_for(fraction: float, target: str) -> None:
+    from zarr_codecs.bench import cast_ranges
+
+    field = datasets.load("float64_field", 1 << 16)
+    values = cast_ranges.out_of_range(field, target, fraction)
+    top = cast_ranges._largest(target)
+    above = float(np.mean(np.rint(values) > top))
+    assert abs(above - fraction) <= 0.002, above
+    assert values.dtype == field.dtype
+
+
+def test_nan_patches_cover_the_fraction_asked_for() -> None:
+    from zarr_codecs.bench import cast_ranges
+
+    values = cast_ranges.with_nans(np.zeros(1 << 16), 0.3)
+    assert abs(float(np.mean(np.isnan(values))) - 0.3) <= 0.01
+
+
+def test_cast_range_providers_agree_with_numpy_on_every_job() -> None:
+    """Ours is checked against numpy's expression for every group (strict), so the rows
+    compare the same work; a peer that differs is labelled instead."""
+    from zarr_codecs.bench import cast_ranges
+
+    for dataset in cast_ranges.DATASETS:
+        data = datasets.load(dataset, 1 << 14)
+        cases = cast_ranges.OURS.load()(dataset, data)
+        jobs = cast_ranges.jobs(dataset, data)
+        assert len(cases) == len(jobs) > 0
+        assert all(case.codec_label == "zarr-codec-cast-value" for case in cases)
+        assert {case.group for case in cases} == {job[0] for job in jobs}

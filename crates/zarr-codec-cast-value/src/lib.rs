@@ -248,8 +248,9 @@ impl CodecFromJson for CastValue {
             )));
         }
         let config: Config = parse_v3_config(json, NAME)?;
-        let data_type = DataType::from_json(&config.data_type)
-            .map_err(|err| CodecError::configuration(format!("cast_value: data_type: {err}")))?;
+        let data_type = DataType::from_json(&config.data_type).map_err(|err| {
+            CodecError::configuration(format!("cast_value: data_type: {}", err.detail()))
+        })?;
         Self::new(
             data_type,
             config.rounding.unwrap_or_default(),

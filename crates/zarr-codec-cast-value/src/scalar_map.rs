@@ -74,7 +74,8 @@ fn parse_bits(json: &Value, data_type: DataType, role: &str) -> Result<(Scalar, 
     };
     let fill = FillValue::from_json(json, data_type).map_err(|err| {
         CodecError::configuration(format!(
-            "cast_value: scalar_map {role} {json} is not a {data_type} value: {err}"
+            "cast_value: scalar_map {role} {json} is not a {data_type} value: {}",
+            err.detail()
         ))
     })?;
     let mut bytes = [0u8; 8];

@@ -96,7 +96,8 @@ impl ScaleOffset {
             let json = value.clone().unwrap_or(Value::from(default));
             FillValue::from_json(&json, data_type).map_err(|err| {
                 CodecError::configuration(format!(
-                    "scale_offset: {name} {json} is not a {data_type} value: {err}"
+                    "scale_offset: {name} {json} is not a {data_type} value: {}",
+                    err.detail()
                 ))
             })
         };
@@ -154,8 +155,9 @@ impl ScaleOffset {
         let mut encoded = vec![0u8; size];
         affine.encode(&out, &mut encoded).map_err(|err| {
             CodecError::configuration(format!(
-                "scale_offset: the fill value {} cannot be encoded: {err}",
-                fill.to_json()
+                "scale_offset: the fill value {} cannot be encoded: {}",
+                fill.to_json(),
+                err.detail()
             ))
         })?;
         let bits = read_bits(&encoded);
@@ -445,7 +447,8 @@ fn round(format: FloatFormat, value: f64) -> Result<f64> {
     }
     let bits = f64_to_bits_rounded(value, format).map_err(|err| {
         CodecError::out_of_range(format!(
-            "scale_offset: an intermediate value {value} is not representable: {err}"
+            "scale_offset: an intermediate value {value} is not representable: {}",
+            err.detail()
         ))
     })?;
     Ok(bits_to_f64(bits, format))

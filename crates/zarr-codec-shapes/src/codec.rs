@@ -17,6 +17,14 @@
 //! The `*_into` methods write into a buffer the caller owns and return the number of bytes
 //! written. Their default implementations call the allocating method and copy; codecs that
 //! can write in place override them.
+//!
+//! **Overlapping buffers.** In these traits `input` and `out` are a shared and a mutable
+//! borrow, so they never overlap and implementations may rely on that (`copy_nonoverlapping`,
+//! vectorised loops). Code that builds the two slices from raw memory it does not control
+//! (the Python glue, from buffers a caller passes) must not hand over overlapping ones: for
+//! one chunk it reads an overlapping input from a copy, so the call gives what separate
+//! buffers give; a batch refuses outputs that overlap any input or each other with
+//! [`CodecError::Configuration`] before writing anything.
 
 use crate::capability::{PartialDecodeCapability, RecommendedConcurrency};
 use crate::chunk_spec::ChunkSpec;

@@ -68,6 +68,18 @@ impl CodecError {
         }
     }
 
+    /// The message without the category prefix that [`Display`](fmt::Display) adds: for
+    /// wrapping an error in another's message without saying "invalid configuration" twice.
+    pub fn detail(&self) -> String {
+        match self {
+            Self::Configuration(message)
+            | Self::Corrupt(message)
+            | Self::OutOfRange(message)
+            | Self::Unsupported(message) => message.clone(),
+            Self::OutputSize { .. } | Self::OutputLimit { .. } => self.to_string(),
+        }
+    }
+
     /// Shorthand for [`CodecError::Configuration`].
     pub fn configuration(message: impl Into<String>) -> Self {
         Self::Configuration(message.into())

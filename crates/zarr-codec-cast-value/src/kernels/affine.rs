@@ -10,7 +10,7 @@ use super::{
     BF16, F16, Io, Keys, NearestAway, NearestEven, Post, TowardsNegative, TowardsPositive,
     TowardsZero, canonical_f32, canonical_f64, exact_to, f32_to_int, f64_to_f32, f64_to_int,
 };
-use super::{Exact32, Exact64};
+use super::{Exact32, Exact64, range};
 use crate::OutOfRange;
 use crate::affine::Affine;
 use crate::plan::CastPlan;
@@ -25,22 +25,22 @@ pub(crate) fn apply_after(
     output: &mut [u8],
 ) -> Result<bool> {
     let io = (input, output);
-    let wrap = plan.rules().out_of_range == Some(OutOfRange::Wrap);
+    // One copy of the kernels per `out_of_range` rule, as for the plain casts.
     #[cfg(target_arch = "x86_64")]
     if super::has_avx2() {
-        // SAFETY: both only need the CPU features checked just above.
+        // SAFETY: these only need the CPU features checked just above.
         return unsafe {
-            if wrap {
-                after_avx2::<true>(plan, affine, io)
-            } else {
-                after_avx2::<false>(plan, affine, io)
+            match range::rule_of(plan) {
+                range::STRICT => after_avx2::<{ range::STRICT }>(plan, affine, io),
+                range::CLAMP => after_avx2::<{ range::CLAMP }>(plan, affine, io),
+                _ => after_avx2::<{ range::WRAP }>(plan, affine, io),
             }
         };
     }
-    if wrap {
-        after::<true>(plan, affine, io)
-    } else {
-        after::<false>(plan, affine, io)
+    match range::rule_of(plan) {
+        range::STRICT => after::<{ range::STRICT }>(plan, affine, io),
+        range::CLAMP => after::<{ range::CLAMP }>(plan, affine, io),
+        _ => after::<{ range::WRAP }>(plan, affine, io),
     }
 }
 
@@ -62,12 +62,12 @@ pub(crate) fn apply_then(
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma,sse4.1")]
-unsafe fn after_avx2<const WRAP: bool>(
+unsafe fn after_avx2<const RULE: u8>(
     plan: &CastPlan,
     affine: Affine,
     io: Io<'_, '_>,
 ) -> Result<bool> {
-    after::<WRAP>(plan, affine, io)
+    after::<RULE>(plan, affine, io)
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -77,48 +77,37 @@ unsafe fn then_avx2(plan: &CastPlan, io: Io<'_, '_>, affine: Affine, fma: bool) 
 }
 
 #[inline(always)]
-fn after<const WRAP: bool>(plan: &CastPlan, affine: Affine, io: Io<'_, '_>) -> Result<bool> {
+fn after<const RULE: u8>(plan: &CastPlan, affine: Affine, io: Io<'_, '_>) -> Result<bool> {
     let Some(keys) = Keys::of(plan) else {
         return Ok(false);
     };
     let keys = &keys;
     let rounding = plan.rules().rounding;
-    let clamp = plan.rules().out_of_range == Some(OutOfRange::Clamp);
     macro_rules! to_int {
         ($kernel:ident, $s:ty, $pre:expr) => {
             match plan.to() {
-                DataType::Int8 => by_mode!(
-                    rounding,
-                    $kernel::<$s, i8, WRAP>(plan, keys, io, $pre, clamp)
-                ),
-                DataType::Int16 => by_mode!(
-                    rounding,
-                    $kernel::<$s, i16, WRAP>(plan, keys, io, $pre, clamp)
-                ),
-                DataType::Int32 => by_mode!(
-                    rounding,
-                    $kernel::<$s, i32, WRAP>(plan, keys, io, $pre, clamp)
-                ),
-                DataType::Int64 => by_mode!(
-                    rounding,
-                    $kernel::<$s, i64, WRAP>(plan, keys, io, $pre, clamp)
-                ),
-                DataType::UInt8 => by_mode!(
-                    rounding,
-                    $kernel::<$s, u8, WRAP>(plan, keys, io, $pre, clamp)
-                ),
-                DataType::UInt16 => by_mode!(
-                    rounding,
-                    $kernel::<$s, u16, WRAP>(plan, keys, io, $pre, clamp)
-                ),
-                DataType::UInt32 => by_mode!(
-                    rounding,
-                    $kernel::<$s, u32, WRAP>(plan, keys, io, $pre, clamp)
-                ),
-                DataType::UInt64 => by_mode!(
-                    rounding,
-                    $kernel::<$s, u64, WRAP>(plan, keys, io, $pre, clamp)
-                ),
+                DataType::Int8 => by_mode!(rounding, $kernel::<$s, i8, RULE>(plan, keys, io, $pre)),
+                DataType::Int16 => {
+                    by_mode!(rounding, $kernel::<$s, i16, RULE>(plan, keys, io, $pre))
+                }
+                DataType::Int32 => {
+                    by_mode!(rounding, $kernel::<$s, i32, RULE>(plan, keys, io, $pre))
+                }
+                DataType::Int64 => {
+                    by_mode!(rounding, $kernel::<$s, i64, RULE>(plan, keys, io, $pre))
+                }
+                DataType::UInt8 => {
+                    by_mode!(rounding, $kernel::<$s, u8, RULE>(plan, keys, io, $pre))
+                }
+                DataType::UInt16 => {
+                    by_mode!(rounding, $kernel::<$s, u16, RULE>(plan, keys, io, $pre))
+                }
+                DataType::UInt32 => {
+                    by_mode!(rounding, $kernel::<$s, u32, RULE>(plan, keys, io, $pre))
+                }
+                DataType::UInt64 => {
+                    by_mode!(rounding, $kernel::<$s, u64, RULE>(plan, keys, io, $pre))
+                }
                 _ => Ok(false),
             }
         };
@@ -161,22 +150,29 @@ fn then(plan: &CastPlan, io: Io<'_, '_>, affine: Affine, fma: bool) -> Result<bo
                 DataType::UInt8 => exact!(u8),
                 DataType::Int16 => exact!(i16),
                 DataType::UInt16 => exact!(u16),
+                DataType::Float64 if clamp => {
+                    by_mode!(
+                        rounding,
+                        f64_to_f32::<f64, true>(plan, keys, io, Post::all(post))
+                    )
+                }
                 DataType::Float64 => {
                     by_mode!(
                         rounding,
-                        f64_to_f32::<f64>(plan, keys, io, Post::all(post), clamp)
+                        f64_to_f32::<f64, false>(plan, keys, io, Post::all(post))
                     )
                 }
+                // 32-bit integers never overflow float32: `clamp` changes nothing.
                 DataType::Int32 => {
                     by_mode!(
                         rounding,
-                        f64_to_f32::<i32>(plan, keys, io, Post::all(post), clamp)
+                        f64_to_f32::<i32, false>(plan, keys, io, Post::all(post))
                     )
                 }
                 DataType::UInt32 => {
                     by_mode!(
                         rounding,
-                        f64_to_f32::<u32>(plan, keys, io, Post::all(post), clamp)
+                        f64_to_f32::<u32, false>(plan, keys, io, Post::all(post))
                     )
                 }
                 _ => Ok(false),

@@ -4,22 +4,40 @@
 //! infinities into integers (errors there, unless `scalar_map` maps them), and, into the
 //! 64-bit integers, magnitudes the vector conversion cannot take (see [`wide_int`]).
 //!
-//! `clamp` is a run-time flag: it only chooses which of two masks says an element was easy.
-//! `wrap` computes differently, so the float-to-integer kernels take it as a const parameter
-//! `WRAP` and are compiled twice; the other kernels test it at run time (see `int_to_int`),
-//! and float targets treat `wrap` as no rule at all, as the exact path does.
+//! The float-to-integer kernels are compiled once per rule ([`STRICT`], [`CLAMP`], [`WRAP`]):
+//! testing the rule inside their loops costs as much as the conversion itself. The other
+//! kernels test it at run time (see `int_to_int`, `narrow`); float targets treat `wrap` as no
+//! rule at all, as the exact path does.
 
 use super::IntTarget;
+use crate::OutOfRange;
+use crate::plan::CastPlan;
 
-/// A rounded (integer-valued) `r` into `T` under the rule (`clamp`, or `WRAP`, or neither):
-/// the value, and whether it is the exact path's (`false`: the exact path redoes that element).
-#[inline(always)]
-pub(super) fn int_from_f64<T: IntTarget, const WRAP: bool>(r: f64, clamp: bool) -> (T, bool) {
-    if T::WIDE {
-        return wide_int::<T, WRAP>(r, clamp);
+/// No `out_of_range`: an out-of-range value is an error, which the exact path raises.
+pub(super) const STRICT: u8 = 0;
+/// `"out_of_range": "clamp"`.
+pub(super) const CLAMP: u8 = 1;
+/// `"out_of_range": "wrap"`.
+pub(super) const WRAP: u8 = 2;
+
+/// The plan's rule as one of the constants above.
+pub(super) fn rule_of(plan: &CastPlan) -> u8 {
+    match plan.rules().out_of_range {
+        None => STRICT,
+        Some(OutOfRange::Clamp) => CLAMP,
+        Some(OutOfRange::Wrap) => WRAP,
     }
-    if WRAP {
-        return wrapped_f64(r);
+}
+
+/// A rounded (integer-valued) `r` into `T` under `RULE`: the value, and whether it is the
+/// exact path's (`false`: the exact path redoes that element).
+#[inline(always)]
+pub(super) fn int_from_f64<T: IntTarget, const RULE: u8>(r: f64) -> (T, bool) {
+    if T::WIDE {
+        return wide_int::<T, RULE>(r);
+    }
+    if RULE == WRAP {
+        return wrapped_quickly(r);
     }
     // Clamped into range (NaN to the low end; the forms compile to maxpd/minpd), so the
     // conversion is always defined. `HIGH - 1` is the largest value, exactly (HIGH <= 2^32).
@@ -28,7 +46,7 @@ pub(super) fn int_from_f64<T: IntTarget, const WRAP: bool>(r: f64, clamp: bool) 
     let safe = if above < high { above } else { high };
     // Under `clamp` that is the result for every finite value; otherwise for unchanged ones.
     #[allow(clippy::float_cmp)] // exactly unchanged is the test
-    let ok = if clamp {
+    let ok = if RULE == CLAMP {
         r.abs() < f64::INFINITY
     } else {
         safe == r
@@ -39,14 +57,14 @@ pub(super) fn int_from_f64<T: IntTarget, const WRAP: bool>(r: f64, clamp: bool) 
 
 /// [`int_from_f64`] for an `f32`, in `f32` lanes where that is exact.
 #[inline(always)]
-pub(super) fn int_from_f32<T: IntTarget, const WRAP: bool>(r: f32, clamp: bool) -> (T, bool) {
+pub(super) fn int_from_f32<T: IntTarget, const RULE: u8>(r: f32) -> (T, bool) {
     // Into 32-bit types no f32 is the largest value, so clamping and wrapping go through f64
     // (exact); the 64-bit types always do.
-    if T::WIDE || (T::BITS > 16 && (clamp || WRAP)) {
-        return int_from_f64::<T, WRAP>(f64::from(r), clamp);
+    if T::WIDE || (T::BITS > 16 && RULE != STRICT) {
+        return int_from_f64::<T, RULE>(f64::from(r));
     }
-    if WRAP {
-        return wrapped_f32(r);
+    if RULE == WRAP {
+        return wrapped_quickly_f32(r);
     }
     // The bounds are powers of two (or zero): exact in f32 as well; the upper one is the
     // largest float32 below HIGH, an integer, and the type's largest value up to 16 bits.
@@ -55,13 +73,35 @@ pub(super) fn int_from_f32<T: IntTarget, const WRAP: bool>(r: f32, clamp: bool) 
     let above = if r > low { r } else { low };
     let safe = if above < high { above } else { high };
     #[allow(clippy::float_cmp)] // exactly unchanged is the test
-    let ok = if clamp {
+    let ok = if RULE == CLAMP {
         r.abs() < f32::INFINITY
     } else {
         safe == r
     };
     // SAFETY: `safe` is an integer value in [LOW, HIGH): `r` rounded, or a bound.
     (unsafe { T::from_f32_unchecked(safe) }, ok)
+}
+
+/// `wrap` for `|r| < 2^31`, where the conversion to i32 is exact and its low bits are the
+/// residue; larger magnitudes are hard here, and the kernel redoes their block with
+/// [`wrapped_f64`], which takes any finite value.
+#[inline(always)]
+fn wrapped_quickly<T: IntTarget>(r: f64) -> (T, bool) {
+    let small = r.abs() < 2_147_483_648.0;
+    let safe = if small { r } else { 0.0 };
+    // SAFETY: `safe` is an integer within i32.
+    let low = unsafe { safe.to_int_unchecked::<i32>() };
+    (T::from_i32_bits(low), small)
+}
+
+/// [`wrapped_quickly`] in f32 lanes (`BITS <= 16`; [`wrapped_f32`] redoes the rest).
+#[inline(always)]
+fn wrapped_quickly_f32<T: IntTarget>(r: f32) -> (T, bool) {
+    let small = r.abs() < 2_147_483_648.0;
+    let safe = if small { r } else { 0.0 };
+    // SAFETY: `safe` is an integer within i32.
+    let low = unsafe { safe.to_int_unchecked::<i32>() };
+    (T::from_i32_bits(low), small)
 }
 
 /// `2^(BITS-1)` as a float and as the `i32` with those low bits.
@@ -82,7 +122,7 @@ fn half_range<T: IntTarget>() -> (f64, i32) {
 /// `f64` represents, so the subtraction does not round either. NaN and the infinities give
 /// NaN, which is refused (the exact path raises its error).
 #[inline(always)]
-fn wrapped_f64<T: IntTarget>(r: f64) -> (T, bool) {
+pub(super) fn wrapped_f64<T: IntTarget>(r: f64) -> (T, bool) {
     let (half, half_bits) = half_range::<T>();
     let modulus = 2.0 * half;
     let residue = r - (r * (1.0 / modulus)).floor() * modulus;
@@ -96,7 +136,7 @@ fn wrapped_f64<T: IntTarget>(r: f64) -> (T, bool) {
 
 /// [`wrapped_f64`] in `f32` for `BITS <= 16` (the residue, below 2^16, is exact in f32 too).
 #[inline(always)]
-fn wrapped_f32<T: IntTarget>(r: f32) -> (T, bool) {
+pub(super) fn wrapped_f32<T: IntTarget>(r: f32) -> (T, bool) {
     let (half, half_bits) = half_range::<T>();
     #[allow(clippy::cast_possible_truncation)] // a power of two up to 2^15
     let half = half as f32;
@@ -114,18 +154,18 @@ fn wrapped_f32<T: IntTarget>(r: f32) -> (T, bool) {
 /// int64 conversion); those bits are also its residue for `wrap`. Under `clamp`, values past
 /// either end take that end. Larger magnitudes within range, or to wrap, are hard.
 #[inline(always)]
-pub(super) fn wide_int<T: IntTarget, const WRAP: bool>(r: f64, clamp: bool) -> (T, bool) {
+pub(super) fn wide_int<T: IntTarget, const RULE: u8>(r: f64) -> (T, bool) {
     const LIMIT: f64 = 2_251_799_813_685_248.0; // 2^51
     const MAGIC: f64 = 6_755_399_441_055_744.0; // 2^52 + 2^51
     let small = r.abs() < LIMIT;
     let safe = if small { r } else { 0.0 };
     let bits = (safe + MAGIC).to_bits().wrapping_sub(MAGIC.to_bits());
     let value = T::from_i64_bits(bits.cast_signed());
-    if WRAP {
+    if RULE == WRAP {
         return (value, small);
     }
     let inside = small && r >= T::LOW && r < T::HIGH;
-    if clamp {
+    if RULE == CLAMP {
         let below = r < T::LOW;
         let above = r >= T::TOP;
         let value = if below {

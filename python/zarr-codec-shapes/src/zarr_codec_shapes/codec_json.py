@@ -29,7 +29,9 @@ def split_codec_json(data: object, zarr_format: ZarrFormat) -> tuple[str, dict[s
             raise ConfigurationError(f"codec JSON must be an object or a string, got {data!r}")
         extra = set(data) - {"name", "configuration", "must_understand"}
         if extra:
-            raise ConfigurationError(f"unexpected keys {sorted(extra)} in codec JSON {data!r}")
+            raise ConfigurationError(
+                f"unexpected keys {sorted(extra, key=repr)} in codec JSON {data!r}"
+            )
         name = data.get("name")
         if not isinstance(name, str):
             raise ConfigurationError(f"codec JSON needs a string 'name', got {data!r}")

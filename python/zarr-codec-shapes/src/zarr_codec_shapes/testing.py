@@ -344,17 +344,17 @@ def check_overlap(codec: Any, data_types: Sequence[DataType]) -> None:
         arr = sample_arrays(dt)["contiguous"]
         spec = ChunkSpec(arr.shape, dt)
         try:
-            encoded = np.asarray(codec.encode(arr, spec))
+            encoded_array = np.asarray(codec.encode(arr, spec))
         except CodecError:
             continue  # data this codec refuses (values out of its range): other checks' matter
-        decoded = np.asarray(codec.decode(encoded, spec))
+        decoded_array = np.asarray(codec.decode(encoded_array, spec))
         for call, source, result, what in (
-            (codec.encode_into, arr, encoded, "encode_into"),
-            (codec.decode_into, encoded, decoded, "decode_into"),
+            (codec.encode_into, arr, encoded_array, "encode_into"),
+            (codec.decode_into, encoded_array, decoded_array, "decode_into"),
         ):
             expected = np.ascontiguousarray(result).tobytes()
             _overlap_case(
-                lambda c, o, call=call: call(c, o, spec),  # type: ignore[misc]
+                lambda c, o, call=call, spec=spec: call(c, o, spec),  # type: ignore[misc]
                 np.ascontiguousarray(source),
                 "array",
                 len(expected),

@@ -184,7 +184,7 @@ def _cast_value_rs() -> CaseFactory:
                 array,
                 target_dtype=np.dtype(target),
                 rounding_mode="nearest-even",
-                out_of_range_mode=rule,
+                out_of_range_mode=rule,  # type: ignore[arg-type]  # "clamp" or "wrap"
                 scalar_map_entries=entries,
             )
 
