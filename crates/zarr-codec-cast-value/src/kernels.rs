@@ -1178,10 +1178,14 @@ fn wide_int_to_float(
 #[cfg(target_arch = "x86_64")]
 mod f16c {
     use std::arch::x86_64::{
-        __m256, _CMP_GE_OQ, _CMP_UNORD_Q, _MM_FROUND_TO_NEAREST_INT, _mm_loadu_si128,
-        _mm_storeu_si128, _mm256_and_ps, _mm256_castsi256_ps, _mm256_cmp_ps, _mm256_cvtph_ps,
-        _mm256_cvtps_ph, _mm256_loadu_ps, _mm256_movemask_ps, _mm256_set1_epi32, _mm256_set1_ps,
-        _mm256_storeu_ps,
+        __m128, __m256, __m256d, _CMP_GE_OQ, _CMP_GT_OQ, _CMP_NEQ_OQ, _CMP_UNORD_Q,
+        _MM_FROUND_TO_NEAREST_INT, _mm_add_epi32, _mm_and_si128, _mm_castps_si128,
+        _mm_castsi128_ps, _mm_cmpneq_ps, _mm_loadu_si128, _mm_or_si128, _mm_set1_epi32,
+        _mm_setzero_ps, _mm_storeu_si128, _mm256_and_pd, _mm256_and_ps, _mm256_castsi256_pd,
+        _mm256_castsi256_ps, _mm256_cmp_pd, _mm256_cmp_ps, _mm256_cvtpd_ps, _mm256_cvtph_ps,
+        _mm256_cvtps_pd, _mm256_cvtps_ph, _mm256_loadu_pd, _mm256_loadu_ps, _mm256_movemask_pd,
+        _mm256_movemask_ps, _mm256_set_m128, _mm256_set1_epi32, _mm256_set1_epi64x, _mm256_set1_pd,
+        _mm256_set1_ps, _mm256_storeu_ps,
     };
 
     use zarr_codec_shapes::{DataType, Result};
@@ -1199,6 +1203,10 @@ mod f16c {
             (DataType::Float32, DataType::Float16) if covered => {
                 // SAFETY: the caller checked the CPU features `narrow` enables.
                 Some(unsafe { narrow(plan, input, output) })
+            }
+            (DataType::Float64, DataType::Float16) if covered => {
+                // SAFETY: the caller checked the CPU features `narrow_f64` enables.
+                Some(unsafe { narrow_f64(plan, input, output) })
             }
             (DataType::Float16, DataType::Float32) if covered => {
                 // SAFETY: the caller checked the CPU features `widen` enables.
@@ -1241,6 +1249,69 @@ mod f16c {
                 let lanes = s.as_chunks::<4>().0.iter().zip(t.as_chunks_mut::<2>().0);
                 for (source, half) in lanes {
                     let value = f32::from_ne_bytes(*source);
+                    if value.is_nan() {
+                        let sign = if value.is_sign_negative() { 0x8000 } else { 0 };
+                        *half = (0x7e00u16 | sign).to_ne_bytes();
+                    }
+                }
+            }
+        }
+        finish(plan, sources.1, targets.1)
+    }
+
+    /// float64 -> float16, nearest-even, through float32 rounded to odd: truncated toward zero,
+    /// with the last bit set when anything was cut off. float32 keeps more than two bits
+    /// beyond float16's, so rounding that to nearest (F16C) gives the correctly rounded
+    /// result, not a double rounding. Overflow and NaN as in [`narrow`].
+    #[target_feature(enable = "avx2,f16c")]
+    unsafe fn narrow_f64(plan: &CastPlan, input: &[u8], output: &mut [u8]) -> Result<bool> {
+        let clamp = plan.rules().out_of_range == Some(OutOfRange::Clamp);
+        let sources = input.as_chunks::<64>();
+        let targets = output.as_chunks_mut::<16>();
+        let abs_mask = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fff_ffff_ffff_ffff));
+        let limit = _mm256_set1_pd(65520.0);
+        let infinity = _mm256_set1_pd(f64::INFINITY);
+        let one = _mm256_set1_pd(1.0);
+        // Four float64 lanes to float32 rounded to odd, and their overflow and NaN bits.
+        let to_odd = |x: __m256d| -> (__m128, i32, i32) {
+            let magnitude = _mm256_and_pd(x, abs_mask);
+            let nearest = _mm256_cvtpd_ps(x);
+            let back = _mm256_cvtps_pd(nearest);
+            let inexact = _mm256_cmp_pd::<_CMP_NEQ_OQ>(back, x);
+            let away = _mm256_cmp_pd::<_CMP_GT_OQ>(_mm256_and_pd(back, abs_mask), magnitude);
+            // The 64-bit masks as 32-bit ones: 1.0 where set, converted, compared with 0.
+            let narrow = |mask: __m256d| {
+                _mm_castps_si128(_mm_cmpneq_ps(
+                    _mm256_cvtpd_ps(_mm256_and_pd(mask, one)),
+                    _mm_setzero_ps(),
+                ))
+            };
+            // One step toward zero where it went away (the mask is -1), then the sticky bit.
+            let truncated = _mm_add_epi32(_mm_castps_si128(nearest), narrow(away));
+            let odd = _mm_or_si128(truncated, _mm_and_si128(narrow(inexact), _mm_set1_epi32(1)));
+            let big = _mm256_cmp_pd::<_CMP_GE_OQ>(magnitude, limit);
+            let finite = _mm256_cmp_pd::<_CMP_GT_OQ>(infinity, magnitude);
+            let overflow = _mm256_movemask_pd(_mm256_and_pd(big, finite));
+            let nan = _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_UNORD_Q>(x, x));
+            (_mm_castsi128_ps(odd), overflow, nan)
+        };
+        for (s, t) in sources.0.iter().zip(targets.0.iter_mut()) {
+            // SAFETY: `s` is 64 readable bytes and `t` 16 writable ones; unaligned access.
+            let (overflow, nan) = unsafe {
+                let (low, low_overflow, low_nan) = to_odd(_mm256_loadu_pd(s.as_ptr().cast()));
+                let (high, high_overflow, high_nan) =
+                    to_odd(_mm256_loadu_pd(s.as_ptr().add(32).cast()));
+                let half = _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(_mm256_set_m128(high, low));
+                _mm_storeu_si128(t.as_mut_ptr().cast(), half);
+                (low_overflow | high_overflow << 4, low_nan | high_nan << 4)
+            };
+            if overflow != 0 && !clamp {
+                // These 8 only: the exact path raises its error.
+                plan.apply_slow(s, t)?;
+            } else if nan != 0 {
+                let lanes = s.as_chunks::<8>().0.iter().zip(t.as_chunks_mut::<2>().0);
+                for (source, half) in lanes {
+                    let value = f64::from_ne_bytes(*source);
                     if value.is_nan() {
                         let sign = if value.is_sign_negative() { 0x8000 } else { 0 };
                         *half = (0x7e00u16 | sign).to_ne_bytes();
@@ -1498,6 +1569,43 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// float64 just above, at and just below every float16 tie (halfway between neighbours),
+    /// where rounding through float32 to nearest would round twice: the kernels (F16C through
+    /// float32 rounded to odd where the CPU has it) give the exact path's single rounding.
+    #[test]
+    fn float64_to_float16_near_ties_rounds_once() {
+        let widen = CastPlan::new(
+            DataType::Float16,
+            DataType::Float64,
+            Rounding::NearestEven,
+            None,
+            ScalarMap::default(),
+        )
+        .expect("plan");
+        let mut input = Vec::new();
+        for bits in (0u16..0x7c00).step_by(7).chain(0x7b00..0x7c00) {
+            let value = |b: u16| {
+                let out = widen.apply_to_vec(&b.to_ne_bytes()).expect("widen");
+                f64::from_ne_bytes(out.try_into().expect("8 bytes"))
+            };
+            let tie = f64::midpoint(value(bits), value(bits + 1));
+            for x in [tie, tie.next_up(), tie.next_down(), -tie.next_up(), tie + 2e-9 * tie] {
+                input.extend_from_slice(&x.to_ne_bytes());
+            }
+        }
+        for rule in [None, Some(OutOfRange::Clamp)] {
+            let plan = CastPlan::new(
+                DataType::Float64,
+                DataType::Float16,
+                Rounding::NearestEven,
+                rule,
+                ScalarMap::default(),
+            )
+            .expect("plan");
+            check(&plan, &input);
         }
     }
 

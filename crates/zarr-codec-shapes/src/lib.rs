@@ -101,6 +101,7 @@ pub mod element;
 pub mod error;
 pub mod fill_value;
 pub mod float_format;
+pub mod fuzzing;
 pub mod json;
 
 pub use capability::{PartialDecodeCapability, RecommendedConcurrency};

@@ -1,0 +1,89 @@
+"""Seed corpora for scripts/fuzz: real chunks of each format, written as one file each.
+
+``python scripts/fuzz_seeds.py DIR`` fills ``DIR/<crate>-<target>/`` (existing files are kept,
+so a corpus grows across runs).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+from zarr_codec_blosc import Blosc
+from zarr_codec_gzip import Gzip
+
+
+def _chunks() -> list[bytes]:
+    rng = np.random.default_rng(0)
+    return [
+        np.cumsum(rng.normal(size=512)).astype("<f4").tobytes(),
+        rng.poisson(4, 256).astype("<u2").tobytes(),
+        bytes(64),
+        b"zarr" * 30,
+        b"",
+    ]
+
+
+def _array_seeds(configs: list[dict[str, object]]) -> list[bytes]:
+    """selector byte (data type index; 0x80: Zarr v2), the JSON, a newline, a chunk."""
+    values = np.array([0, 1.5, -2.25, 300, np.nan, np.inf, 65504, -1e10], dtype="<f8").tobytes()
+    seeds = []
+    for config in configs:
+        text = json.dumps(config).encode()
+        for selector in (0, 3, 10, 11, 26, 27, 28):
+            seeds.append(bytes([selector]) + text + b"\n" + values)
+    return seeds
+
+
+def main(out: Path) -> None:
+    chunks = _chunks()
+    corpora = {
+        "zarr-codec-gzip-decode": [Gzip(level).encode(c) for c in chunks for level in (1, 9)],
+        "zarr-codec-blosc-decode": [
+            Blosc(cname, clevel, shuffle, 4).encode(c)
+            for c in chunks
+            for cname, clevel, shuffle in (
+                ("lz4", 5, "shuffle"),
+                ("zstd", 3, "bitshuffle"),
+                ("blosclz", 5, "noshuffle"),
+                ("lz4", 0, "noshuffle"),
+            )
+        ],
+        "zarr-codec-cast-value-config_and_chunk": _array_seeds(
+            [
+                {"name": "cast_value", "configuration": {"data_type": "uint8"}},
+                {
+                    "name": "cast_value",
+                    "configuration": {
+                        "data_type": "int8",
+                        "rounding": "towards-zero",
+                        "out_of_range": "wrap",
+                        "scalar_map": {"encode": [["NaN", 0]], "decode": [[0, "NaN"]]},
+                    },
+                },
+                {
+                    "name": "cast_value",
+                    "configuration": {"data_type": "float16", "out_of_range": "clamp"},
+                },
+            ]
+        ),
+        "zarr-codec-scale-offset-config_and_chunk": _array_seeds(
+            [
+                {"name": "scale_offset", "configuration": {"offset": 1.5, "scale": 4}},
+                {"name": "scale_offset", "configuration": {"offset": "NaN", "scale": 0}},
+                {"name": "scale_offset"},
+            ]
+        ),
+    }
+    for name, seeds in corpora.items():
+        folder = out / name
+        folder.mkdir(parents=True, exist_ok=True)
+        for seed in seeds:
+            (folder / f"seed-{hashlib.sha1(seed).hexdigest()[:16]}").write_bytes(seed)
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]))
