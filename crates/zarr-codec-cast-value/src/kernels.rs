@@ -1592,7 +1592,13 @@ mod tests {
                 f64::from_ne_bytes(out.try_into().expect("8 bytes"))
             };
             let tie = f64::midpoint(value(bits), value(bits + 1));
-            for x in [tie, tie.next_up(), tie.next_down(), -tie.next_up(), tie + 2e-9 * tie] {
+            for x in [
+                tie,
+                tie.next_up(),
+                tie.next_down(),
+                -tie.next_up(),
+                tie + 2e-9 * tie,
+            ] {
                 input.extend_from_slice(&x.to_ne_bytes());
             }
         }
