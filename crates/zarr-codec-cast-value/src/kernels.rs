@@ -1242,19 +1242,7 @@ mod f16c {
                     _mm256_movemask_ps(nan),
                 )
             };
-            if overflow != 0 && !clamp {
-                // These 8 only: the rest of the data keeps the fast path.
-                plan.apply_slow(s, t)?;
-            } else if nan != 0 {
-                let lanes = s.as_chunks::<4>().0.iter().zip(t.as_chunks_mut::<2>().0);
-                for (source, half) in lanes {
-                    let value = f32::from_ne_bytes(*source);
-                    if value.is_nan() {
-                        let sign = if value.is_sign_negative() { 0x8000 } else { 0 };
-                        *half = (0x7e00u16 | sign).to_ne_bytes();
-                    }
-                }
-            }
+            settle(plan, s, t, (overflow, nan), clamp)?;
         }
         finish(plan, sources.1, targets.1)
     }
@@ -1305,21 +1293,31 @@ mod f16c {
                 _mm_storeu_si128(t.as_mut_ptr().cast(), half);
                 (low_overflow | high_overflow << 4, low_nan | high_nan << 4)
             };
-            if overflow != 0 && !clamp {
-                // These 8 only: the exact path raises its error.
-                plan.apply_slow(s, t)?;
-            } else if nan != 0 {
-                let lanes = s.as_chunks::<8>().0.iter().zip(t.as_chunks_mut::<2>().0);
-                for (source, half) in lanes {
-                    let value = f64::from_ne_bytes(*source);
-                    if value.is_nan() {
-                        let sign = if value.is_sign_negative() { 0x8000 } else { 0 };
-                        *half = (0x7e00u16 | sign).to_ne_bytes();
-                    }
-                }
-            }
+            settle(plan, s, t, (overflow, nan), clamp)?;
         }
         finish(plan, sources.1, targets.1)
+    }
+
+    /// After F16C converted 8 elements of `s` into `t`: without `clamp`, a group with an
+    /// overflow (bits of `overflow`) is redone by the exact path, which raises its error; NaN
+    /// lanes (bits of `nan`; F16C keeps their payload and sign) become the canonical NaN.
+    fn settle(
+        plan: &CastPlan,
+        s: &[u8],
+        t: &mut [u8; 16],
+        (overflow, nan): (i32, i32),
+        clamp: bool,
+    ) -> Result<()> {
+        if overflow != 0 && !clamp {
+            return plan.apply_slow(s, t);
+        }
+        for (lane, half) in t.as_chunks_mut::<2>().0.iter_mut().enumerate() {
+            if nan >> lane & 1 != 0 {
+                let sign = u16::from_ne_bytes(*half) & 0x8000;
+                *half = (0x7e00 | sign).to_ne_bytes();
+            }
+        }
+        Ok(())
     }
 
     /// float16 -> float32, exact; NaNs are made canonical afterwards.
