@@ -5,11 +5,12 @@ registry has, so every indexing and write path zarr offers must behave exactly a
 default ``BatchedCodecPipeline``:
 
 * Differential writes and reads on MemoryStore and LocalStore, for chains without a compressor
-  (both byte orders), gzip, blosc (two full configurations), ``[scale_offset, cast_value]`` and
+  (both byte orders), gzip, blosc (two full configurations), zstd (zarr-python's default
+  chain, and with crc32c after it), ``[scale_offset, cast_value]`` and
   ``numcodecs.fixedscaleoffset``, in several data types with NaN and nonzero fill values. With
   our codecs installed in both runs the stored bytes are identical; against zarr's own codec
   classes only the values are compared.
-* Arrays it cannot run (sharding, transpose, crc32c, zstd, Zarr v2, data types we lack) go to
+* Arrays it cannot run (sharding, transpose, Zarr v2, data types we lack) go to
   zarr's own code and give the same values and bytes (a shard's inner chunks still come back
   to this pipeline, through the sharding codec's inner pipeline).
 * ``zarr_codecs.install(pipeline=True)`` / ``uninstall()`` and ``ZARR_CODECS_INSTALL=pipeline``.
@@ -61,6 +62,8 @@ DEFAULT = "zarr.core.codec_pipeline.BatchedCodecPipeline"
 BUILTIN_CODECS: dict[str, str] = {
     "gzip": "zarr.codecs.gzip.GzipCodec",
     "blosc": "zarr.codecs.blosc.BloscCodec",
+    "zstd": "zarr.codecs.zstd.ZstdCodec",
+    "crc32c": "zarr.codecs.crc32c_.Crc32cCodec",
     "cast_value": "zarr.codecs.cast_value.CastValue",
     "scale_offset": "zarr.codecs.scale_offset.ScaleOffset",
     "numcodecs.fixedscaleoffset": "zarr.codecs.numcodecs.FixedScaleOffset",
@@ -95,6 +98,8 @@ def _blosc(cname: str, shuffle: str, clevel: int, blocksize: int) -> Callable[[i
 _LZ4 = _blosc("lz4", "shuffle", 5, 0)
 _ZSTD = _blosc("zstd", "bitshuffle", 3, 128)  # several blocks per chunk
 _GZIP: JSON = {"name": "gzip", "configuration": {"level": 5}}
+_ZSTD_DEFAULT: JSON = {"name": "zstd", "configuration": {"level": 0, "checksum": False}}
+_ZSTD_CHECKED: JSON = {"name": "zstd", "configuration": {"level": 3, "checksum": True}}
 #: scale_offset then cast_value to int16, NaN <-> -32768, out of range values clamped.
 _QUANTIZE: list[JSON] = [
     {"name": "scale_offset", "configuration": {"offset": 0.5, "scale": 100}},
@@ -123,6 +128,9 @@ CHAINS: dict[str, ChainCase] = {
     "gzip": ChainCase(lambda dt: {"compressors": [_GZIP]}),
     "blosc-lz4-shuffle": ChainCase(lambda dt: {"compressors": [_LZ4(dt.itemsize)]}),
     "blosc-zstd-bitshuffle": ChainCase(lambda dt: {"compressors": [_ZSTD(dt.itemsize)]}),
+    # zarr-python's default v3 chain, and zstd with a crc32c after it.
+    "zstd": ChainCase(lambda dt: {"compressors": [_ZSTD_DEFAULT]}),
+    "zstd-crc32c": ChainCase(lambda dt: {"compressors": [_ZSTD_CHECKED, {"name": "crc32c"}]}),
     "quantize-blosc": ChainCase(
         lambda dt: {"filters": _QUANTIZE, "serializer": _bytes("little"), "compressors": [_LZ4(2)]},
         lossless=False,
@@ -139,6 +147,8 @@ CASES: list[tuple[str, str]] = [
     *[("gzip", t) for t in ("float32", "float64", "int32", "uint8")],
     *[("blosc-lz4-shuffle", t) for t in ("float32", "int32", "uint8")],
     *[("blosc-zstd-bitshuffle", t) for t in ("float64", "int32")],
+    *[("zstd", t) for t in ("float32", "float64", "int32", "uint8")],
+    *[("zstd-crc32c", t) for t in ("float64", "int32")],
     *[("quantize-blosc", t) for t in ("float32", "float64")],
     ("fixedscaleoffset-gzip", "float64"),
 ]
@@ -724,8 +734,6 @@ FALLBACK: dict[str, JSON] = {
         "filters": [{"name": "transpose", "configuration": {"order": [1, 0]}}],
         "compressors": None,
     },
-    "crc32c": {"dtype": "int32", "compressors": [_GZIP, {"name": "crc32c"}]},
-    "zstd": {"dtype": "float64", "compressors": [{"name": "zstd", "configuration": {"level": 3}}]},
     "v2-gzip": {"dtype": "float32", "zarr_format": 2, "compressors": [{"id": "gzip", "level": 5}]},
     "v2-blosc": {
         "dtype": "int32",

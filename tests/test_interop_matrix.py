@@ -4,9 +4,9 @@ Writers and readers are: ours (``zarr_codecs.install()``), zarr-python's built-i
 config naming its own classes; in v2 that is numcodecs' registry) and numcodecs alone (chunk
 files encoded or decoded here with numcodecs' codec objects, built from the stored metadata,
 zarr only creating the metadata). Codecs: gzip, blosc (two cname/shuffle settings, typesize
-from the encoded item size) and fixedscaleoffset (v2 filter ``fixedscaleoffset``, v3
-``numcodecs.fixedscaleoffset``; float and integer dtypes) in both formats;
-cast_value and scale_offset in v3 only (numcodecs has neither, so those cells do not exist).
+from the encoded item size), zstd (level 3 with checksums), crc32c and fixedscaleoffset (v2
+filter ``fixedscaleoffset``, v3 ``numcodecs.fixedscaleoffset``; float and integer dtypes) in
+both formats; cast_value and scale_offset in v3 only (numcodecs has neither, so those cells do not exist).
 
 Each cell reads the whole array and compares it by bytes with an independent expectation
 (the source, or numpy/numcodecs computing the lossy codec). Per codec and format the stored
@@ -50,6 +50,8 @@ WRITERS = READERS = ("ours", "zarr", "numcodecs")
 BUILTIN: dict[str, str] = {
     "gzip": "zarr.codecs.gzip.GzipCodec",
     "blosc": "zarr.codecs.blosc.BloscCodec",
+    "zstd": "zarr.codecs.zstd.ZstdCodec",
+    "crc32c": "zarr.codecs.crc32c_.Crc32cCodec",
     "cast_value": "zarr.codecs.cast_value.CastValue",
     "scale_offset": "zarr.codecs.scale_offset.ScaleOffset",
     "numcodecs.fixedscaleoffset": "zarr.codecs.numcodecs.FixedScaleOffset",
@@ -58,6 +60,8 @@ BUILTIN: dict[str, str] = {
 NUMCODECS: dict[str, Any] = {
     "gzip": numcodecs.GZip,
     "blosc": numcodecs.Blosc,
+    "zstd": numcodecs.Zstd,
+    "crc32c": numcodecs.CRC32C,
     "fixedscaleoffset": numcodecs.FixedScaleOffset,
 }
 SHUFFLE_IDS = {"noshuffle": 0, "shuffle": 1, "bitshuffle": 2}
@@ -98,6 +102,13 @@ def _blosc(cname: str, shuffle: str, typesize: int, clevel: int = 5) -> tuple[JS
     v3 = {"cname": cname, "clevel": clevel, "shuffle": shuffle, "typesize": typesize}
     v2 = {"id": "blosc", "cname": cname, "clevel": clevel, "shuffle": SHUFFLE_IDS[shuffle]}
     return {"name": "blosc", "configuration": {**v3, "blocksize": 0}}, {**v2, "blocksize": 0}
+
+
+def _zstd(level: int) -> tuple[JSON, JSON]:
+    # With checksums: zarr writes `"checksum": false` where the spec says to leave it out,
+    # and the matrix compares metadata across writers.
+    config = {"level": level, "checksum": True}
+    return {"name": "zstd", "configuration": config}, {"id": "zstd", **config}
 
 
 def _fixedscaleoffset(
@@ -166,8 +177,13 @@ def _cases() -> list[Case]:
         for n in datasets.DATASETS:
             v3, v2 = _blosc(cname, shuffle, _itemsize(n))
             cases.append(Case(f"blosc-{cname}-{shuffle}-{n}", n, [], v3, [], v2))
+    zstd_v3, zstd_v2 = _zstd(3)
+    cases += [Case(f"zstd-{n}", n, [], zstd_v3, [], zstd_v2) for n in datasets.DATASETS]
+    crc_v3, crc_v2 = {"name": "crc32c"}, {"id": "crc32c"}
+    cases += [Case(f"crc32c-{n}", n, [], crc_v3, [], crc_v2) for n in datasets.DATASETS]
     cases += [
         _fixedscaleoffset("float32_field", 1.5, 1000, "<i2", _gzip(5)),
+        _fixedscaleoffset("float64_field", 3, 100, "<i4", _zstd(3)),
         _fixedscaleoffset("float32_field", -17, 7, "|u1", _blosc("zstd", "bitshuffle", 1)),
         _fixedscaleoffset("float64_field", -2, 1e6, "<i4", _blosc("lz4", "shuffle", 4)),
         _fixedscaleoffset("float64_field", 0.25, 10, "<f4", _gzip(1)),
@@ -277,6 +293,10 @@ class Layout:
                     filters.append(numcodecs.FixedScaleOffset(**config))
                 elif name == "gzip":
                     compressor = numcodecs.GZip(**config)
+                elif name == "zstd":
+                    compressor = numcodecs.Zstd(**config)
+                elif name == "crc32c":
+                    compressor = numcodecs.CRC32C()
                 elif name == "blosc":
                     config = {**config, "shuffle": SHUFFLE_IDS[config["shuffle"]]}
                     compressor = numcodecs.Blosc(**config)
@@ -476,7 +496,7 @@ def test_the_matrix_is_complete() -> None:
         datasets_of.setdefault(key, set()).add(CASES[str(case_id)].dataset)
     all_four = set(datasets.DATASETS)
     assert datasets_of == {
-        **{(codec, f): all_four for codec in ("gzip", "blosc") for f in (2, 3)},
+        **{(codec, f): all_four for codec in ("gzip", "blosc", "zstd", "crc32c") for f in (2, 3)},
         **{("fixedscaleoffset", f): all_four for f in (2, 3)},
         ("cast_value", 3): all_four,
         ("scale_offset", 3): all_four,
@@ -516,7 +536,8 @@ def test_stored_chunks_across_writers(
     """The same metadata and chunk keys from every writer; the same bytes under the
     compressor (edge chunks padded with the encoded fill value alike); and the same compressed
     bytes where the compressors agree: blosc (one c-blosc 1.21 on both sides, chunks well
-    under the sizes where zstd builds diverge); gzip only zarr's built-in and numcodecs."""
+    under the sizes where zstd builds diverge) and crc32c; gzip and zstd (libzstd 1.5.7 here,
+    numcodecs' own 1.5.6) only zarr's built-in and numcodecs."""
     case = CASES[case_id]
     writers = WRITERS if case.numcodecs_has_it else ("ours", "zarr")
     roots = {w: written(case_id, zarr_format, w) for w in writers}
@@ -529,7 +550,7 @@ def test_stored_chunks_across_writers(
     for key in expected_keys:
         payloads = {w: layout.payload(s[key]) for w, s in stored.items()}
         assert all(p == payloads["zarr"] for p in payloads.values()), key
-        if case.v3_compressor["name"] == "blosc":
+        if case.v3_compressor["name"] in ("blosc", "crc32c"):
             assert all(s[key] == stored["zarr"][key] for s in stored.values()), key
         elif "numcodecs" in stored:  # zarr's built-in gzip is numcodecs': equal but the mtime
             assert _without_mtime(stored["numcodecs"][key]) == _without_mtime(
@@ -541,6 +562,8 @@ def test_stored_chunks_across_writers(
 _V2_MINIMAL: dict[str, JSON] = {
     "gzip": {},
     "blosc": {},
+    "zstd": {},
+    "crc32c": {},
     "fixedscaleoffset": {"offset": 0, "scale": 1, "dtype": "<f8"},
 }
 

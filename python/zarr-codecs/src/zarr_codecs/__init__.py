@@ -1,8 +1,8 @@
 """zarr-codecs: Zarr's chunk codecs, fast and exact, in one install.
 
-This bundle depends on ``zarr-codec-shapes`` and every codec wheel (gzip, blosc, cast_value,
-scale_offset) at the same version. Installing it changes nothing by itself; to make an existing
-zarr-python program use our codecs, in Zarr v3 and v2 alike::
+This bundle depends on ``zarr-codec-shapes`` and every codec wheel (gzip, blosc, zstd, crc32c,
+cast_value, scale_offset) at the same version. Installing it changes nothing by itself; to make
+an existing zarr-python program use our codecs, in Zarr v3 and v2 alike::
 
     import zarr_codecs
     zarr_codecs.install()          # or: with zarr_codecs.install(): ...

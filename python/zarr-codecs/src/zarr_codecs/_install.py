@@ -55,6 +55,18 @@ BINDINGS: tuple[Binding, ...] = (
         "zarr_codec_blosc.numcodecs:Blosc",
     ),
     Binding(
+        "zstd",
+        "zarr-codec-zstd",
+        "zarr_codec_zstd.zarr_python:ZstdCodec",
+        "zarr_codec_zstd.numcodecs:Zstd",
+    ),
+    Binding(
+        "crc32c",
+        "zarr-codec-crc32c",
+        "zarr_codec_crc32c.zarr_python:Crc32cCodec",
+        "zarr_codec_crc32c.numcodecs:CRC32C",
+    ),
+    Binding(
         "cast_value", "zarr-codec-cast-value", "zarr_codec_cast_value.zarr_python:CastValueCodec"
     ),
     Binding(
@@ -115,10 +127,10 @@ class Installation:
 
 def install(*, zarr: bool = True, numcodecs: bool = True, pipeline: bool = False) -> Installation:
     """Make zarr-python (Zarr v3, ``zarr=True``) and numcodecs (Zarr v2 arrays and direct
-    numcodecs users, ``numcodecs=True``) use our gzip, blosc, cast_value, scale_offset and
-    fixedscaleoffset. ``pipeline=True`` also selects zarr_codec_shapes's ``ChainCodecPipeline``,
-    which runs whole batches of chunks through our codecs. A library that is not installed
-    is skipped. Idempotent.
+    numcodecs users, ``numcodecs=True``) use our gzip, blosc, zstd, crc32c, cast_value,
+    scale_offset and fixedscaleoffset. ``pipeline=True`` also selects zarr_codec_shapes's
+    ``ChainCodecPipeline``, which runs whole batches of chunks through our codecs. A library
+    that is not installed is skipped. Idempotent.
 
     Returns an :class:`Installation`; ``with zarr_codecs.install(): ...`` undoes it on exit.
     """

@@ -117,8 +117,8 @@ def _parser() -> argparse.ArgumentParser:
 
     parser = argparse.ArgumentParser(
         prog="zarr-codecs",
-        description="Zarr's chunk codecs, fast and exact: gzip, blosc, cast_value, "
-        "scale_offset (and numcodecs' fixedscaleoffset) for zarr-python and numcodecs.",
+        description="Zarr's chunk codecs, fast and exact: gzip, blosc, zstd, crc32c, "
+        "cast_value, scale_offset (and numcodecs' fixedscaleoffset) for zarr-python and numcodecs.",
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

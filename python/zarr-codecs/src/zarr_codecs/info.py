@@ -16,6 +16,8 @@ __all__ = ["CodecInfo", "collect", "render"]
 _ENGINES = {
     "zarr-codec-gzip": ("zarr_codec_gzip._gzip", "ENGINE", ""),
     "zarr-codec-blosc": ("zarr_codec_blosc", "CBLOSC_VERSION", "c-blosc "),
+    "zarr-codec-zstd": ("zarr_codec_zstd._zstd", "ENGINE", ""),
+    "zarr-codec-crc32c": ("zarr_codec_crc32c._crc32c", "ENGINE", ""),
     "zarr-codec-cast-value": ("", "", "Rust (exact casts)"),
     "zarr-codec-scale-offset": ("", "", "Rust (exact arithmetic)"),
 }

@@ -124,6 +124,8 @@ _ZARR_EQUIVALENTS = frozenset(
         "zarr.codecs.bytes.BytesCodec",
         "zarr.codecs.gzip.GzipCodec",
         "zarr.codecs.blosc.BloscCodec",
+        "zarr.codecs.zstd.ZstdCodec",
+        "zarr.codecs.crc32c_.Crc32cCodec",
         "zarr.codecs.cast_value.CastValue",
         "zarr.codecs.scale_offset.ScaleOffset",
         "zarr.codecs.numcodecs._codecs.FixedScaleOffset",

@@ -1,0 +1,277 @@
+//! `zarr_codec_zstd._zstd`: the compiled half of the `zarr-codec-zstd` wheel.
+//!
+//! Thin by design: argument conversion through `zarr-codec-python`, codec work in
+//! `zarr-codec-zstd` with the GIL released, batches spread over threads.
+
+use std::mem::MaybeUninit;
+
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyCapsule, PyList};
+use zarr_codec_python::{
+    BytesInput, BytesOutput, IntoPyResult, UninitBytes, new_bytes_with, parallel_map, run,
+    thread_count,
+};
+use zarr_codec_shapes::Result as CodecResult;
+use zarr_codec_zstd::Level;
+
+fn level(py: Python<'_>, level: i64) -> PyResult<Level> {
+    Level::new(level).map_err(|err| zarr_codec_python::to_py_err(py, &err))
+}
+
+/// Compress `data` (any buffer) into one zstd frame.
+#[pyfunction]
+fn encode<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyAny>,
+    level: i64,
+    checksum: bool,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let level = self::level(py, level)?;
+    let input = BytesInput::new(data)?;
+    let encoded = run(py, || {
+        zarr_codec_zstd::encode(input.as_slice(), level, checksum)
+    })?;
+    Ok(PyBytes::new(py, &encoded))
+}
+
+/// Compress `data` into the writable buffer `out`; returns the bytes written.
+#[pyfunction]
+fn encode_into(
+    py: Python<'_>,
+    data: &Bound<'_, PyAny>,
+    out: &Bound<'_, PyAny>,
+    level: i64,
+    checksum: bool,
+) -> PyResult<usize> {
+    let level = self::level(py, level)?;
+    let mut output = BytesOutput::new(out)?;
+    let input = BytesInput::new(data)?.apart_from(&output);
+    let target = output.as_mut_slice();
+    run(py, || {
+        zarr_codec_zstd::encode_into(input.as_slice(), level, checksum, target)
+    })
+}
+
+/// Decompress every frame of `data`; `limit` caps the decoded size.
+#[pyfunction]
+#[pyo3(signature = (data, limit=None))]
+fn decode<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyAny>,
+    limit: Option<usize>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let input = BytesInput::new(data)?;
+    let bytes = input.as_slice();
+    // Frames that state their content size (numcodecs' and zarr's do) decode straight into
+    // the `bytes` object Python gets, with no second copy.
+    if let Some(size) = exact_size(bytes, limit).into_py_result(py)? {
+        let filled = new_bytes_with(py, size, |target| {
+            zarr_codec_zstd::decode_into_uninit(bytes, target).map(|written| written == size)
+        })?;
+        if let Some(object) = filled {
+            return Ok(object);
+        }
+    }
+    let decoded = run(py, || zarr_codec_zstd::decode(bytes, limit))?;
+    Ok(PyBytes::new(py, &decoded))
+}
+
+/// The size every frame of `input` states, if each states one and it is within `limit`;
+/// an error for input that is not zstd frames or claims more than `limit`.
+fn exact_size(input: &[u8], limit: Option<usize>) -> CodecResult<Option<usize>> {
+    match zarr_codec_zstd::decoded_size(input)? {
+        Some(size) if limit.is_some_and(|limit| size > limit) => {
+            Err(zarr_codec_shapes::CodecError::OutputLimit {
+                limit: limit.unwrap_or(size),
+            })
+        }
+        size => Ok(size),
+    }
+}
+
+/// Decompress into the writable buffer `out`; returns the bytes written.
+#[pyfunction]
+fn decode_into(py: Python<'_>, data: &Bound<'_, PyAny>, out: &Bound<'_, PyAny>) -> PyResult<usize> {
+    let mut output = BytesOutput::new(out)?;
+    let input = BytesInput::new(data)?.apart_from(&output);
+    let target = output.as_mut_slice();
+    run(py, || {
+        zarr_codec_zstd::decode_into(input.as_slice(), target)
+    })
+}
+
+/// The largest frame `size` bytes can become.
+#[pyfunction]
+fn max_encoded_size(size: usize) -> usize {
+    zarr_codec_zstd::max_encoded_size(size)
+}
+
+/// The exact decoded size of `data` when every frame states it, else `None`.
+#[pyfunction]
+fn decoded_size(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Option<usize>> {
+    let input = BytesInput::new(data)?;
+    run(py, || zarr_codec_zstd::decoded_size(input.as_slice()))
+}
+
+/// Compress many buffers in parallel with the GIL released.
+#[pyfunction]
+#[pyo3(signature = (chunks, level, checksum, threads=None))]
+fn encode_batch<'py>(
+    py: Python<'py>,
+    chunks: &Bound<'py, PyAny>,
+    level: i64,
+    checksum: bool,
+    threads: Option<i64>,
+) -> PyResult<Bound<'py, PyList>> {
+    let level = self::level(py, level)?;
+    let inputs = BytesInput::all(chunks)?;
+    let threads = thread_count(py, threads, "zstd")?;
+    let mut slices: Vec<&[u8]> = inputs.iter().map(BytesInput::as_slice).collect();
+    let encoded = run(py, || {
+        parallel_map(&mut slices, threads, |input| {
+            zarr_codec_zstd::encode(input, level, checksum)
+        })
+        .into_iter()
+        .collect::<CodecResult<Vec<_>>>()
+    })?;
+    PyList::new(py, encoded.iter().map(|chunk| PyBytes::new(py, chunk)))
+}
+
+/// One chunk of a batch decode: where its output goes.
+struct DecodeJob<'a> {
+    input: &'a [u8],
+    /// Storage of the size the frames state, when they state one.
+    target: Option<&'a mut [MaybeUninit<u8>]>,
+}
+
+enum Decoded {
+    /// The chunk filled its `target` exactly.
+    InPlace,
+    /// No stated size: decoded into a `Vec`.
+    Copied(Vec<u8>),
+}
+
+fn decode_job(job: &mut DecodeJob<'_>, limit: Option<usize>) -> CodecResult<Decoded> {
+    match job.target.as_deref_mut() {
+        Some(target) => {
+            let size = target.len();
+            let written = zarr_codec_zstd::decode_into_uninit(job.input, target)?;
+            if written == size {
+                Ok(Decoded::InPlace)
+            } else {
+                Err(zarr_codec_shapes::CodecError::corrupt(format!(
+                    "zstd: frames stating {size} bytes decoded to {written}"
+                )))
+            }
+        }
+        None => zarr_codec_zstd::decode(job.input, limit).map(Decoded::Copied),
+    }
+}
+
+/// Decompress many chunks in parallel with the GIL released, each straight into the `bytes`
+/// object returned for it when its frames state their size.
+#[pyfunction]
+#[pyo3(signature = (chunks, limit=None, threads=None))]
+fn decode_batch<'py>(
+    py: Python<'py>,
+    chunks: &Bound<'py, PyAny>,
+    limit: Option<usize>,
+    threads: Option<i64>,
+) -> PyResult<Bound<'py, PyList>> {
+    let inputs = BytesInput::all(chunks)?;
+    let threads = thread_count(py, threads, "zstd")?;
+    let mut outputs = Vec::with_capacity(inputs.len());
+    for input in &inputs {
+        let size = exact_size(input.as_slice(), limit).into_py_result(py)?;
+        outputs.push(size.map(|n| UninitBytes::new(py, n)).transpose()?);
+    }
+    let mut jobs: Vec<DecodeJob<'_>> = inputs
+        .iter()
+        .zip(outputs.iter_mut())
+        .map(|(input, output)| DecodeJob {
+            input: input.as_slice(),
+            target: output.as_mut().map(UninitBytes::storage),
+        })
+        .collect();
+    let decoded = run(py, || {
+        parallel_map(&mut jobs, threads, |job| decode_job(job, limit))
+            .into_iter()
+            .collect::<CodecResult<Vec<_>>>()
+    })?;
+    drop(jobs);
+    let objects = decoded
+        .into_iter()
+        .zip(outputs)
+        .map(|(result, output)| match (result, output) {
+            // SAFETY: `InPlace` means decode_into_uninit wrote exactly the target's length.
+            (Decoded::InPlace, Some(output)) => unsafe { output.assume_init() },
+            (Decoded::Copied(data), _) => PyBytes::new(py, &data),
+            // A job without a target always decodes into a `Vec`, so this pairing cannot occur.
+            (Decoded::InPlace, None) => PyBytes::new(py, &[]),
+        });
+    PyList::new(py, objects)
+}
+
+/// Decompress each of `chunks` into the matching writable buffer of `outs`, in parallel with
+/// the GIL released (one call for the batch); returns the bytes written into each.
+#[pyfunction]
+#[pyo3(signature = (chunks, outs, threads=None))]
+fn decode_batch_into(
+    py: Python<'_>,
+    chunks: &Bound<'_, PyAny>,
+    outs: &Bound<'_, PyAny>,
+    threads: Option<i64>,
+) -> PyResult<Vec<usize>> {
+    let threads = thread_count(py, threads, "zstd")?;
+    zarr_codec_python::decode_batch_into(py, chunks, outs, threads, "zstd", |input, output| {
+        zarr_codec_zstd::decode_into(input, output)
+    })
+}
+
+/// Decoding as a chain kernel (`zarr_codec_python::kernel`): a whole chain of our codecs runs
+/// in Rust, chunk after chunk.
+#[pyfunction]
+fn decode_kernel(py: Python<'_>) -> PyResult<Bound<'_, PyCapsule>> {
+    zarr_codec_python::decode_kernel(py, |input: &[u8], output: &mut [u8]| {
+        zarr_codec_zstd::decode_into(input, output)
+    })
+}
+
+/// Compression at `level` as a chain kernel.
+#[pyfunction]
+fn encode_kernel(py: Python<'_>, level: i64, checksum: bool) -> PyResult<Bound<'_, PyCapsule>> {
+    let level = self::level(py, level)?;
+    zarr_codec_python::encode_kernel(
+        py,
+        move |input: &[u8], target: zarr_codec_python::Target<'_>| {
+            // SAFETY: libzstd writes only bytes into its output.
+            let out = unsafe { target.into_uninit() };
+            zarr_codec_zstd::encode_into_uninit(input, level, checksum, out)
+        },
+        zarr_codec_zstd::max_encoded_size,
+    )
+}
+
+#[pymodule]
+fn _zstd(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    module.add(
+        "ENGINE",
+        format!(
+            "libzstd {} (zstd-sys, built from source)",
+            zarr_codec_zstd::engine_version()
+        ),
+    )?;
+    module.add_function(wrap_pyfunction!(encode, module)?)?;
+    module.add_function(wrap_pyfunction!(encode_into, module)?)?;
+    module.add_function(wrap_pyfunction!(decode, module)?)?;
+    module.add_function(wrap_pyfunction!(decode_into, module)?)?;
+    module.add_function(wrap_pyfunction!(decoded_size, module)?)?;
+    module.add_function(wrap_pyfunction!(max_encoded_size, module)?)?;
+    module.add_function(wrap_pyfunction!(encode_batch, module)?)?;
+    module.add_function(wrap_pyfunction!(decode_batch, module)?)?;
+    module.add_function(wrap_pyfunction!(decode_batch_into, module)?)?;
+    module.add_function(wrap_pyfunction!(decode_kernel, module)?)?;
+    module.add_function(wrap_pyfunction!(encode_kernel, module)?)?;
+    zarr_codec_python::add_runners(module)?;
+    Ok(())
+}
