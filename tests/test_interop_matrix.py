@@ -6,7 +6,8 @@ files encoded or decoded here with numcodecs' codec objects, built from the stor
 zarr only creating the metadata). Codecs: gzip, blosc (two cname/shuffle settings, typesize
 from the encoded item size), zstd (level 3 with checksums), crc32c and fixedscaleoffset (v2
 filter ``fixedscaleoffset``, v3 ``numcodecs.fixedscaleoffset``; float and integer dtypes) in
-both formats; cast_value and scale_offset in v3 only (numcodecs has neither, so those cells do not exist).
+both formats; cast_value and scale_offset in v3 only (numcodecs has neither, so those cells do
+not exist).
 
 Each cell reads the whole array and compares it by bytes with an independent expectation
 (the source, or numpy/numcodecs computing the lossy codec). Per codec and format the stored
