@@ -1,7 +1,7 @@
 """pytest plugin for ``scripts/numcodecs-suite``: numcodecs' own tests against our classes.
 
-Before numcodecs' test modules are imported, numcodecs' ``GZip``, ``Blosc`` and
-``FixedScaleOffset`` (in ``numcodecs`` and in their own modules) are pointed at ours and ours
+Before numcodecs' test modules are imported, numcodecs' ``GZip``, ``Blosc``, ``Zstd``,
+``CRC32C`` and ``FixedScaleOffset`` (in ``numcodecs`` and in their own modules) are pointed at ours and ours
 are registered for their ids, so every ``GZip(...)``, ``get_codec({"id": "gzip"})`` and
 ``eval("GZip(level=3)")`` in those tests builds one of ours. The tests that do not exercise
 these classes are skipped, each with its reason (listed in :data:`EXCLUDED`).
@@ -13,12 +13,16 @@ from typing import Any
 
 import numcodecs
 import numcodecs.blosc
+import numcodecs.checksum32
 import numcodecs.fixedscaleoffset
 import numcodecs.gzip
+import numcodecs.zstd
 import pytest
 from zarr_codec_blosc.numcodecs import Blosc
+from zarr_codec_crc32c.numcodecs import CRC32C
 from zarr_codec_gzip.numcodecs import GZip
 from zarr_codec_scale_offset.numcodecs import FixedScaleOffset
+from zarr_codec_zstd.numcodecs import Zstd
 
 _NOT_THE_CLASS = (
     "exercises numcodecs.blosc's module functions (compress, decompress, set_nthreads, "
@@ -38,6 +42,8 @@ EXCLUDED: dict[str, str] = {
 OURS: dict[str, Any] = {
     "gzip": (numcodecs.gzip, "GZip", GZip),
     "blosc": (numcodecs.blosc, "Blosc", Blosc),
+    "zstd": (numcodecs.zstd, "Zstd", Zstd),
+    "crc32c": (numcodecs.checksum32, "CRC32C", CRC32C),
     "fixedscaleoffset": (numcodecs.fixedscaleoffset, "FixedScaleOffset", FixedScaleOffset),
 }
 

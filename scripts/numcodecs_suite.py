@@ -1,4 +1,5 @@
-"""numcodecs' own test modules for gzip, blosc and fixedscaleoffset, run against our classes.
+"""numcodecs' own test modules for gzip, blosc, zstd, crc32c (its checksum module) and
+fixedscaleoffset, run against our classes.
 
 Fetches the sdist of the numcodecs version installed (from PyPI, checked against the index's
 sha256; kept in ``.cache/`` for the next run), copies its test modules and their fixtures into
@@ -22,8 +23,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 CACHE = ROOT / ".cache"
-MODULES = ("test_gzip.py", "test_blosc.py", "test_fixedscaleoffset.py")
-FIXTURES = ("gzip", "blosc", "fixedscaleoffset")
+MODULES = (
+    "test_gzip.py",
+    "test_blosc.py",
+    "test_zstd.py",
+    "test_checksum32.py",
+    "test_fixedscaleoffset.py",
+)
+FIXTURES = ("gzip", "blosc", "zstd", "crc32c", "fixedscaleoffset")
 INDEX = "https://pypi.org/simple/numcodecs/"
 
 

@@ -43,6 +43,11 @@ pub fn checksum(data: &[u8]) -> u32 {
     crc32c::crc32c(data)
 }
 
+/// The CRC-32C of the bytes whose CRC-32C is `crc` followed by `data`.
+pub fn checksum_append(crc: u32, data: &[u8]) -> u32 {
+    crc32c::crc32c_append(crc, data)
+}
+
 /// Where the checksum goes relative to the data.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

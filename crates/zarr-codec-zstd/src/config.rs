@@ -71,22 +71,17 @@ pub struct ZstdConfig {
     pub checksum: bool,
 }
 
-/// The v2 configuration, as numcodecs' `Zstd` writes it: both keys optional (level 1, no
+/// The v2 configuration, as numcodecs' `Zstd` writes it: both keys optional (level 0, no
 /// checksum), any integer level (libzstd clamps it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ZstdConfigV2 {
     /// The level as written; [`Level::clamped`] gives the one used.
-    #[serde(default = "numcodecs_default_level")]
+    #[serde(default)]
     pub level: i64,
     /// Whether each frame stores a checksum of its content.
     #[serde(default)]
     pub checksum: bool,
-}
-
-/// numcodecs' `Zstd.DEFAULT_CLEVEL`.
-fn numcodecs_default_level() -> i64 {
-    1
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! - Spec (v3): `shared/specs/zstd.md` (<https://zarr-specs.readthedocs.io/en/latest/v3/codecs/zstd/>):
 //!   `{"level": -131072..=22, "checksum": bool}`, level 0 meaning libzstd's default. v2
 //!   metadata is numcodecs' `{"id": "zstd", "level": N, "checksum": bool}`, both optional
-//!   (level 1 and no checksum by default, as in numcodecs).
+//!   (level 0 and no checksum by default, as in numcodecs).
 //! - Engine: libzstd 1.5.7, built from source and linked statically (`zstd-safe`/`zstd-sys`).
 //! - Decoding accepts what numcodecs and the `zstandard` package write: one frame or several,
 //!   frames with or without a content size (streaming writers), skippable frames, and

@@ -22,16 +22,17 @@ fn location(py: Python<'_>, location: &str) -> PyResult<Location> {
     }
 }
 
-/// The CRC-32C of `data` (any buffer).
+/// The CRC-32C of `data` (any buffer), continuing from `value`.
 #[pyfunction]
-fn checksum(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<u32> {
+#[pyo3(signature = (data, value=0))]
+fn checksum(py: Python<'_>, data: &Bound<'_, PyAny>, value: u32) -> PyResult<u32> {
     let input = BytesInput::new(data)?;
     let bytes = input.as_slice();
     // Small buffers cost less than releasing the GIL does.
     if bytes.len() < 1 << 16 {
-        return Ok(zarr_codec_crc32c::checksum(bytes));
+        return Ok(zarr_codec_crc32c::checksum_append(value, bytes));
     }
-    run(py, || Ok(zarr_codec_crc32c::checksum(bytes)))
+    run(py, || Ok(zarr_codec_crc32c::checksum_append(value, bytes)))
 }
 
 /// `data` with its checksum at `location`.

@@ -34,7 +34,7 @@ def test_v2_is_numcodecs_form(checksum: bool) -> None:
 
 
 def test_v2_defaults_and_clamping_follow_numcodecs() -> None:
-    assert Zstd.from_json({"id": "zstd"}, 2) == Zstd(1)  # numcodecs' DEFAULT_CLEVEL
+    assert Zstd.from_json({"id": "zstd"}, 2) == Zstd(0)  # numcodecs' DEFAULT_CLEVEL
     assert Zstd.from_json({"id": "zstd", "level": 3}, 2) == Zstd(3)
     # numcodecs hands any integer to libzstd, which clamps it.
     assert Zstd.from_json({"id": "zstd", "level": 100}, 2) == Zstd(22)

@@ -30,9 +30,10 @@ ENGINE: str = _crc32c.ENGINE
 Location = Literal["end", "start"]
 
 
-def checksum(data: Buffer) -> int:
-    """The CRC-32C (RFC 3720) of ``data``, as an unsigned 32-bit integer."""
-    return _crc32c.checksum(data)
+def checksum(data: Buffer, value: int = 0) -> int:
+    """The CRC-32C (RFC 3720) of ``data``, as an unsigned 32-bit integer; ``value`` continues
+    from the CRC of the bytes before ``data``."""
+    return _crc32c.checksum(data, value)
 
 
 @functools.cache

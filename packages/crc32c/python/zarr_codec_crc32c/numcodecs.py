@@ -14,12 +14,13 @@ numcodecs registers its own ``crc32c`` first and entry points cannot replace it;
 
 from __future__ import annotations
 
+from collections.abc import Buffer
 from typing import Any
 
-from zarr_codec_shapes import CorruptInputError
+from zarr_codec_shapes import ConfigurationError, CorruptInputError
 from zarr_codec_shapes import numcodecs as _adapter
 
-from zarr_codec_crc32c import Crc32c, Location
+from zarr_codec_crc32c import Crc32c, Location, _crc32c
 
 __all__ = ["CRC32C", "ChecksumMismatchError", "register", "unregister"]
 
@@ -39,7 +40,14 @@ class CRC32C(_Base):  # type: ignore[misc]
 
     def __init__(self, location: Location | None = None) -> None:
         if location is not None:
+            if location not in ("end", "start"):
+                raise ConfigurationError(f"Invalid checksum location: {location!r}")
             self.location = location
+
+    @staticmethod
+    def checksum(data: Buffer, value: int = 0) -> int:
+        """The CRC-32C of ``data``, continuing from ``value`` (the CRC of what came before)."""
+        return _crc32c.checksum(data, value)
 
     def _build(self) -> Crc32c:
         return Crc32c(location=self.location)

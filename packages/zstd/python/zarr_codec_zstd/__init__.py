@@ -25,7 +25,7 @@ ENGINE: str = _zstd.ENGINE
 MIN_LEVEL = -131072
 MAX_LEVEL = 22
 #: numcodecs' ``Zstd.DEFAULT_CLEVEL``: the level of a v2 configuration without one.
-NUMCODECS_DEFAULT_LEVEL = 1
+NUMCODECS_DEFAULT_LEVEL = 0
 
 
 @functools.cache
