@@ -2,9 +2,10 @@
 
 Before numcodecs' test modules are imported, numcodecs' ``GZip``, ``Blosc``, ``Zstd``,
 ``CRC32C`` and ``FixedScaleOffset`` (in ``numcodecs`` and in their own modules) are pointed
-at ours and ours are registered for their ids, so every ``GZip(...)``, ``get_codec({"id": "gzip"})`` and
-``eval("GZip(level=3)")`` in those tests builds one of ours. The tests that do not exercise
-these classes are skipped, each with its reason (listed in :data:`EXCLUDED`).
+at ours and ours are registered for their ids, so every ``GZip(...)``,
+``get_codec({"id": "gzip"})`` and ``eval("GZip(level=3)")`` in those tests builds one of ours.
+The tests that do not exercise these classes are skipped, each with its reason (listed in
+:data:`EXCLUDED`).
 """
 
 from __future__ import annotations
