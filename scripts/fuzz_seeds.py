@@ -13,7 +13,9 @@ from pathlib import Path
 
 import numpy as np
 from zarr_codec_blosc import Blosc
+from zarr_codec_crc32c import Crc32c
 from zarr_codec_gzip import Gzip
+from zarr_codec_zstd import Zstd
 
 
 def _chunks() -> list[bytes]:
@@ -25,6 +27,20 @@ def _chunks() -> list[bytes]:
         b"zarr" * 30,
         b"",
     ]
+
+
+def _streamed_zstd(data: bytes) -> bytes:
+    """A frame without a content size, in several blocks, as streaming writers make them."""
+    import io
+
+    import zstandard
+
+    out = io.BytesIO()
+    with zstandard.ZstdCompressor(level=3).stream_writer(out, closefd=False) as writer:
+        for start in range(0, len(data), 500):
+            writer.write(data[start : start + 500])
+            writer.flush()
+    return out.getvalue()
 
 
 def _array_seeds(configs: list[dict[str, object]]) -> list[bytes]:
@@ -51,6 +67,21 @@ def main(out: Path) -> None:
                 ("blosclz", 5, "noshuffle"),
                 ("lz4", 0, "noshuffle"),
             )
+        ],
+        "zarr-codec-zstd-decode": [
+            *(
+                Zstd(level, checksum).encode(c)
+                for c in chunks
+                for level, checksum in ((1, True), (19, False))
+            ),
+            _streamed_zstd(chunks[0]),
+            json.dumps({"name": "zstd", "configuration": {"level": 3, "checksum": True}}).encode(),
+            json.dumps({"id": "zstd", "level": 100}).encode(),
+        ],
+        "zarr-codec-crc32c-decode": [
+            *(Crc32c(location=where).encode(c) for c in chunks for where in ("end", "start")),
+            json.dumps({"name": "crc32c"}).encode(),
+            json.dumps({"id": "crc32c", "location": "start"}).encode(),
         ],
         "zarr-codec-cast-value-config_and_chunk": _array_seeds(
             [
