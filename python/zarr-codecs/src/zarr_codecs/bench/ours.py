@@ -16,12 +16,15 @@ from zarr_codecs.bench.peers import (
     BLOSC_CLEVEL,
     BLOSC_CNAMES,
     BLOSC_SHUFFLES,
+    CRC32C_GROUP,
     GZIP_LEVELS,
+    ZSTD_LEVELS,
     CaseFactory,
     Provider,
     blosc_group,
     gzip_group,
     single_threaded_numcodecs,
+    zstd_group,
 )
 
 BATCH_CHUNKS = 64
@@ -86,6 +89,82 @@ def _batch_cases(codec: Any, dataset: str, data: npt.NDArray[Any]) -> list[Case]
         return Case(label, dataset, "decode", decode, data.nbytes, batch_group(), size)
 
     return [on(1), on(2)]
+
+
+def _into_case(label: str, group: str, dataset: str, data: Any, codec: Any) -> Case:
+    """``decode_into`` a preallocated buffer: the path a chunk pipeline takes."""
+    encoded = codec.encode(data)
+    target = np.empty(data.nbytes, dtype=np.uint8)
+
+    def decode_into() -> int:
+        return int(codec.decode_into(encoded, target))
+
+    decode_into()
+    if target.tobytes() != data.tobytes():
+        raise ValueError(f"{label} ({group}) does not round-trip {dataset}")
+    return Case(label, dataset, "decode", decode_into, data.nbytes, group, len(encoded))
+
+
+def zstd_batch_group() -> str:
+    """Batch decode of 64 zstd chunks: numcodecs' per-chunk loop against our batch."""
+    return f"zstd batch of {BATCH_CHUNKS} level=3"
+
+
+def _zstd() -> CaseFactory:
+    import numcodecs
+    from zarr_codec_zstd import Zstd
+
+    def cases(dataset: str, data: npt.NDArray[Any]) -> list[Case]:
+        out: list[Case] = []
+        for level in ZSTD_LEVELS:
+            codec = Zstd(level)
+            group = zstd_group(level)
+            out += round_trip_cases(
+                "zarr-codec-zstd", group, dataset, data, codec.encode, codec.decode
+            )
+            out.append(_into_case("zarr-codec-zstd into", group, dataset, data, codec))
+        # 64 chunks: numcodecs decodes them one after another; ours in one call.
+        flat = data.reshape(-1).view(np.uint8)
+        chunks = [bytes(part) for part in np.array_split(flat, BATCH_CHUNKS)]
+        ours, theirs = Zstd(3), numcodecs.Zstd(level=3)
+        encoded = ours.encode_batch(chunks)
+        if ours.decode_batch(encoded, threads=2) != chunks:
+            raise ValueError(f"zstd batch does not round-trip {dataset}")
+        size = sum(len(e) for e in encoded)
+        group = zstd_batch_group()
+
+        def loop() -> object:
+            return [theirs.decode(chunk) for chunk in encoded]
+
+        def batch(threads: int) -> Case:
+            def decode() -> object:
+                return ours.decode_batch(encoded, threads=threads)
+
+            label = f"zarr-codec-zstd batch, {threads} thread" + ("s" if threads > 1 else "")
+            return Case(label, dataset, "decode", decode, data.nbytes, group, size)
+
+        out += [
+            Case("numcodecs loop", dataset, "decode", loop, data.nbytes, group, size),
+            batch(1),
+            batch(2),
+        ]
+        return out
+
+    return cases
+
+
+def _crc32c() -> CaseFactory:
+    from zarr_codec_crc32c import Crc32c
+
+    def cases(dataset: str, data: npt.NDArray[Any]) -> list[Case]:
+        codec = Crc32c()
+        out = round_trip_cases(
+            "zarr-codec-crc32c", CRC32C_GROUP, dataset, data, codec.encode, codec.decode
+        )
+        out.append(_into_case("zarr-codec-crc32c into", CRC32C_GROUP, dataset, data, codec))
+        return out
+
+    return cases
 
 
 def _blosc() -> CaseFactory:
@@ -204,11 +283,17 @@ ZARR_READ = Provider(
     "zarr-read-blosc", "zarr-python reading a blosc array: built-in codec against ours", _zarr_read
 )
 
-OURS: tuple[Provider, ...] = (GZIP, BLOSC, ZARR_READ)
+ZSTD = Provider(
+    "zarr-codec-zstd", "our zstd (libzstd 1.5.7), levels -5/0/1/3/9/19, decode_into, batch", _zstd
+)
+CRC32C = Provider("zarr-codec-crc32c", "our crc32c (hardware CRC-32C), decode_into", _crc32c)
+
+OURS: tuple[Provider, ...] = (GZIP, BLOSC, ZSTD, CRC32C, ZARR_READ)
 
 #: Groups whose baseline is not numcodecs.
 BASELINES = {
     batch_group(): "1 thread",
     blosc_batch_group(): "numcodecs loop",
+    zstd_batch_group(): "numcodecs loop",
     "zarr read, blosc lz4 shuffle, 16 chunks": "zarr built-in",
 }

@@ -38,6 +38,19 @@ class Provider:
     load: Callable[[], CaseFactory]
 
 
+#: zstd levels measured: a negative (fast) level, the default, and the usual range.
+ZSTD_LEVELS = (-5, 0, 1, 3, 9, 19)
+
+
+def zstd_group(level: int) -> str:
+    """The group name shared by every zstd implementation at ``level``."""
+    return f"zstd level={level}"
+
+
+#: The group of every CRC-32C implementation: appending (encode) and checking (decode).
+CRC32C_GROUP = "crc32c"
+
+
 def gzip_group(level: int) -> str:
     """The group name shared by every gzip implementation at ``level``."""
     return f"gzip level={level}"
@@ -215,6 +228,103 @@ def _blosc2() -> CaseFactory:
 
 BLOSC2 = Provider("python-blosc2", "python-blosc2 (c-blosc2) lz4/zstd/blosclz", _blosc2)
 
+
+def _numcodecs_zstd() -> CaseFactory:
+    from numcodecs import Zstd
+
+    def cases(dataset: str, data: npt.NDArray[Any]) -> list[Case]:
+        out: list[Case] = []
+        for level in ZSTD_LEVELS:
+            codec = Zstd(level=level)
+            group = zstd_group(level)
+            out += round_trip_cases("numcodecs", group, dataset, data, codec.encode, codec.decode)
+        return out
+
+    return cases
+
+
+def _zstandard() -> CaseFactory:
+    import zstandard
+
+    def cases(dataset: str, data: npt.NDArray[Any]) -> list[Case]:
+        out: list[Case] = []
+        decompressor = zstandard.ZstdDecompressor()
+        for level in ZSTD_LEVELS:
+            compressor = zstandard.ZstdCompressor(level=level)
+            out += round_trip_cases(
+                "zstandard",
+                zstd_group(level),
+                dataset,
+                data,
+                compressor.compress,
+                decompressor.decompress,
+            )
+        return out
+
+    return cases
+
+
+def _checksum_cases(
+    label: str, dataset: str, data: npt.NDArray[Any], crc: Any, *, bytes_only: bool = False
+) -> list[Case]:
+    """A CRC-32C function as the crc32c codec: append the checksum, then check and strip it.
+    ``bytes_only``: ``crc`` takes ``bytes`` alone (google-crc32c), so checking copies."""
+    import struct
+
+    def encode(array: npt.NDArray[Any]) -> bytes:
+        raw = array.tobytes()
+        return raw + struct.pack("<I", crc(raw))
+
+    def decode(encoded: bytes) -> memoryview:
+        view = memoryview(encoded)
+        payload = encoded[:-4] if bytes_only else view[:-4]
+        if struct.unpack("<I", view[-4:])[0] != crc(payload):
+            raise ValueError("checksum mismatch")
+        return view[:-4]
+
+    return round_trip_cases(label, CRC32C_GROUP, dataset, data, encode, decode)
+
+
+def _crc32c_package() -> CaseFactory:
+    import crc32c
+
+    def cases(dataset: str, data: npt.NDArray[Any]) -> list[Case]:
+        return _checksum_cases("crc32c package", dataset, data, crc32c.crc32c)
+
+    return cases
+
+
+def _google_crc32c() -> CaseFactory:
+    import google_crc32c
+
+    def cases(dataset: str, data: npt.NDArray[Any]) -> list[Case]:
+        return _checksum_cases("google-crc32c", dataset, data, google_crc32c.value, bytes_only=True)
+
+    return cases
+
+
+def _numcodecs_crc32c() -> CaseFactory:
+    from numcodecs import CRC32C
+
+    def cases(dataset: str, data: npt.NDArray[Any]) -> list[Case]:
+        codec = CRC32C()
+        return round_trip_cases(
+            "numcodecs", CRC32C_GROUP, dataset, data, codec.encode, codec.decode
+        )
+
+    return cases
+
+
+NUMCODECS_ZSTD = Provider("numcodecs-zstd", "numcodecs.Zstd, levels -5/0/1/3/9/19", _numcodecs_zstd)
+ZSTANDARD = Provider("zstandard", "the zstandard package, levels -5/0/1/3/9/19", _zstandard)
+CRC32C_PACKAGE = Provider(
+    "crc32c-package", "the crc32c package as the crc32c codec (append, check)", _crc32c_package
+)
+GOOGLE_CRC32C = Provider(
+    "google-crc32c", "google-crc32c as the crc32c codec (append, check)", _google_crc32c
+)
+NUMCODECS_CRC32C = Provider("numcodecs-crc32c", "numcodecs.CRC32C", _numcodecs_crc32c)
+
 PEERS: tuple[Provider, ...] = (
     MEMCPY,
     ZLIB,
@@ -223,4 +333,9 @@ PEERS: tuple[Provider, ...] = (
     ISAL,
     NUMCODECS_BLOSC,
     BLOSC2,
+    NUMCODECS_ZSTD,
+    ZSTANDARD,
+    NUMCODECS_CRC32C,
+    CRC32C_PACKAGE,
+    GOOGLE_CRC32C,
 )
