@@ -1,6 +1,7 @@
-"""``decode_batch_into`` of the compressor wheels (gzip, blosc): a batch of chunks decoded
-straight into caller buffers by one call, in parallel with the GIL released (the shared glue
-``zarr_codec_python::decode_batch_into``), exactly as ``decode_into`` chunk by chunk.
+"""``decode_batch_into`` of the bytes-codec wheels (gzip, blosc, zstd, crc32c): a batch of
+chunks decoded straight into caller buffers by one call, in parallel with the GIL released
+(the shared glue ``zarr_codec_python::decode_batch_into``), exactly as ``decode_into`` chunk
+by chunk.
 
 The outputs are written at the same time, so outputs that overlap one another or a chunk are
 refused before anything is decoded.
@@ -13,13 +14,17 @@ from typing import Any
 import numpy as np
 import pytest
 from zarr_codec_blosc import Blosc
+from zarr_codec_crc32c import Crc32c
 from zarr_codec_gzip import Gzip
 from zarr_codec_shapes import ConfigurationError, CorruptInputError, OutputSizeError
+from zarr_codec_zstd import Zstd
 
 CODECS = {
     "gzip": lambda: Gzip(1),
     "blosc-lz4-shuffle": lambda: Blosc("lz4", 5, "shuffle", typesize=4),
     "blosc-zstd-bitshuffle": lambda: Blosc("zstd", 3, "bitshuffle", typesize=8),
+    "zstd": lambda: Zstd(3, checksum=True),
+    "crc32c": lambda: Crc32c(),
 }
 
 

@@ -1,4 +1,4 @@
-"""Differential fuzzing against numcodecs: mutated gzip streams and blosc frames.
+"""Differential fuzzing against numcodecs: mutated gzip streams, blosc frames and zstd frames.
 
 Seeded and bounded (a few thousand inputs per codec, a few seconds). Each input is a real
 chunk's encoding with random damage: bits flipped, bytes overwritten, cut short, junk
@@ -19,10 +19,12 @@ from typing import Any
 import numpy as np
 import pytest
 from numcodecs import GZip as NumcodecsGZip
+from numcodecs import Zstd as NumcodecsZstd
 from numcodecs.blosc import Blosc as NumcodecsBlosc
 from zarr_codec_blosc import Blosc
 from zarr_codec_gzip import Gzip
 from zarr_codec_shapes import CodecError
+from zarr_codec_zstd import Zstd
 
 CASES = 3000
 
@@ -104,4 +106,26 @@ def test_blosc_against_numcodecs() -> None:
             continue
         data[12:16] = struct.pack("<I", len(data))  # c-blosc reads as far as this says
         decoded += _compare(bytes(data), reference.decode, ours.decode, f"blosc case {i}")
+    assert 0 < decoded < CASES
+
+
+def test_zstd_against_numcodecs() -> None:
+    """numcodecs checks a frame's content size and checksum as libzstd does; frames from
+    numcodecs and from a streaming writer (no content size) alike."""
+    import zstandard
+
+    rng = random.Random(2026)
+    chunks = _chunks(np.random.default_rng(9))
+    frames = [
+        Zstd(level, checksum).encode(c)
+        for c in chunks
+        for level, checksum in ((1, False), (3, True), (19, True))
+    ]
+    stream = zstandard.ZstdCompressor(level=3, write_content_size=False, write_checksum=True)
+    frames += [stream.compress(c) for c in chunks if c]
+    reference, ours = NumcodecsZstd(), Zstd()
+    decoded = 0
+    for i in range(CASES):
+        data = _damage(rng, rng.choice(frames))
+        decoded += _compare(data, reference.decode, ours.decode, f"zstd case {i}")
     assert 0 < decoded < CASES

@@ -17,22 +17,31 @@ import numpy as np
 import pytest
 from zarr_codec_blosc import Blosc
 from zarr_codec_cast_value import CastValue
+from zarr_codec_crc32c import Crc32c
 from zarr_codec_gzip import Gzip
 from zarr_codec_scale_offset import ScaleOffset
 from zarr_codec_scale_offset.legacy import FixedScaleOffset
 from zarr_codec_shapes import BufferTypeError, ChunkSpec, CodecError
+from zarr_codec_zstd import Zstd
 
 numcodecs = pytest.importorskip("numcodecs")
 
 from zarr_codec_blosc.numcodecs import Blosc as NumcodecsBlosc  # noqa: E402
+from zarr_codec_crc32c.numcodecs import CRC32C as NumcodecsCRC32C  # noqa: E402
 from zarr_codec_gzip.numcodecs import GZip as NumcodecsGZip  # noqa: E402
 from zarr_codec_scale_offset.numcodecs import (  # noqa: E402
     FixedScaleOffset as NumcodecsFixedScaleOffset,
 )
+from zarr_codec_zstd.numcodecs import Zstd as NumcodecsZstd  # noqa: E402
 
 OBJECTS = np.array(["a", 1, None, 2.5] * 4, dtype=object)
 VALUES = np.arange(16, dtype="<f8")
-BYTES_CODECS: dict[str, Any] = {"gzip": Gzip(5), "blosc": Blosc("lz4", 5, "shuffle", 8)}
+BYTES_CODECS: dict[str, Any] = {
+    "gzip": Gzip(5),
+    "blosc": Blosc("lz4", 5, "shuffle", 8),
+    "zstd": Zstd(3),
+    "crc32c": Crc32c(),
+}
 ARRAY_CODECS: dict[str, Any] = {
     "cast_value": CastValue("int32", "nearest-even"),
     "scale_offset": ScaleOffset(1, 2),
@@ -41,6 +50,8 @@ ARRAY_CODECS: dict[str, Any] = {
 NUMCODECS: dict[str, Any] = {
     "GZip": NumcodecsGZip(1),
     "Blosc": NumcodecsBlosc(),
+    "Zstd": NumcodecsZstd(1),
+    "CRC32C": NumcodecsCRC32C(),
     "FixedScaleOffset": NumcodecsFixedScaleOffset(1, 10, "<f8", "<i4"),
 }
 

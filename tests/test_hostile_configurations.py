@@ -25,6 +25,14 @@ VALID: dict[str, dict[int, list[Any]]] = {
         3: [{"name": "gzip", "configuration": {"level": 5}}],
         2: [{"id": "gzip", "level": 1}],
     },
+    "zstd": {
+        3: [{"name": "zstd", "configuration": {"level": 3, "checksum": True}}],
+        2: [{"id": "zstd", "level": 1, "checksum": False}],
+    },
+    "crc32c": {
+        3: [{"name": "crc32c"}],
+        2: [{"id": "crc32c", "location": "start"}],
+    },
     "blosc": {
         3: [
             {

@@ -2,8 +2,9 @@
 
 zarrs (Rust, through ``zarrs.ZarrsCodecPipeline``, selected strictly so nothing falls back to
 Python) is an implementation independent of ours, zarr-python's and numcodecs'. It reads our
-gzip and blosc, in v3 chunks, inside ``sharding_indexed`` and as v2 compressors, to exactly
-the values ours reads (the source), on the four benchmark datasets, unwritten chunks included.
+gzip, blosc, zstd and crc32c, in v3 chunks, inside ``sharding_indexed`` and as v2
+compressors, to exactly the values ours reads (the source), on the four benchmark datasets,
+unwritten chunks included.
 
 What zarrs 0.2.3 does otherwise is pinned down, so that a change on either side is noticed:
 
@@ -13,8 +14,9 @@ What zarrs 0.2.3 does otherwise is pinned down, so that a change on either side 
   and computes ``x / scale + offset`` in the array's precision (float32 arrays in float32, where
   numcodecs divides integers in float64; a float32 ``astype`` in float64, where numcodecs stays
   in float32). Its values are checked against a numpy model of that arithmetic.
-* It refuses a one-byte ``astype`` as numcodecs spells it (``|u1``), and ``cast_value`` and
-  ``scale_offset`` (those arrays are read with zarr's built-ins instead).
+* It refuses a one-byte ``astype`` as numcodecs spells it (``|u1``), a v2 zstd with
+  ``"checksum": true``, and ``cast_value`` and ``scale_offset`` (those arrays are read with
+  zarr's built-ins instead).
 """
 
 from __future__ import annotations
@@ -73,6 +75,11 @@ def _blosc(cname: str, shuffle: str, typesize: int) -> tuple[JSON, JSON]:
     )
 
 
+def _zstd(level: int = 0, checksum: bool = False) -> tuple[JSON, JSON]:
+    config = {"level": level, "checksum": checksum}
+    return {"name": "zstd", "configuration": config}, {"id": "zstd", **config}
+
+
 def _fso(dtype: np.dtype[Any], offset: float, scale: float, astype: str) -> JSON:
     return {"offset": offset, "scale": scale, "dtype": dtype.str, "astype": astype}
 
@@ -89,7 +96,11 @@ def _create_kwargs(layout: str, data: Array) -> JSON:
             "shards": SHARDS,
             "compressors": [_blosc("lz4", "shuffle", itemsize)[0]],
         },
+        "v3-zstd": {"compressors": [_zstd()[0]]},
+        "v3-zstd-crc32c": {"compressors": [_zstd(3, True)[0], {"name": "crc32c"}]},
+        "v3-sharded-zstd": {"shards": SHARDS, "compressors": [_zstd()[0]]},
         "v2-gzip": {"zarr_format": 2, "compressors": _gzip()[1]},
+        "v2-zstd": {"zarr_format": 2, "compressors": _zstd(5)[1]},
         "v2-blosc": {"zarr_format": 2, "compressors": _blosc("zstd", "bitshuffle", itemsize)[1]},
     }[layout]
 
@@ -100,8 +111,12 @@ LAYOUTS = [
     "v3-blosc-zstd-bitshuffle",
     "v3-sharded-gzip",
     "v3-sharded-blosc",
+    "v3-zstd",
+    "v3-zstd-crc32c",
+    "v3-sharded-zstd",
     "v2-gzip",
     "v2-blosc",
+    "v2-zstd",
 ]
 
 
@@ -252,6 +267,17 @@ def test_zarrs_refuses_cast_value_and_scale_offset(
         array = zarr.open_array(LocalStore(root), mode="r")
         assert all(type(c).__module__.startswith("zarr.codecs") for c in _codecs(array))
         _assert_same(array[...], ours, "zarr built-in")
+
+
+def test_zarrs_refuses_a_v2_zstd_with_a_checksum(tmp_path: Path, arrays: dict[str, Array]) -> None:
+    """numcodecs' ``{"id": "zstd", "checksum": true}`` (which ours writes as numcodecs does):
+    zarrs 0.2.3 refuses the array; without the checksum flag it reads it (``v2-zstd`` above)."""
+    data = arrays["float32_field"]
+    root = tmp_path / "a.zarr"
+    ours = _write_ours(root, data, {"zarr_format": 2, "compressors": _zstd(5, True)[1]})
+    _assert_same(ours, data, "ours")
+    with zarr.config.set(ZARRS), pytest.raises(UnsupportedMetadataError):
+        zarr.open_array(LocalStore(root), mode="r")
 
 
 @pytest.mark.parametrize("zarr_format", [2, 3])
