@@ -84,16 +84,33 @@ pub struct GzipConfig {
     pub level: Level,
 }
 
-/// The v2 configuration (numcodecs `GZip`): level optional, defaulting to 1.
+/// The v2 configuration (numcodecs `GZip`): level optional, defaulting to 1; -1 is zlib's
+/// default level, 6, which numcodecs hands on to zlib.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct GzipConfigV2 {
     #[serde(default = "numcodecs_default_level")]
-    level: Level,
+    level: i64,
 }
 
-fn numcodecs_default_level() -> Level {
-    Level(1)
+fn numcodecs_default_level() -> i64 {
+    1
+}
+
+/// zlib's level -1.
+const ZLIB_DEFAULT_LEVEL: u32 = 6;
+
+impl GzipConfigV2 {
+    fn level(self) -> Result<Level> {
+        match self.level {
+            -1 => Level::new(ZLIB_DEFAULT_LEVEL),
+            level => u32::try_from(level)
+                .map_err(|_| {
+                    CodecError::configuration(format!("gzip: level must be 0 to 9, got {level}"))
+                })
+                .and_then(Level::new),
+        }
+    }
 }
 
 /// The gzip codec at one level.
@@ -168,7 +185,7 @@ impl CodecFromJson for Gzip {
     fn from_json(json: &serde_json::Value, format: ZarrFormat) -> Result<Self> {
         let level = match format {
             ZarrFormat::V3 => parse_v3_config::<GzipConfig>(json, NAME)?.level,
-            ZarrFormat::V2 => parse_v2_config::<GzipConfigV2>(json, NAME)?.level,
+            ZarrFormat::V2 => parse_v2_config::<GzipConfigV2>(json, NAME)?.level()?,
         };
         Ok(Self::new(level))
     }

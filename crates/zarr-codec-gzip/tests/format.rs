@@ -146,6 +146,16 @@ fn json_forms() {
     assert_eq!(codec.to_json(ZarrFormat::V2).expect("json"), v2);
     let default_v2 = Gzip::from_json(&serde_json::json!({"id": "gzip"}), ZarrFormat::V2);
     assert_eq!(default_v2.expect("numcodecs default").level().get(), 1);
+    // zlib's -1 (its default level, 6) is a level numcodecs writes and reads.
+    let zlib_default = Gzip::from_json(
+        &serde_json::json!({"id": "gzip", "level": -1}),
+        ZarrFormat::V2,
+    );
+    assert_eq!(zlib_default.expect("level -1").level().get(), 6);
+    for bad in [-2, 10, i64::MAX] {
+        let json = serde_json::json!({"id": "gzip", "level": bad});
+        assert!(Gzip::from_json(&json, ZarrFormat::V2).is_err(), "{json}");
+    }
     for bad in [
         serde_json::json!({"name": "gzip", "configuration": {}}),
         serde_json::json!({"name": "gzip"}),
