@@ -6,9 +6,10 @@
 //!   sharded layout.
 //! - Zarr v2: numcodecs' `CRC32C`, `{"id": "crc32c"}` with an optional `"location"`, `"end"`
 //!   (its default, the v3 layout) or `"start"` (the checksum before the data).
-//! - Engine: the `crc32c` crate, which uses the CPU's CRC-32C instruction (SSE 4.2 on x86-64,
-//!   the CRC extension on 64-bit Arm) when run-time detection finds it, three streams at once,
-//!   and a table-driven fallback elsewhere.
+//! - Engine: the `crc-fast` crate, which folds the data with carry-less multiplication
+//!   (PCLMULQDQ, AVX-512 VPCLMULQDQ, Arm PMULL) together with the CPU's CRC-32C instruction,
+//!   as run-time detection finds them, and a table-driven fallback elsewhere
+//!   ([`engine`] names the one in use).
 //! - Decoding checks the checksum; a mismatch is [`CodecError::Corrupt`] naming both values.
 //!
 //! ```
@@ -26,6 +27,7 @@
 
 use std::mem::MaybeUninit;
 
+use crc_fast::{CrcAlgorithm, Digest};
 use serde::{Deserialize, Serialize};
 use zarr_codec_shapes::json::{
     ZarrFormat, parse_v2_config, parse_v3_config, to_v2_json, to_v3_json,
@@ -40,12 +42,22 @@ pub const CHECKSUM_LEN: usize = 4;
 
 /// The CRC-32C (Castagnoli, RFC 3720) of `data`.
 pub fn checksum(data: &[u8]) -> u32 {
-    crc32c::crc32c(data)
+    crc_fast::crc32_iscsi(data)
 }
 
 /// The CRC-32C of the bytes whose CRC-32C is `crc` followed by `data`.
 pub fn checksum_append(crc: u32, data: &[u8]) -> u32 {
-    crc32c::crc32c_append(crc, data)
+    // The running state is the finished value with the final inversion undone.
+    let mut digest = Digest::new_with_init_state(CrcAlgorithm::Crc32Iscsi, u64::from(!crc));
+    digest.update(data);
+    // The result is a CRC-32: its high half is always zero.
+    let [low @ .., _, _, _, _] = digest.finalize().to_le_bytes();
+    u32::from_le_bytes(low)
+}
+
+/// The implementation run-time detection chose on this CPU, as `crc-fast` names it.
+pub fn engine() -> String {
+    crc_fast::get_calculator_target(CrcAlgorithm::Crc32Iscsi)
 }
 
 /// Where the checksum goes relative to the data.
@@ -287,6 +299,36 @@ mod tests {
         let ascending: Vec<u8> = (0..32).collect();
         assert_eq!(checksum(&ascending), 0x46DD_794E);
         assert_eq!(checksum(b""), 0);
+        assert_eq!(checksum_append(checksum(b"1234"), b"56789"), 0xE306_9283);
+        assert_eq!(checksum_append(0, b"123456789"), 0xE306_9283);
+        assert_eq!(checksum_append(checksum(b"abc"), b""), checksum(b"abc"));
+        // Every length around the vector widths and the folding thresholds.
+        let data: Vec<u8> = (0..5000u32)
+            .map(|i| (i * 131 % 251).to_le_bytes()[0])
+            .collect();
+        for len in (0..600).chain([1023, 1024, 1025, 4095, 4096, 4097, 5000]) {
+            assert_eq!(
+                checksum(&data[..len]),
+                bitwise(&data[..len]),
+                "length {len}"
+            );
+        }
+    }
+
+    /// The CRC-32C bit by bit, straight from its definition (reflected polynomial 0x82F63B78).
+    fn bitwise(data: &[u8]) -> u32 {
+        let mut crc = u32::MAX;
+        for &byte in data {
+            crc ^= u32::from(byte);
+            for _ in 0..8 {
+                crc = if crc & 1 == 1 {
+                    (crc >> 1) ^ 0x82F6_3B78
+                } else {
+                    crc >> 1
+                };
+            }
+        }
+        !crc
     }
 
     #[test]

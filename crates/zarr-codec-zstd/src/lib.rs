@@ -4,7 +4,8 @@
 //!   `{"level": -131072..=22, "checksum": bool}`, level 0 meaning libzstd's default. v2
 //!   metadata is numcodecs' `{"id": "zstd", "level": N, "checksum": bool}`, both optional
 //!   (level 0 and no checksum by default, as in numcodecs).
-//! - Engine: libzstd 1.5.7, built from source and linked statically (`zstd-safe`/`zstd-sys`).
+//! - Engine: libzstd 1.5.6, built from source and linked statically (`zstd-safe`/`zstd-sys`),
+//!   the release numcodecs bundles, so frames are byte for byte numcodecs' own.
 //! - Decoding accepts what numcodecs and the `zstandard` package write: one frame or several,
 //!   frames with or without a content size (streaming writers), skippable frames, and
 //!   checksums, which are verified. Output is bounded: by the caller's buffer in
@@ -42,7 +43,7 @@ pub use encode::{encode, encode_into, encode_into_uninit, max_encoded_size};
 /// The codec's name in Zarr v3 metadata and its id in Zarr v2 metadata.
 pub const NAME: &str = "zstd";
 
-/// The libzstd version linked in, as `"1.5.7"`.
+/// The libzstd version linked in, as `"1.5.6"`.
 pub fn engine_version() -> &'static str {
     zstd_safe::version_string()
 }

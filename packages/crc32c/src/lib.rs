@@ -204,7 +204,10 @@ fn encode_kernel<'py>(py: Python<'py>, location: &str) -> PyResult<Bound<'py, Py
 fn _crc32c(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add(
         "ENGINE",
-        "crc32c 0.6.9 (hardware CRC-32C, chosen at run time)",
+        format!(
+            "crc-fast 1.9.0 ({}, chosen at run time)",
+            zarr_codec_crc32c::engine()
+        ),
     )?;
     module.add_function(wrap_pyfunction!(checksum, module)?)?;
     module.add_function(wrap_pyfunction!(encode, module)?)?;

@@ -28,10 +28,15 @@ fn encode<'py>(
 ) -> PyResult<Bound<'py, PyBytes>> {
     let level = self::level(py, level)?;
     let input = BytesInput::new(data)?;
-    let encoded = run(py, || {
-        zarr_codec_zstd::encode(input.as_slice(), level, checksum)
+    let source = input.as_slice();
+    // The frame is written once, straight into the object Python gets (shrunk in place).
+    let mut output = UninitBytes::new(py, zarr_codec_zstd::max_encoded_size(source.len()))?;
+    let target = output.storage();
+    let written = run(py, || {
+        zarr_codec_zstd::encode_into_uninit(source, level, checksum, target)
     })?;
-    Ok(PyBytes::new(py, &encoded))
+    // SAFETY: libzstd wrote the `written`-byte frame at the start of the storage.
+    unsafe { output.assume_init_prefix(written) }
 }
 
 /// Compress `data` into the writable buffer `out`; returns the bytes written.
@@ -126,15 +131,35 @@ fn encode_batch<'py>(
     let level = self::level(py, level)?;
     let inputs = BytesInput::all(chunks)?;
     let threads = thread_count(py, threads, "zstd")?;
-    let mut slices: Vec<&[u8]> = inputs.iter().map(BytesInput::as_slice).collect();
-    let encoded = run(py, || {
-        parallel_map(&mut slices, threads, |input| {
-            zarr_codec_zstd::encode(input, level, checksum)
+    let mut outputs = inputs
+        .iter()
+        .map(|input| {
+            UninitBytes::new(
+                py,
+                zarr_codec_zstd::max_encoded_size(input.as_slice().len()),
+            )
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    let mut jobs: Vec<(&[u8], &mut [MaybeUninit<u8>])> = inputs
+        .iter()
+        .map(BytesInput::as_slice)
+        .zip(outputs.iter_mut().map(UninitBytes::storage))
+        .collect();
+    let written = run(py, || {
+        parallel_map(&mut jobs, threads, |(input, target)| {
+            zarr_codec_zstd::encode_into_uninit(input, level, checksum, target)
         })
         .into_iter()
         .collect::<CodecResult<Vec<_>>>()
     })?;
-    PyList::new(py, encoded.iter().map(|chunk| PyBytes::new(py, chunk)))
+    drop(jobs);
+    // SAFETY: each compression succeeded and wrote its `written`-byte frame at the start.
+    let frames = outputs
+        .into_iter()
+        .zip(written)
+        .map(|(output, written)| unsafe { output.assume_init_prefix(written) })
+        .collect::<PyResult<Vec<_>>>()?;
+    PyList::new(py, frames)
 }
 
 /// One chunk of a batch decode: where its output goes.

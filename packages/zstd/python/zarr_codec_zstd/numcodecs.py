@@ -2,9 +2,8 @@
 
 It takes the same arguments, has the same attributes, configuration, ``repr`` and equality as
 ``numcodecs.Zstd``, and takes buffers as numcodecs does (see
-:mod:`zarr_codec_shapes.numcodecs`). Frames are what libzstd 1.5.7 writes, one per chunk with
-its content size; numcodecs 0.17 bundles libzstd 1.5.6, whose frames differ at a few levels
-and decode the same with either.
+:mod:`zarr_codec_shapes.numcodecs`). Frames are byte for byte numcodecs' own: one per chunk,
+with its content size, from the same libzstd release (1.5.6).
 
 numcodecs registers its own ``zstd`` first and entry points cannot replace it; call
 :func:`register` to make numcodecs (and so zarr-python's v2 arrays) use this one, and

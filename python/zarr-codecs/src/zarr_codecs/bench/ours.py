@@ -284,7 +284,7 @@ ZARR_READ = Provider(
 )
 
 ZSTD = Provider(
-    "zarr-codec-zstd", "our zstd (libzstd 1.5.7), levels -5/0/1/3/9/19, decode_into, batch", _zstd
+    "zarr-codec-zstd", "our zstd (libzstd 1.5.6), levels -5/0/1/3/9/19, decode_into, batch", _zstd
 )
 CRC32C = Provider("zarr-codec-crc32c", "our crc32c (hardware CRC-32C), decode_into", _crc32c)
 
