@@ -63,6 +63,8 @@ COMPRESSORS: dict[str, list[dict[str, Any]] | None] = {
         }
     ],
     "gzip 1": [{"name": "gzip", "configuration": {"level": 1}}],
+    # zarr-python's default compressor for v3 arrays, as it writes it.
+    "zstd 0": [{"name": "zstd", "configuration": {"level": 0, "checksum": False}}],
 }
 
 #: Array -> array codecs before the compressor, by row label; lossy, so each pipeline's values
@@ -257,12 +259,18 @@ Row = tuple[str, str, str, float, float, float]
 Measured = tuple[str, str, str, list[tuple[float, float, float]]]
 
 
-def measure_all(data: np.ndarray[Any, Any], chunk: int, repeats: int, root: Path) -> list[Measured]:
-    """Every round of every combination of store, compressor and pipeline, the chunk work
-    alone last (each also printed to stderr)."""
+def measure_all(
+    data: np.ndarray[Any, Any],
+    chunk: int,
+    repeats: int,
+    root: Path,
+    labels: Sequence[str] | None = None,
+) -> list[Measured]:
+    """Every round of every combination of store, compressor (``labels``: these rows only)
+    and pipeline, the chunk work alone last (each also printed to stderr)."""
     measured: list[Measured] = []
     for store_kind in ("memory", "local"):
-        for label in COMPRESSORS:
+        for label in labels or COMPRESSORS:
             names = [
                 name
                 for name in pipelines()
@@ -350,11 +358,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--size", type=float, default=256, help="MiB of float32 (default 256)")
     parser.add_argument("--chunk", type=float, default=2, help="MiB per chunk (default 2)")
     parser.add_argument("--repeats", type=int, default=3, help="timed rounds (default 3)")
+    parser.add_argument(
+        "--compressors",
+        nargs="+",
+        choices=list(COMPRESSORS),
+        metavar="LABEL",
+        help=f"rows to run (default all: {', '.join(map(repr, COMPRESSORS))})",
+    )
     args = parser.parse_args(argv)
     data = datasets.load("float32_field", int(args.size * MiB)).reshape(-1)
     chunk = max(1, int(args.chunk * MiB) // data.itemsize)
     with tempfile.TemporaryDirectory(prefix="zarr-codecs-pipelines-") as root:
-        measured = measure_all(data, chunk, args.repeats, Path(root))
+        measured = measure_all(data, chunk, args.repeats, Path(root), args.compressors)
     shape = f"float32_field, {data.nbytes / MiB:.0f} MiB in chunks of {chunk * 4 / MiB:g} MiB"
     for title, of in (("best", min), ("median", statistics.median)):
         print(f"{shape}; {title} of {args.repeats} rounds\n")
