@@ -1,4 +1,5 @@
-"""Arrays our codecs write (zarr-python with ``zarr_codecs.install()``) read by zarrs.
+"""Arrays our codecs write (zarr-python with ``zarr_codecs.install()``) read by zarrs, and
+arrays zarrs writes read by ours.
 
 zarrs (Rust, through ``zarrs.ZarrsCodecPipeline``, selected strictly so nothing falls back to
 Python) is an implementation independent of ours, zarr-python's and numcodecs'. It reads our
@@ -194,6 +195,33 @@ def test_zarrs_reads_ours(tmp_path: Path, arrays: dict[str, Array], layout: str,
     with _zarrs_array(tmp_path / "a.zarr") as array:
         _assert_same(array[...], expected, "zarrs")
         _assert_same(array[REGION], expected[REGION], "zarrs, region")
+
+
+@pytest.mark.parametrize("layout", [layout for layout in LAYOUTS if layout.startswith("v3")])
+def test_ours_reads_what_zarrs_writes(
+    tmp_path: Path, arrays: dict[str, Array], layout: str
+) -> None:
+    """The other way round: zarrs (strict, so its own Rust codecs) writes, ours reads exactly
+    the source."""
+    data = arrays["float32_field"]
+    root = tmp_path / "a.zarr"
+    with zarr.config.set(ZARRS):
+        array = zarr.create_array(
+            LocalStore(root),
+            shape=data.shape,
+            chunks=CHUNKS,
+            dtype=data.dtype,
+            fill_value=0,
+            **_create_kwargs(layout, data),
+        )
+        pipeline = array._async_array.codec_pipeline
+        assert isinstance(pipeline, zarrs.ZarrsCodecPipeline) and pipeline.python_impl is None
+        array[...] = data
+    with zarr_codecs.install(pipeline=True):
+        array = zarr.open_array(LocalStore(root), mode="r")
+        assert all(type(c).__module__.startswith("zarr_codec") for c in _codecs(array))
+        _assert_same(array[...], data, "ours")
+        _assert_same(array[REGION], data[REGION], "ours, region")
 
 
 def test_zarrs_reads_unwritten_chunks_as_the_fill_value(

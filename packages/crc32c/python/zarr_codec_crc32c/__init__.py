@@ -98,6 +98,10 @@ class Crc32c(BytesBytesCodecBase):
         """Always ``decoded_size + 4``."""
         return decoded_size + 4
 
+    def encoded_size(self, decoded_size: int) -> int:
+        """Exactly ``decoded_size + 4``: a fixed-size encoding, as a shard index needs."""
+        return decoded_size + 4
+
     def encode_batch(self, chunks: Sequence[Buffer], threads: int | None = None) -> list[bytes]:
         """Checksum every chunk, in parallel with the GIL released."""
         return _crc32c.encode_batch(list(chunks), self.location, threads)

@@ -31,6 +31,7 @@ __all__ = [
     "SupportsBatch",
     "SupportsDecodeKernel",
     "SupportsEncodeKernel",
+    "SupportsEncodedSize",
     "SupportsEvolve",
     "ZarrFormat",
 ]
@@ -188,6 +189,16 @@ class SupportsBatch(Protocol):
 
     def decode_batch(self, chunks: Sequence[Any], *args: Any) -> list[Any]:
         """Decode every chunk; results in the same order."""
+        ...
+
+
+@runtime_checkable
+class SupportsEncodedSize(Protocol):
+    """Opt-in: a bytes codec whose output size follows from its input size alone (checksums
+    such as crc32c). zarr-python's sharding codec requires such codecs for the shard index."""
+
+    def encoded_size(self, decoded_size: int) -> int:
+        """The exact encoded size of ``decoded_size`` bytes."""
         ...
 
 

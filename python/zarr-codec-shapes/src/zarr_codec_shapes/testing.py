@@ -34,7 +34,7 @@ import numpy as np
 from zarr_codec_shapes.chunk_spec import ChunkSpec
 from zarr_codec_shapes.data_types import DataType, Kind
 from zarr_codec_shapes.errors import CodecError, ConfigurationError, OutputSizeError
-from zarr_codec_shapes.protocols import Codec
+from zarr_codec_shapes.protocols import Codec, SupportsEncodedSize
 
 __all__ = [
     "CORE_DATA_TYPES",
@@ -230,6 +230,9 @@ def check_decode_into(codec: Any, data_types: Sequence[DataType]) -> None:
                     lambda: codec.decode_into(encoded, small),  # noqa: B023 - called at once
                     f"{codec!r}: {label} into a buffer one byte short",
                 )
+            if isinstance(codec, SupportsEncodedSize):
+                exact = codec.encoded_size(len(_bytes_of(data)))
+                assert len(_bytes_of(encoded)) == exact, f"{codec!r}: encoded_size is wrong"
             room = codec.max_encoded_size(len(_bytes_of(data)))
             if room is not None:
                 assert len(_bytes_of(encoded)) <= room, f"{codec!r}: max_encoded_size too small"

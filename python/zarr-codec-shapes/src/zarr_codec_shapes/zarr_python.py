@@ -27,7 +27,7 @@ import numpy as np
 from zarr_codec_shapes.chunk_spec import ChunkSpec
 from zarr_codec_shapes.data_types import DataType
 from zarr_codec_shapes.errors import ConfigurationError, UnsupportedError
-from zarr_codec_shapes.protocols import Codec, SupportsBatch, SupportsEvolve
+from zarr_codec_shapes.protocols import Codec, SupportsBatch, SupportsEncodedSize, SupportsEvolve
 
 if TYPE_CHECKING:
     from zarr.core.array_spec import ArraySpec
@@ -190,7 +190,12 @@ class _Common:
 
     codec_class: type[Codec]
     codec: Any
-    is_fixed_size = False
+
+    @property
+    def is_fixed_size(self) -> bool:
+        """Whether the encoded size follows from the input size alone (zarr's sharding codec
+        accepts only such codecs for its index)."""
+        return isinstance(self.codec, SupportsEncodedSize)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         # The codec's own constructor, defaults included, as zarr's built-ins take them.
@@ -260,7 +265,9 @@ class _Common:
         return await asyncio.to_thread(self._encode_sync, chunk, spec)
 
     def compute_encoded_size(self, input_byte_length: int, chunk_spec: ArraySpec) -> int:
-        raise NotImplementedError
+        if isinstance(self.codec, SupportsEncodedSize):
+            return self.codec.encoded_size(input_byte_length)
+        raise NotImplementedError(f"{self.codec!r} has no fixed encoded size")
 
 
 class _BytesBytes:
@@ -307,6 +314,8 @@ async def _run_batch(run: Any, pairs: list[tuple[Any, ArraySpec]]) -> list[Any]:
 
 class _ArrayArray:
     codec: Any
+    #: Element by element: as many elements out as in.
+    is_fixed_size = True
 
     def resolve_metadata(self, chunk_spec: ArraySpec) -> ArraySpec:
         resolved = self.codec.resolve(chunk_spec_from_zarr(chunk_spec))

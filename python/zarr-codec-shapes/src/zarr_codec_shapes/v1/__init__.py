@@ -42,6 +42,7 @@ from zarr_codec_shapes.protocols import (
     CodecType,
     SupportsAsync,
     SupportsBatch,
+    SupportsEncodedSize,
     SupportsEvolve,
     ZarrFormat,
 )
@@ -77,6 +78,7 @@ __all__ = [
     "RecommendedConcurrency",
     "SupportsAsync",
     "SupportsBatch",
+    "SupportsEncodedSize",
     "SupportsEvolve",
     "UnknownCodecError",
     "UnsupportedError",
