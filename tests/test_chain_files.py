@@ -17,12 +17,21 @@ from zarr_codec_shapes.chain import file_runners
 pytest.importorskip("zarr_codecs")
 import zarr_codec_blosc._blosc as blosc_module
 import zarr_codec_cast_value._cast_value as cast_value_module
+import zarr_codec_crc32c._crc32c as crc32c_module
 import zarr_codec_gzip._gzip as gzip_module
 import zarr_codec_scale_offset._scale_offset as scale_offset_module
+import zarr_codec_zstd._zstd as zstd_module
 from kernel_chains import CHUNK, KERNEL_CHAINS, _bytes, _data
 
-MODULES = (blosc_module, gzip_module, scale_offset_module, cast_value_module)
-NAMES = ["blosc", "gzip", "scale_offset", "cast_value"]
+MODULES = (
+    blosc_module,
+    gzip_module,
+    zstd_module,
+    crc32c_module,
+    scale_offset_module,
+    cast_value_module,
+)
+NAMES = ["blosc", "gzip", "zstd", "crc32c", "scale_offset", "cast_value"]
 #: Chains read and written through the file runners: every kernel chain, and chunks stored as
 #: they are (no steps at all).
 FILE_CHAINS: dict[str, tuple[str, list[dict[str, Any]]]] = {

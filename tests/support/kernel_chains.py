@@ -20,6 +20,7 @@ BLOSC = {
 }
 GZIP = {"name": "gzip", "configuration": {"level": 3}}
 SCALE = {"name": "scale_offset", "configuration": {"offset": 5, "scale": 10}}
+ZSTD = {"name": "zstd", "configuration": {"level": 3, "checksum": True}}
 
 
 def _cast(data_type: str, **extra: Any) -> dict[str, Any]:
@@ -38,6 +39,8 @@ KERNEL_CHAINS: dict[str, tuple[str, list[dict[str, Any]]]] = {
     "cast-big-gzip": ("uint16", [_cast("float32"), _bytes("big"), GZIP]),
     "big-blosc": ("int16", [_bytes("big"), BLOSC]),
     "cast-then-scale": ("int64", [_cast("float64"), SCALE, _bytes(), GZIP]),
+    "zstd": ("float32", [_bytes(), ZSTD]),
+    "fused-zstd": ("float64", [SCALE, _cast("int16", out_of_range="clamp"), _bytes(), ZSTD]),
 }
 
 
