@@ -18,7 +18,7 @@ mod output;
 mod run;
 
 pub use array::{ArrayInput, ArrayOutput, NewArray, data_type_of, new_array};
-pub use batch::{decode_batch_into, parallel_map, thread_count};
+pub use batch::{decode_batch_claimed, decode_batch_into, parallel_map, thread_count};
 pub use chain::{add_runners, decode_chain_batch_into, encode_chain_batch};
 pub use elementwise::{Elementwise, transform_fill_json};
 pub use errors::{IntoPyResult, to_py_err};

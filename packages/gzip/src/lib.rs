@@ -3,14 +3,10 @@
 //! Thin by design: argument conversion through `zarr-codec-python`, codec work in
 //! `zarr-codec-gzip` with the GIL released, batches spread over threads.
 
-use std::mem::MaybeUninit;
-
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyCapsule, PyList};
 use zarr_codec_gzip::Level;
-use zarr_codec_python::{
-    BytesInput, BytesOutput, UninitBytes, new_bytes_with, parallel_map, run, thread_count,
-};
+use zarr_codec_python::{BytesInput, BytesOutput, new_bytes_with, parallel_map, run, thread_count};
 use zarr_codec_shapes::{ErrorKind, Result as CodecResult};
 
 fn level(py: Python<'_>, level: u32) -> PyResult<Level> {
@@ -120,33 +116,6 @@ fn encode_batch<'py>(
     PyList::new(py, encoded.iter().map(|chunk| PyBytes::new(py, chunk)))
 }
 
-/// One chunk of a batch decode: where its output goes and what came of it.
-struct DecodeJob<'a> {
-    input: &'a [u8],
-    /// Storage sized by the stream's own size claim, when it makes one.
-    target: Option<&'a mut [MaybeUninit<u8>]>,
-}
-
-enum Decoded {
-    /// The chunk filled its `target` exactly.
-    InPlace,
-    /// The claim was wrong (several members, padding) or absent: decoded into a `Vec`.
-    Copied(Vec<u8>),
-}
-
-fn decode_job(job: &mut DecodeJob<'_>, limit: Option<usize>) -> CodecResult<Decoded> {
-    if let Some(target) = job.target.as_deref_mut() {
-        let size = target.len();
-        match zarr_codec_gzip::decode_into_uninit(job.input, target) {
-            Ok(written) if written == size => return Ok(Decoded::InPlace),
-            Ok(_) => {}
-            Err(err) if err.kind() == ErrorKind::OutputSize => {}
-            Err(err) => return Err(err),
-        }
-    }
-    zarr_codec_gzip::decode(job.input, limit).map(Decoded::Copied)
-}
-
 /// Decompress many gzip streams in parallel with the GIL released, each straight into the
 /// `bytes` object returned for it when its trailer states its size.
 #[pyfunction]
@@ -157,41 +126,20 @@ fn decode_batch<'py>(
     limit: Option<usize>,
     threads: Option<i64>,
 ) -> PyResult<Bound<'py, PyList>> {
-    let inputs = BytesInput::all(chunks)?;
     let threads = thread_count(py, threads, "gzip")?;
-    let mut outputs = inputs
-        .iter()
-        .map(|input| {
-            size_claim(input.as_slice(), limit)
-                .map(|n| UninitBytes::new(py, n))
-                .transpose()
-        })
-        .collect::<PyResult<Vec<_>>>()?;
-    let mut jobs: Vec<DecodeJob<'_>> = inputs
-        .iter()
-        .zip(outputs.iter_mut())
-        .map(|(input, output)| DecodeJob {
-            input: input.as_slice(),
-            target: output.as_mut().map(UninitBytes::storage),
-        })
-        .collect();
-    let decoded = run(py, || {
-        parallel_map(&mut jobs, threads, |job| decode_job(job, limit))
-            .into_iter()
-            .collect::<CodecResult<Vec<_>>>()
-    })?;
-    drop(jobs);
-    let objects = decoded
-        .into_iter()
-        .zip(outputs)
-        .map(|(result, output)| match (result, output) {
-            // SAFETY: `InPlace` means decode_into_uninit wrote exactly the target's length.
-            (Decoded::InPlace, Some(output)) => unsafe { output.assume_init() },
-            (Decoded::Copied(data), _) => PyBytes::new(py, &data),
-            // A job without a target always decodes into a `Vec`, so this pairing cannot occur.
-            (Decoded::InPlace, None) => PyBytes::new(py, &[]),
-        });
-    PyList::new(py, objects)
+    zarr_codec_python::decode_batch_claimed(
+        py,
+        chunks,
+        threads,
+        |input| Ok(size_claim(input, limit)),
+        // The claim is ISIZE of the last member: several members or padding prove it wrong.
+        |input, target| match zarr_codec_gzip::decode_into_uninit(input, target) {
+            Ok(written) => Ok(written == target.len()),
+            Err(err) if err.kind() == ErrorKind::OutputSize => Ok(false),
+            Err(err) => Err(err),
+        },
+        |input| zarr_codec_gzip::decode(input, limit),
+    )
 }
 
 /// The size a single-member stream claims, if it makes a plausible one within `limit`.

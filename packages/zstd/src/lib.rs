@@ -162,37 +162,6 @@ fn encode_batch<'py>(
     PyList::new(py, frames)
 }
 
-/// One chunk of a batch decode: where its output goes.
-struct DecodeJob<'a> {
-    input: &'a [u8],
-    /// Storage of the size the frames state, when they state one.
-    target: Option<&'a mut [MaybeUninit<u8>]>,
-}
-
-enum Decoded {
-    /// The chunk filled its `target` exactly.
-    InPlace,
-    /// No stated size: decoded into a `Vec`.
-    Copied(Vec<u8>),
-}
-
-fn decode_job(job: &mut DecodeJob<'_>, limit: Option<usize>) -> CodecResult<Decoded> {
-    match job.target.as_deref_mut() {
-        Some(target) => {
-            let size = target.len();
-            let written = zarr_codec_zstd::decode_into_uninit(job.input, target)?;
-            if written == size {
-                Ok(Decoded::InPlace)
-            } else {
-                Err(zarr_codec_shapes::CodecError::corrupt(format!(
-                    "zstd: frames stating {size} bytes decoded to {written}"
-                )))
-            }
-        }
-        None => zarr_codec_zstd::decode(job.input, limit).map(Decoded::Copied),
-    }
-}
-
 /// Decompress many chunks in parallel with the GIL released, each straight into the `bytes`
 /// object returned for it when its frames state their size.
 #[pyfunction]
@@ -203,38 +172,17 @@ fn decode_batch<'py>(
     limit: Option<usize>,
     threads: Option<i64>,
 ) -> PyResult<Bound<'py, PyList>> {
-    let inputs = BytesInput::all(chunks)?;
     let threads = thread_count(py, threads, "zstd")?;
-    let mut outputs = Vec::with_capacity(inputs.len());
-    for input in &inputs {
-        let size = exact_size(input.as_slice(), limit).into_py_result(py)?;
-        outputs.push(size.map(|n| UninitBytes::new(py, n)).transpose()?);
-    }
-    let mut jobs: Vec<DecodeJob<'_>> = inputs
-        .iter()
-        .zip(outputs.iter_mut())
-        .map(|(input, output)| DecodeJob {
-            input: input.as_slice(),
-            target: output.as_mut().map(UninitBytes::storage),
-        })
-        .collect();
-    let decoded = run(py, || {
-        parallel_map(&mut jobs, threads, |job| decode_job(job, limit))
-            .into_iter()
-            .collect::<CodecResult<Vec<_>>>()
-    })?;
-    drop(jobs);
-    let objects = decoded
-        .into_iter()
-        .zip(outputs)
-        .map(|(result, output)| match (result, output) {
-            // SAFETY: `InPlace` means decode_into_uninit wrote exactly the target's length.
-            (Decoded::InPlace, Some(output)) => unsafe { output.assume_init() },
-            (Decoded::Copied(data), _) => PyBytes::new(py, &data),
-            // A job without a target always decodes into a `Vec`, so this pairing cannot occur.
-            (Decoded::InPlace, None) => PyBytes::new(py, &[]),
-        });
-    PyList::new(py, objects)
+    zarr_codec_python::decode_batch_claimed(
+        py,
+        chunks,
+        threads,
+        |input| exact_size(input, limit),
+        |input, target| {
+            zarr_codec_zstd::decode_into_uninit(input, target).map(|n| n == target.len())
+        },
+        |input| zarr_codec_zstd::decode(input, limit),
+    )
 }
 
 /// Decompress each of `chunks` into the matching writable buffer of `outs`, in parallel with
