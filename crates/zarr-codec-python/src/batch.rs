@@ -261,6 +261,68 @@ fn first_overlap(jobs: &[(Range<usize>, Range<usize>)]) -> Option<usize> {
     None
 }
 
+/// One chunk of [`decode_batch_claimed`]: its input, and the storage of its claimed size.
+type ClaimedJob<'a> = (&'a [u8], Option<&'a mut [MaybeUninit<u8>]>);
+
+/// Decompress every chunk of `chunks` on up to `threads` threads with the GIL released, each
+/// straight into the `bytes` object returned for it when `claim` states its decoded size (a
+/// size the stream itself records, already checked against any limit). `fill` decodes into
+/// that storage and says whether it filled it exactly; a chunk without a claim, or whose claim
+/// proved wrong, goes through `decode` into a `Vec` (one copy more).
+pub fn decode_batch_claimed<'py, C, F, D>(
+    py: Python<'py>,
+    chunks: &Bound<'py, PyAny>,
+    threads: usize,
+    claim: C,
+    fill: F,
+    decode: D,
+) -> PyResult<Bound<'py, PyList>>
+where
+    C: Fn(&[u8]) -> zarr_codec_shapes::Result<Option<usize>>,
+    F: Fn(&[u8], &mut [MaybeUninit<u8>]) -> zarr_codec_shapes::Result<bool> + Sync,
+    D: Fn(&[u8]) -> zarr_codec_shapes::Result<Vec<u8>> + Sync,
+{
+    let inputs = BytesInput::all(chunks)?;
+    let mut outputs = Vec::with_capacity(inputs.len());
+    for input in &inputs {
+        let size = claim(input.as_slice()).map_err(|err| to_py_err(py, &err))?;
+        outputs.push(size.map(|n| UninitBytes::new(py, n)).transpose()?);
+    }
+    let mut jobs: Vec<ClaimedJob<'_>> = inputs
+        .iter()
+        .map(BytesInput::as_slice)
+        .zip(
+            outputs
+                .iter_mut()
+                .map(|o| o.as_mut().map(UninitBytes::storage)),
+        )
+        .collect();
+    let decoded = run(py, || {
+        parallel_map(&mut jobs, threads, |(input, target)| {
+            if let Some(target) = target.as_deref_mut()
+                && fill(input, target)?
+            {
+                return Ok(None);
+            }
+            decode(input).map(Some)
+        })
+        .into_iter()
+        .collect::<zarr_codec_shapes::Result<Vec<_>>>()
+    })?;
+    drop(jobs);
+    let objects = decoded
+        .into_iter()
+        .zip(outputs)
+        .map(|(result, output)| match (result, output) {
+            // SAFETY: `None` means `fill` reported writing every byte of the target.
+            (None, Some(output)) => unsafe { output.assume_init() },
+            (Some(data), _) => PyBytes::new(py, &data),
+            // A chunk without a target always decodes into a `Vec`: this cannot occur.
+            (None, None) => PyBytes::new(py, &[]),
+        });
+    PyList::new(py, objects)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -393,66 +455,4 @@ mod tests {
         let empty = [(0..0, 5..5), (5..5, 5..5)];
         assert_eq!(first_overlap(&empty), None);
     }
-}
-
-/// One chunk of [`decode_batch_claimed`]: its input, and the storage of its claimed size.
-type ClaimedJob<'a> = (&'a [u8], Option<&'a mut [MaybeUninit<u8>]>);
-
-/// Decompress every chunk of `chunks` on up to `threads` threads with the GIL released, each
-/// straight into the `bytes` object returned for it when `claim` states its decoded size (a
-/// size the stream itself records, already checked against any limit). `fill` decodes into
-/// that storage and says whether it filled it exactly; a chunk without a claim, or whose claim
-/// proved wrong, goes through `decode` into a `Vec` (one copy more).
-pub fn decode_batch_claimed<'py, C, F, D>(
-    py: Python<'py>,
-    chunks: &Bound<'py, PyAny>,
-    threads: usize,
-    claim: C,
-    fill: F,
-    decode: D,
-) -> PyResult<Bound<'py, PyList>>
-where
-    C: Fn(&[u8]) -> zarr_codec_shapes::Result<Option<usize>>,
-    F: Fn(&[u8], &mut [MaybeUninit<u8>]) -> zarr_codec_shapes::Result<bool> + Sync,
-    D: Fn(&[u8]) -> zarr_codec_shapes::Result<Vec<u8>> + Sync,
-{
-    let inputs = BytesInput::all(chunks)?;
-    let mut outputs = Vec::with_capacity(inputs.len());
-    for input in &inputs {
-        let size = claim(input.as_slice()).map_err(|err| to_py_err(py, &err))?;
-        outputs.push(size.map(|n| UninitBytes::new(py, n)).transpose()?);
-    }
-    let mut jobs: Vec<ClaimedJob<'_>> = inputs
-        .iter()
-        .map(BytesInput::as_slice)
-        .zip(
-            outputs
-                .iter_mut()
-                .map(|o| o.as_mut().map(UninitBytes::storage)),
-        )
-        .collect();
-    let decoded = run(py, || {
-        parallel_map(&mut jobs, threads, |(input, target)| {
-            if let Some(target) = target.as_deref_mut()
-                && fill(input, target)?
-            {
-                return Ok(None);
-            }
-            decode(input).map(Some)
-        })
-        .into_iter()
-        .collect::<zarr_codec_shapes::Result<Vec<_>>>()
-    })?;
-    drop(jobs);
-    let objects = decoded
-        .into_iter()
-        .zip(outputs)
-        .map(|(result, output)| match (result, output) {
-            // SAFETY: `None` means `fill` reported writing every byte of the target.
-            (None, Some(output)) => unsafe { output.assume_init() },
-            (Some(data), _) => PyBytes::new(py, &data),
-            // A chunk without a target always decodes into a `Vec`: this cannot occur.
-            (None, None) => PyBytes::new(py, &[]),
-        });
-    PyList::new(py, objects)
 }
