@@ -1,7 +1,6 @@
-"""``zarr_codec_shapes.Chain``: whole v3 codec chains without zarr-python, checked against
-zarr-python
-(chunks it writes decode identically, chunks the chain writes read identically), fused where
-it can be, into caller arrays, and in batches."""
+"""``zarr_codec_runtime.Chain``: whole v3 codec chains without zarr-python, checked against
+zarr-python (chunks it writes decode identically, chunks the chain writes read identically),
+fused where it can be, into caller arrays, and in batches."""
 
 from __future__ import annotations
 
@@ -10,9 +9,9 @@ from typing import Any
 
 import numpy as np
 import pytest
+from zarr_codec_runtime import Chain
 from zarr_codec_shapes import (
     BytesCodec,
-    Chain,
     ChunkSpec,
     CodecError,
     ConfigurationError,

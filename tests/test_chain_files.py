@@ -1,6 +1,6 @@
 """Chains on chunk files: ``Chain.decode_files_into`` reads and decodes a batch of chunk files
-and ``Chain.encode_files`` encodes and writes one, each in Rust in one call (any wheel's file
-runners running any wheel's kernels), with the results, files and errors of the in-memory
+and ``Chain.encode_files`` encodes and writes one, each in Rust in one call (the runtime's
+``Plan`` running every wheel's kernels), with the results, files and errors of the in-memory
 path and of zarr-python's ``LocalStore``."""
 
 from __future__ import annotations
@@ -11,27 +11,12 @@ from typing import Any
 
 import numpy as np
 import pytest
-from zarr_codec_shapes import Chain, ChunkSpec, CorruptInputError
-from zarr_codec_shapes.chain import file_runners
+from zarr_codec_runtime import Chain
+from zarr_codec_shapes import ChunkSpec, CorruptInputError
 
 pytest.importorskip("zarr_codecs")
-import zarr_codec_blosc._blosc as blosc_module
-import zarr_codec_cast_value._cast_value as cast_value_module
-import zarr_codec_crc32c._crc32c as crc32c_module
-import zarr_codec_gzip._gzip as gzip_module
-import zarr_codec_scale_offset._scale_offset as scale_offset_module
-import zarr_codec_zstd._zstd as zstd_module
 from kernel_chains import CHUNK, KERNEL_CHAINS, _bytes, _data
 
-MODULES = (
-    blosc_module,
-    gzip_module,
-    zstd_module,
-    crc32c_module,
-    scale_offset_module,
-    cast_value_module,
-)
-NAMES = ["blosc", "gzip", "zstd", "crc32c", "scale_offset", "cast_value"]
 #: Chains read and written through the file runners: every kernel chain, and chunks stored as
 #: they are (no steps at all).
 FILE_CHAINS: dict[str, tuple[str, list[dict[str, Any]]]] = {
@@ -63,16 +48,6 @@ def _outputs(chain: Chain, count: int, offset: int) -> tuple[np.ndarray[Any, Any
 def _write(paths: list[Path], encoded: list[Any]) -> None:
     for path, data in zip(paths, encoded, strict=True):
         path.write_bytes(memoryview(data).cast("B"))
-
-
-def test_every_wheel_registers_its_file_runners() -> None:
-    from importlib.metadata import entry_points
-
-    registered = {
-        point.name: point.load() for point in entry_points(group="zarr_codec_shapes.runners")
-    }
-    assert registered == dict(zip(NAMES, MODULES, strict=True))
-    assert file_runners() in MODULES
 
 
 @pytest.mark.parametrize("offset", [0, 16, 48], ids=["page", "page+16", "page+48"])
@@ -111,23 +86,6 @@ def test_stored_chunks_are_written_from_any_alignment(offset: int, tmp_path: Pat
     paths = [tmp_path / str(k) for k in range(3)]
     assert chain.encode_files(sources, paths)
     assert b"".join(p.read_bytes() for p in paths) == whole.tobytes()
-
-
-@pytest.mark.parametrize("module", MODULES, ids=NAMES)
-def test_every_wheels_file_runners_run_every_wheels_kernels(module: Any, tmp_path: Path) -> None:
-    chain = _chain("fused-blosc")
-    assert chain._kernel_steps is not None and chain._encode_kernel_steps is not None
-    data = _data("float32")
-    paths = [str(tmp_path / str(k)) for k in range(len(data))]
-    chunks = [d.reshape(-1).view(np.uint8) for d in data]
-    module.encode_chain_files(chain._encode_kernel_steps[0], chunks, paths, threads=2)
-    expected = chain.decode_batch([Path(p).read_bytes() for p in paths])
-    whole, outs = _outputs(chain, len(data), 16)
-    views = [o.reshape(-1).view(np.uint8) for o in outs]
-    assert module.decode_chain_files_into(chain._kernel_steps[0], paths, views, threads=2) == [
-        True
-    ] * len(paths)
-    assert whole.tobytes() == b"".join(e.tobytes() for e in expected)
 
 
 @pytest.mark.parametrize("name", ["stored-as-is", "fused-blosc", "cast-only"])
@@ -196,8 +154,20 @@ def test_a_file_that_cannot_be_written_raises_oserror_and_leaves_nothing(tmp_pat
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file"]
 
 
+def test_the_other_byte_order_alone_runs_in_rust(tmp_path: Path) -> None:
+    chain = Chain.from_json([_bytes("big")], ChunkSpec(CHUNK, "int32"))  # a swap step only
+    data = _data("int32", 2)
+    paths = [tmp_path / "0", tmp_path / "1"]
+    assert chain.encode_files(data, paths)
+    assert paths[0].read_bytes() == data[0].astype(">i4").tobytes()
+    whole, outs = _outputs(chain, 2, 16)
+    assert chain.decode_files_into(paths, outs) == [True, True]
+    assert whole.tobytes() == b"".join(d.tobytes() for d in data)
+
+
 def test_chains_without_kernels_leave_files_to_the_python_path(tmp_path: Path) -> None:
-    chain = Chain.from_json([_bytes("big")], ChunkSpec(CHUNK, "int32"))  # a swap, no kernel
+    chain = Chain.from_json([_bytes()], ChunkSpec(CHUNK, "int32"))
+    chain.__dict__["decode_plan"] = chain.__dict__["encode_plan"] = None  # as if no kernels
     _, outs = _outputs(chain, 1, 0)
     assert chain.decode_files_into([tmp_path / "0"], outs) is None
     assert not chain.encode_files(_data("int32", 1), [tmp_path / "0"])

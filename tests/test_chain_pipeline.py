@@ -49,8 +49,8 @@ from zarr.core.buffer import default_buffer_prototype  # noqa: E402
 from zarr.core.codec_pipeline import BatchedCodecPipeline  # noqa: E402
 from zarr.core.sync import sync  # noqa: E402
 from zarr.storage import LocalStore, MemoryStore  # noqa: E402
+from zarr_codec_runtime import Chain  # noqa: E402
 from zarr_codec_shapes import CodecError, CorruptInputError  # noqa: E402
-from zarr_codec_shapes.chain import Chain  # noqa: E402
 from zarr_codecs.pipeline import PATH, ChainCodecPipeline  # noqa: E402
 
 Array = npt.NDArray[Any]
@@ -1046,18 +1046,12 @@ def test_a_corrupt_chunk_raises_our_codec_error(
         _assert_values(chain, array[11:14, 2:], expected[11:14, 2:])
 
 
-# -- without compiled file runners -------------------------------------------------------------
+# -- stored-as-is chunk files ------------------------------------------------------------------
 
 
-def test_local_chunks_without_file_runners_go_through_the_thread_pool(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Where no wheel's file runners are found, LocalStore chunks are written with zarr's own
-    helper and read by the thread pool: uncompressed chunks straight into place, missing ones
-    as the fill value, and a chunk file of the wrong size raises ``CorruptInputError``."""
-    import zarr_codec_shapes.chain
-
-    monkeypatch.setattr(zarr_codec_shapes.chain, "file_runners", lambda: None)
+def test_local_chunks_stored_as_is_read_straight_into_place(tmp_path: Path) -> None:
+    """Uncompressed LocalStore chunks are read from their files straight into place, missing
+    ones as the fill value, and a chunk file of the wrong size raises ``CorruptInputError``."""
     # 1-D, so that whole chunks are contiguous in the output and read straight into place
     data = np.arange(700, dtype="float32")
     with _pipeline(PATH):

@@ -1,6 +1,7 @@
 //! Kernels: one compiled codec's decoding or encoding, callable from another wheel's extension
-//! module through a C ABI, so that [`crate::chain`] runs a whole chain of codecs from several
-//! wheels in Rust, chunk after chunk, with no Python call in between.
+//! module through a C ABI, so that the runtime (`zarr_codec_runtime`, exported to Python once,
+//! by the `zarr-codec-runtime` wheel) runs a whole chain of codecs from several wheels in
+//! Rust, chunk after chunk, with no Python call in between.
 //!
 //! A kernel travels as a Python capsule named [`CAPSULE`]. The capsule holds a `#[repr(C)]`
 //! [`Kernel`] header (an ABI version and one `extern "C"` function) followed by the codec's
@@ -13,6 +14,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
+pub use zarr_codec_runtime::Target;
 use zarr_codec_shapes::{CodecError, Result as CodecResult};
 
 /// The name every kernel capsule carries; the version changes with [`Kernel`]'s layout.
@@ -112,60 +114,6 @@ impl Outcome {
             // A panic in the kernel's module, re-raised here: `run` reports it as the
             // internal error it is.
             _ => panic!("{message}"),
-        }
-    }
-}
-
-/// Where a kernel writes: memory already initialised (scratch, a caller's buffer) or fresh
-/// memory (a new `bytes` object that a compressor fills).
-pub enum Target<'a> {
-    /// Initialised bytes.
-    Init(&'a mut [u8]),
-    /// Bytes not yet initialised.
-    Uninit(&'a mut [std::mem::MaybeUninit<u8>]),
-}
-
-impl<'a> Target<'a> {
-    /// The bytes there are room for.
-    #[must_use]
-    pub fn len(&self) -> usize {
-        match self {
-            Self::Init(bytes) => bytes.len(),
-            Self::Uninit(bytes) => bytes.len(),
-        }
-    }
-
-    /// Whether there is no room at all.
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// The target as initialised bytes, zeroing fresh memory first.
-    pub fn into_init(self) -> &'a mut [u8] {
-        match self {
-            Self::Init(bytes) => bytes,
-            Self::Uninit(bytes) => {
-                bytes.fill(std::mem::MaybeUninit::new(0));
-                // SAFETY: every byte was just initialised.
-                unsafe { &mut *(std::ptr::from_mut(bytes) as *mut [u8]) }
-            }
-        }
-    }
-
-    /// The target as possibly uninitialised bytes, with no zeroing.
-    ///
-    /// # Safety
-    /// Only initialised values may be written through the result (an `Init` target stays
-    /// initialised only so): C compressors, which write bytes, qualify.
-    pub unsafe fn into_uninit(self) -> &'a mut [std::mem::MaybeUninit<u8>] {
-        match self {
-            // SAFETY: `MaybeUninit<u8>` has `u8`'s layout; the caller's contract keeps the
-            // bytes initialised.
-            Self::Init(bytes) => unsafe {
-                &mut *(std::ptr::from_mut(bytes) as *mut [std::mem::MaybeUninit<u8>])
-            },
-            Self::Uninit(bytes) => bytes,
         }
     }
 }
@@ -289,6 +237,25 @@ where
     )
 }
 
+/// A capsule holding a decoding that knows the most it writes: `decode(input, output)` as
+/// for [`decode_kernel`], writing at most `max_len(input.len())` bytes (a checksum's), so
+/// that it may run outside another bytes codec.
+pub fn bounded_decode_kernel<F, M>(
+    py: Python<'_>,
+    decode: F,
+    max_len: M,
+) -> PyResult<Bound<'_, PyCapsule>>
+where
+    F: Fn(&[u8], &mut [u8]) -> CodecResult<usize> + Send + Sync + 'static,
+    M: Fn(usize) -> usize + Send + Sync + 'static,
+{
+    capsule(
+        py,
+        move |input: &[u8], target: Target<'_>| decode(input, target.into_init()),
+        Some(Box::new(max_len)),
+    )
+}
+
 /// A capsule holding an element-wise array transformation (a cast, scale and offset, in
 /// either direction) as a kernel: `apply(input, output)` fills all of `output`, whose size the
 /// chain states.
@@ -313,48 +280,55 @@ where
     capsule(py, encode, Some(Box::new(max_len)))
 }
 
-/// A kernel from its capsule, checked by name and ABI version (valid while `capsule` lives).
-pub(crate) fn kernel_of<'a>(capsule: &'a Bound<'_, PyAny>) -> PyResult<KernelRef<'a>> {
-    let capsule = capsule.cast::<PyCapsule>()?;
-    let pointer = capsule.pointer_checked(Some(CAPSULE))?;
-    // SAFETY: a capsule of this name holds a `Cell` whose repr(C) header is a `Kernel`, alive
-    // as long as the capsule, which the caller holds for 'a.
-    let kernel = unsafe { pointer.cast::<Kernel>().as_ref() };
-    if kernel.abi != ABI {
-        let message = format!(
-            "a codec kernel of ABI {} cannot run here (ABI {ABI}): install zarr-codecs wheels \
-             of one version",
-            kernel.abi
-        );
-        return Err(pyo3::exceptions::PyTypeError::new_err(message));
-    }
-    Ok(KernelRef(kernel))
+/// A kernel made by any of our wheels, from its capsule (checked by name and ABI version),
+/// usable by the runtime on any thread: it holds the capsule, so the kernel outlives it.
+pub struct ForeignKernel {
+    kernel: *const Kernel,
+    _capsule: Py<PyCapsule>,
 }
 
-/// A checked kernel, callable from any thread.
-#[derive(Clone, Copy)]
-pub(crate) struct KernelRef<'a>(&'a Kernel);
-
-// SAFETY: a kernel's state is `Send + Sync` (`decode_kernel`'s bound), and its header is
-// plain data and a function pointer.
-unsafe impl Send for KernelRef<'_> {}
+// SAFETY: a kernel's state is `Send + Sync` (`capsule`'s bound), its header is plain data and
+// function pointers, and the capsule (which keeps it alive) is only released, never used.
+unsafe impl Send for ForeignKernel {}
 // SAFETY: as above.
-unsafe impl Sync for KernelRef<'_> {}
+unsafe impl Sync for ForeignKernel {}
 
-impl KernelRef<'_> {
-    /// Run the kernel on `input` into the start of `output`; the bytes written.
-    pub(crate) fn run(self, input: &[u8], output: Target<'_>) -> CodecResult<usize> {
+impl ForeignKernel {
+    /// The kernel in `capsule`.
+    pub fn new(capsule: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let capsule = capsule.cast::<PyCapsule>()?;
+        let pointer = capsule.pointer_checked(Some(CAPSULE))?;
+        // SAFETY: a capsule of this name holds a `Cell` whose repr(C) header is a `Kernel`,
+        // alive as long as the capsule, which `Self` holds.
+        let kernel = unsafe { pointer.cast::<Kernel>().as_ref() };
+        if kernel.abi != ABI {
+            let message = format!(
+                "a codec kernel of ABI {} cannot run here (ABI {ABI}): install zarr-codecs \
+                 wheels of one version",
+                kernel.abi
+            );
+            return Err(pyo3::exceptions::PyTypeError::new_err(message));
+        }
+        Ok(Self {
+            kernel: std::ptr::from_ref(kernel),
+            _capsule: capsule.clone().unbind(),
+        })
+    }
+}
+
+impl zarr_codec_runtime::Kernel for ForeignKernel {
+    fn run(&self, input: &[u8], output: Target<'_>) -> CodecResult<usize> {
         let mut outcome = Outcome::new();
         let (pointer, len, initialized) = match output {
             Target::Init(bytes) => (bytes.as_mut_ptr(), bytes.len(), true),
             Target::Uninit(bytes) => (bytes.as_mut_ptr().cast(), bytes.len(), false),
         };
         // SAFETY: the slices are valid for their lengths and cannot overlap (one is shared,
-        // the other exclusive), `initialized` says what the output holds, and `self.0` is a
-        // checked live kernel.
+        // the other exclusive), `initialized` says what the output holds, and `self.kernel`
+        // is a checked kernel kept alive by the capsule held.
         unsafe {
-            (self.0.run)(
-                self.0,
+            ((*self.kernel).run)(
+                self.kernel,
                 input.as_ptr(),
                 input.len(),
                 pointer,
@@ -366,11 +340,9 @@ impl KernelRef<'_> {
         outcome.into_result()
     }
 
-    /// The most bytes the kernel writes for `input_len` input bytes; `None` when the caller
-    /// states the size (array kernels, decoders).
-    pub(crate) fn max_output_len(self, input_len: usize) -> Option<usize> {
-        // SAFETY: `self.0` is a checked live kernel.
-        let max = unsafe { (self.0.max_output_len)(self.0, input_len) };
+    fn max_output_len(&self, input_len: usize) -> Option<usize> {
+        // SAFETY: `self.kernel` is a checked live kernel.
+        let max = unsafe { ((*self.kernel).max_output_len)(self.kernel, input_len) };
         (max != EXACT).then_some(max)
     }
 }

@@ -8,22 +8,22 @@
 
 mod array;
 mod batch;
-pub mod chain;
 mod elementwise;
 mod errors;
-pub mod files;
 mod input;
 pub mod kernel;
 mod output;
 mod run;
+pub mod runtime;
 
 pub use array::{ArrayInput, ArrayOutput, NewArray, data_type_of, new_array};
 pub use batch::{decode_batch_claimed, decode_batch_into, parallel_map, thread_count};
-pub use chain::{add_runners, decode_chain_batch_into, encode_chain_batch};
 pub use elementwise::{Elementwise, transform_fill_json};
 pub use errors::{IntoPyResult, to_py_err};
-pub use files::{decode_chain_files_into, encode_chain_files};
 pub use input::BytesInput;
-pub use kernel::{Target, array_kernel, decode_kernel, encode_kernel};
+pub use kernel::{
+    ForeignKernel, Target, array_kernel, bounded_decode_kernel, decode_kernel, encode_kernel,
+};
 pub use output::{BytesOutput, UninitBytes, bytes_from_vec, new_bytes_with, numpy_from_vec};
 pub use run::run;
+pub use runtime::{PyPlan, add_runtime, chunk_error_to_py, steps_of};

@@ -405,31 +405,21 @@ fn test_kernels(py: Python<'_>) -> PyResult<[Bound<'_, PyAny>; 3]> {
     Ok([add_one.into_any(), twice.into_any(), failing.into_any()])
 }
 
-fn run_chain<'py>(
-    py: Python<'py>,
-    steps: &Bound<'py, PyAny>,
+/// Each chunk through the plan of `steps` (a Python description) into an output of
+/// `out_len` bytes, as the runtime's `Plan.run_into` does: errors as Python's.
+fn run_chain(
+    py: Python<'_>,
+    steps: &Bound<'_, PyAny>,
     chunks: &[&[u8]],
     out_len: usize,
 ) -> PyResult<Vec<Vec<u8>>> {
-    let chunks = pyo3::types::PyList::new(py, chunks.iter().map(|c| PyBytes::new(py, c)))?;
-    let outs = (0..chunks.len())
-        .map(|_| eval(py, &format!("np.zeros({out_len}, dtype=np.uint8)")))
-        .collect::<PyResult<Vec<_>>>()?;
-    let outs_list = pyo3::types::PyList::new(py, &outs)?;
-    zarr_codec_python::decode_chain_batch_into(
-        py,
-        steps,
-        chunks.as_any(),
-        outs_list.as_any(),
-        Some(2),
-    )?;
-    outs.iter()
-        .map(|out| {
-            Ok(out
-                .call_method0("tobytes")?
-                .cast_into::<PyBytes>()?
-                .as_bytes()
-                .to_vec())
+    let plan = zarr_codec_runtime::Plan::new(zarr_codec_python::steps_of(py, steps)?, None);
+    chunks
+        .iter()
+        .map(|chunk| {
+            let mut out = vec![0; out_len];
+            zarr_codec_python::run(py, || plan.run_exact(chunk, &mut out))?;
+            Ok(out)
         })
         .collect()
 }
@@ -445,7 +435,7 @@ fn a_chain_runs_every_step_in_order_into_each_output() {
             [
                 ("a", add_one.clone(), 3usize).into_pyobject(py)?.into_any(),
                 ("b", twice, 6usize).into_pyobject(py)?.into_any(),
-                ("bytes", 2usize.into_pyobject(py)?.into_any(), 0usize)
+                ("bytes", 2usize.into_pyobject(py)?.into_any(), 6usize)
                     .into_pyobject(py)?
                     .into_any(),
             ],
@@ -477,7 +467,7 @@ fn a_swap_step_reverses_each_element() {
             py,
             [
                 ("a", add_one, 4usize).into_pyobject(py)?.into_any(),
-                ("bytes", 4usize.into_pyobject(py)?.into_any(), 0usize)
+                ("bytes", 4usize.into_pyobject(py)?.into_any(), 4usize)
                     .into_pyobject(py)?
                     .into_any(),
             ],
@@ -530,12 +520,13 @@ fn chain_errors_are_the_codecs_exceptions() {
             err.is_instance(py, &errors.getattr("OutputSizeError")?),
             "{err}"
         );
-        // Not a kernel, a zero element size, no steps at all.
+        // Not a kernel, a zero element size.
         let not_kernel = eval(py, "b'abc'")?;
         assert!(run_chain(py, &list(py, vec![("x", not_kernel, 3)])?, &[&[1]], 3).is_err());
         let zero = 0usize.into_pyobject(py)?.into_any();
         assert!(run_chain(py, &list(py, vec![("bytes", zero, 0)])?, &[&[1]], 1).is_err());
-        assert!(run_chain(py, &list(py, vec![])?, &[&[1]], 1).is_err());
+        // No steps: chunks pass as they are.
+        assert_eq!(run_chain(py, &list(py, vec![])?, &[&[1]], 1)?, [vec![1]]);
         Ok(())
     });
 }
@@ -570,9 +561,15 @@ fn an_encoding_chain_ends_in_new_bytes_of_the_streams_length() {
             py,
             [PyBytes::new(py, &[1, 2, 3]), PyBytes::new(py, &[7, 8, 9])],
         )?;
-        let encoded =
-            zarr_codec_python::encode_chain_batch(py, steps.as_any(), chunks.as_any(), Some(2))?;
-        let encoded: Vec<Vec<u8>> = encoded.extract()?;
+        let plan =
+            zarr_codec_runtime::Plan::new(zarr_codec_python::steps_of(py, steps.as_any())?, None);
+        let encoded: Vec<Vec<u8>> = chunks
+            .iter()
+            .map(|chunk| {
+                let chunk: Vec<u8> = chunk.extract()?;
+                zarr_codec_python::run(py, || plan.run_to_vec(&chunk))
+            })
+            .collect::<PyResult<_>>()?;
         assert_eq!(encoded, [vec![3, 4, 3, 2], vec![3, 10, 9, 8]]);
         Ok(())
     });

@@ -291,6 +291,5 @@ fn _blosc(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(decode_batch_into, module)?)?;
     module.add_function(wrap_pyfunction!(decode_kernel, module)?)?;
     module.add_function(wrap_pyfunction!(encode_kernel, module)?)?;
-    zarr_codec_python::add_runners(module)?;
     Ok(())
 }

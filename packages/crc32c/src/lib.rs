@@ -179,9 +179,14 @@ fn decode_batch_into(
 #[pyo3(signature = (location="end"))]
 fn decode_kernel<'py>(py: Python<'py>, location: &str) -> PyResult<Bound<'py, PyCapsule>> {
     let location = self::location(py, location)?;
-    zarr_codec_python::decode_kernel(py, move |input: &[u8], output: &mut [u8]| {
-        zarr_codec_crc32c::decode_into(input, location, output)
-    })
+    zarr_codec_python::bounded_decode_kernel(
+        py,
+        move |input: &[u8], output: &mut [u8]| {
+            zarr_codec_crc32c::decode_into(input, location, output)
+        },
+        // The payload is the stream less its checksum: a step outside another bytes codec.
+        |len| len.saturating_sub(CHECKSUM_LEN),
+    )
 }
 
 /// Appending the checksum as a chain kernel.
@@ -219,6 +224,5 @@ fn _crc32c(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(decode_batch_into, module)?)?;
     module.add_function(wrap_pyfunction!(decode_kernel, module)?)?;
     module.add_function(wrap_pyfunction!(encode_kernel, module)?)?;
-    zarr_codec_python::add_runners(module)?;
     Ok(())
 }

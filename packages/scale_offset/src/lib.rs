@@ -228,6 +228,5 @@ fn _scale_offset(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<Plan>()?;
     module.add_function(wrap_pyfunction!(check_configuration, module)?)?;
     module.add_function(wrap_pyfunction!(encoded_fill_value, module)?)?;
-    zarr_codec_python::add_runners(module)?;
     Ok(())
 }

@@ -245,6 +245,5 @@ fn _zstd(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(decode_batch_into, module)?)?;
     module.add_function(wrap_pyfunction!(decode_kernel, module)?)?;
     module.add_function(wrap_pyfunction!(encode_kernel, module)?)?;
-    zarr_codec_python::add_runners(module)?;
     Ok(())
 }

@@ -20,7 +20,6 @@ from zarr_codec_shapes import (
     check_keys,
 )
 from zarr_codec_shapes.base import item_size
-from zarr_codec_shapes.protocols import ChainRunner
 
 from zarr_codec_blosc import _blosc
 
@@ -271,20 +270,20 @@ class Blosc(BytesBytesCodecBase):
         """Decompress every chunk in parallel with the GIL released."""
         return _blosc.decode_batch(list(chunks), self.max_decoded_size, threads)
 
-    def decode_kernel(self, spec: ChunkSpec | None = None) -> tuple[object, ChainRunner]:
-        """Decoding as a compiled kernel, so that a :class:`zarr_codec_shapes.Chain` of our codecs
+    def decode_kernel(self, spec: ChunkSpec | None = None) -> object:
+        """Decoding as a compiled kernel, so that a :class:`zarr_codec_runtime.Chain` of our codecs
         decodes each chunk through all of them in Rust (frames need no configuration)."""
-        return _kernel(), _blosc.decode_chain_batch_into
+        return _kernel()
 
-    def encode_kernel(self, spec: ChunkSpec | None = None) -> tuple[object, ChainRunner] | None:
-        """Compression as a compiled kernel for a :class:`zarr_codec_shapes.Chain`, once
+    def encode_kernel(self, spec: ChunkSpec | None = None) -> object | None:
+        """Compression as a compiled kernel for a :class:`zarr_codec_runtime.Chain`, once
         ``shuffle`` and ``typesize`` are set (``evolve`` sets them); else ``None``."""
         if self.shuffle is None or self.typesize is None:
             return None
         kernel = _blosc.encode_kernel(
             self.cname, self.clevel, self.shuffle, self.typesize, self.blocksize
         )
-        return kernel, _blosc.encode_chain_batch
+        return kernel
 
     def decode_batch_into(
         self, chunks: Sequence[Buffer], outs: Sequence[Buffer], threads: int | None = None

@@ -24,7 +24,6 @@ from zarr_codec_shapes import (
 )
 from zarr_codec_shapes.base import fill_array, writable_in_place
 from zarr_codec_shapes.fill_value import fill_value_from_json
-from zarr_codec_shapes.protocols import ChainRunner
 
 from zarr_codec_cast_value import _cast_value
 
@@ -214,15 +213,15 @@ class CastValue(ArrayArrayCodecBase):
         """Decode many chunks back to ``spec``'s data type in parallel (GIL released)."""
         return self.plan(spec.data_type, "decode").apply_batch(chunks, threads)
 
-    def encode_kernel(self, spec: ChunkSpec) -> tuple[object, ChainRunner]:
+    def encode_kernel(self, spec: ChunkSpec) -> object:
         """Encoding from ``spec``'s data type as a compiled kernel (see ``decode_kernel``)."""
-        return self.plan(spec.data_type, "encode").kernel(), _cast_value.encode_chain_batch
+        return self.plan(spec.data_type, "encode").kernel()
 
-    def decode_kernel(self, spec: ChunkSpec) -> tuple[object, ChainRunner]:
+    def decode_kernel(self, spec: ChunkSpec) -> object:
         """Decoding to ``spec``'s data type as a compiled kernel, so that a
-        :class:`zarr_codec_shapes.Chain` of our codecs decodes each chunk through all of them in
+        :class:`zarr_codec_runtime.Chain` of our codecs decodes each chunk through all of them in
         Rust."""
-        return self.plan(spec.data_type, "decode").kernel(), _cast_value.decode_chain_batch_into
+        return self.plan(spec.data_type, "decode").kernel()
 
     def decode_batch_into(
         self,

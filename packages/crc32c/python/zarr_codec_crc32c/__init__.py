@@ -17,7 +17,6 @@ from zarr_codec_shapes import (
     UnsupportedError,
     check_keys,
 )
-from zarr_codec_shapes.protocols import ChainRunner
 
 from zarr_codec_crc32c import _crc32c
 
@@ -117,10 +116,10 @@ class Crc32c(BytesBytesCodecBase):
         GIL released; returns the bytes written into each."""
         return _crc32c.decode_batch_into(list(chunks), list(outs), self.location, threads)
 
-    def decode_kernel(self, spec: ChunkSpec | None = None) -> tuple[object, ChainRunner]:
-        """Checking as a compiled kernel for a :class:`zarr_codec_shapes.Chain`."""
-        return _kernel(self.location), _crc32c.decode_chain_batch_into
+    def decode_kernel(self, spec: ChunkSpec | None = None) -> object:
+        """Checking as a compiled kernel for a :class:`zarr_codec_runtime.Chain`."""
+        return _kernel(self.location)
 
-    def encode_kernel(self, spec: ChunkSpec | None = None) -> tuple[object, ChainRunner]:
-        """Appending the checksum as a compiled kernel for a :class:`zarr_codec_shapes.Chain`."""
-        return _crc32c.encode_kernel(self.location), _crc32c.encode_chain_batch
+    def encode_kernel(self, spec: ChunkSpec | None = None) -> object:
+        """Appending the checksum as a compiled kernel for a :class:`zarr_codec_runtime.Chain`."""
+        return _crc32c.encode_kernel(self.location)

@@ -11,7 +11,6 @@ from collections.abc import Buffer, Sequence
 from typing import Any, ClassVar
 
 from zarr_codec_shapes import BytesBytesCodecBase, ChunkSpec, ConfigurationError, check_keys
-from zarr_codec_shapes.protocols import ChainRunner
 
 from zarr_codec_gzip import _gzip
 
@@ -103,14 +102,14 @@ class Gzip(BytesBytesCodecBase):
         """Decompress every chunk, in parallel with the GIL released."""
         return _gzip.decode_batch(list(chunks), self.max_decoded_size, threads)
 
-    def decode_kernel(self, spec: ChunkSpec | None = None) -> tuple[object, ChainRunner]:
-        """Decoding as a compiled kernel, so that a :class:`zarr_codec_shapes.Chain` of our codecs
+    def decode_kernel(self, spec: ChunkSpec | None = None) -> object:
+        """Decoding as a compiled kernel, so that a :class:`zarr_codec_runtime.Chain` of our codecs
         decodes each chunk through all of them in Rust (a stream needs no configuration)."""
-        return _kernel(), _gzip.decode_chain_batch_into
+        return _kernel()
 
-    def encode_kernel(self, spec: ChunkSpec | None = None) -> tuple[object, ChainRunner]:
-        """Compression as a compiled kernel for a :class:`zarr_codec_shapes.Chain`."""
-        return _gzip.encode_kernel(self.level), _gzip.encode_chain_batch
+    def encode_kernel(self, spec: ChunkSpec | None = None) -> object:
+        """Compression as a compiled kernel for a :class:`zarr_codec_runtime.Chain`."""
+        return _gzip.encode_kernel(self.level)
 
     def decode_batch_into(
         self, chunks: Sequence[Buffer], outs: Sequence[Buffer], threads: int | None = None

@@ -14,7 +14,6 @@ from zarr_codec_shapes import (
     RecommendedConcurrency,
 )
 from zarr_codec_shapes.base import fill_array, writable_in_place
-from zarr_codec_shapes.protocols import ChainRunner
 
 from zarr_codec_scale_offset import _scale_offset
 
@@ -79,12 +78,12 @@ class BoundMethods:
         """Decode each chunk into the matching ``outs`` array, in parallel."""
         self.bind(spec.data_type).decode_batch_into(chunks, outs, threads)
 
-    def decode_kernel(self, spec: ChunkSpec) -> tuple[object, ChainRunner]:
+    def decode_kernel(self, spec: ChunkSpec) -> object:
         """Decoding to ``spec``'s data type as a compiled kernel, so that a
-        :class:`zarr_codec_shapes.Chain` of our codecs decodes each chunk through all of them in
+        :class:`zarr_codec_runtime.Chain` of our codecs decodes each chunk through all of them in
         Rust."""
-        return self.bind(spec.data_type).decode_kernel(), _scale_offset.decode_chain_batch_into
+        return self.bind(spec.data_type).decode_kernel()
 
-    def encode_kernel(self, spec: ChunkSpec) -> tuple[object, ChainRunner]:
+    def encode_kernel(self, spec: ChunkSpec) -> object:
         """Encoding from ``spec``'s data type as a compiled kernel (see ``decode_kernel``)."""
-        return self.bind(spec.data_type).encode_kernel(), _scale_offset.encode_chain_batch
+        return self.bind(spec.data_type).encode_kernel()

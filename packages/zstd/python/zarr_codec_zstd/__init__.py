@@ -12,7 +12,6 @@ from collections.abc import Buffer, Sequence
 from typing import Any, ClassVar
 
 from zarr_codec_shapes import BytesBytesCodecBase, ChunkSpec, ConfigurationError, check_keys
-from zarr_codec_shapes.protocols import ChainRunner
 
 from zarr_codec_zstd import _zstd
 
@@ -133,14 +132,14 @@ class Zstd(BytesBytesCodecBase):
         the bytes written into each."""
         return _zstd.decode_batch_into(list(chunks), list(outs), threads)
 
-    def decode_kernel(self, spec: ChunkSpec | None = None) -> tuple[object, ChainRunner]:
-        """Decoding as a compiled kernel, so that a :class:`zarr_codec_shapes.Chain` of our codecs
+    def decode_kernel(self, spec: ChunkSpec | None = None) -> object:
+        """Decoding as a compiled kernel, so that a :class:`zarr_codec_runtime.Chain` of our codecs
         decodes each chunk through all of them in Rust (frames need no configuration)."""
-        return _kernel(), _zstd.decode_chain_batch_into
+        return _kernel()
 
-    def encode_kernel(self, spec: ChunkSpec | None = None) -> tuple[object, ChainRunner]:
-        """Compression as a compiled kernel for a :class:`zarr_codec_shapes.Chain`."""
-        return _zstd.encode_kernel(self.level, self.checksum), _zstd.encode_chain_batch
+    def encode_kernel(self, spec: ChunkSpec | None = None) -> object:
+        """Compression as a compiled kernel for a :class:`zarr_codec_runtime.Chain`."""
+        return _zstd.encode_kernel(self.level, self.checksum)
 
 
 def _rebuild(level: int, checksum: bool, max_decoded_size: int | None) -> Zstd:

@@ -8,9 +8,8 @@ zarr-python nor numcodecs: both can depend on it, and codec packages need nothin
 from __future__ import annotations
 
 # The stable API is v1's (see zarr_codec_shapes.v1); the root re-exports it, plus the bytes
-# codec and the chain runner, which are not part of the API.
+# codec, which is not part of the API (chains run in zarr_codec_runtime).
 from zarr_codec_shapes.bytes_codec import BytesCodec
-from zarr_codec_shapes.chain import Chain
 from zarr_codec_shapes.v1 import (
     ArrayArrayCodec,
     ArrayArrayCodecBase,
@@ -62,7 +61,6 @@ __all__ = [
     "BytesBytesCodec",
     "BytesBytesCodecBase",
     "BytesCodec",
-    "Chain",
     "ChunkSpec",
     "Codec",
     "CodecBase",

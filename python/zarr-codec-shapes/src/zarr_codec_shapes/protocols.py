@@ -12,7 +12,7 @@ the protocols assume nothing about where memory lives.
 
 from __future__ import annotations
 
-from collections.abc import Buffer, Callable, Sequence
+from collections.abc import Buffer, Sequence
 from typing import TYPE_CHECKING, Any, Literal, Protocol, Self, runtime_checkable
 
 if TYPE_CHECKING:
@@ -23,8 +23,6 @@ __all__ = [
     "ArrayArrayCodec",
     "ArrayBytesCodec",
     "BytesBytesCodec",
-    "ChainFileRunners",
-    "ChainRunner",
     "Codec",
     "CodecType",
     "SupportsAsync",
@@ -211,53 +209,16 @@ class SupportsEvolve(Protocol):
         ...
 
 
-#: Runs a chain's steps over a batch. Decoding: ``runner(steps, chunks, outs, threads=None)``,
-#: each ``out`` a writable buffer of exactly the decoded chunk's size; encoding:
-#: ``runner(steps, chunks, threads=None)``, returning a ``bytes`` per chunk. Each step is
-#: ``(codec name, kernel, bytes it writes)`` (-1 for a compressor's), or
-#: ``("bytes", element size, 0)`` for the ``bytes`` codec swapping byte order.
-ChainRunner = Callable[..., Any]
-
-
-@runtime_checkable
-class ChainFileRunners(Protocol):
-    """The chain runners on chunk files, as a compiled module of ours exports them (each
-    registers its module under the ``zarr_codec_shapes.runners`` entry point group): a batch of
-    chunks read and decoded, or encoded and written, file by file in Rust with the GIL
-    released. The steps are those of a :data:`ChainRunner`; no steps: stored as is."""
-
-    def decode_chain_files_into(
-        self,
-        steps: list[tuple[str, object, int]],
-        paths: list[str],
-        outs: list[Any],
-        stored_len: int | None = None,
-        threads: int | None = None,
-    ) -> list[bool]:
-        """Each file decoded into its ``out``; whether each file was there."""
-        ...
-
-    def encode_chain_files(
-        self,
-        steps: list[tuple[str, object, int]],
-        chunks: list[Any],
-        paths: list[str],
-        threads: int | None = None,
-    ) -> None:
-        """Each chunk encoded and written to its file (a temporary file renamed over it)."""
-        ...
-
-
 @runtime_checkable
 class SupportsDecodeKernel(Protocol):
-    """Opt-in: the codec's decoding as a compiled kernel, so that a
-    :class:`~zarr_codec_shapes.Chain`
-    made only of such codecs decodes each chunk through every codec in Rust, with no Python
-    call per chunk or per codec (``zarr_codec_python``'s kernel ABI)."""
+    """Opt-in: the codec's decoding as a compiled kernel, so that a chain made only of such
+    codecs decodes each chunk through every codec in Rust (``zarr_codec_runtime``), with no
+    Python call per chunk or per codec (``zarr_codec_python``'s kernel ABI: a capsule named
+    ``zarr_codec_shapes.kernel.v1``)."""
 
-    def decode_kernel(self, spec: ChunkSpec) -> tuple[object, ChainRunner]:
+    def decode_kernel(self, spec: ChunkSpec) -> object:
         """The kernel (an opaque capsule) for chunks whose decoded side is ``spec`` (array
-        codecs; bytes codecs ignore it), and a runner that can run it."""
+        codecs; bytes codecs ignore it)."""
         ...
 
 
@@ -266,7 +227,7 @@ class SupportsEncodeKernel(Protocol):
     """Opt-in: the codec's encoding as a compiled kernel, the counterpart of
     :class:`SupportsDecodeKernel`."""
 
-    def encode_kernel(self, spec: ChunkSpec) -> tuple[object, ChainRunner] | None:
-        """The kernel for chunks whose decoded side is ``spec`` (bytes codecs ignore it) and a
-        runner for it, or ``None`` when the codec cannot encode without more configuration."""
+    def encode_kernel(self, spec: ChunkSpec) -> object | None:
+        """The kernel for chunks whose decoded side is ``spec`` (bytes codecs ignore it), or
+        ``None`` when the codec cannot encode without more configuration."""
         ...

@@ -22,21 +22,24 @@ Only a plain store (not a subclass, whose methods may do more) is written this w
 from __future__ import annotations
 
 import asyncio
+import functools
+import os
 from collections.abc import Callable, Iterable, MutableMapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from zarr_codec_shapes.chain import each_in_parallel
 
 if TYPE_CHECKING:
     from zarr.abc.store import ByteSetter
     from zarr.core.buffer import Buffer, BufferPrototype
     from zarr.storage import LocalStore, MemoryStore
-    from zarr_codec_shapes.chain import Chain
+    from zarr_codec_runtime import Chain
 
 __all__ = [
     "by_chain",
+    "each_in_parallel",
     "local_store_of",
     "memory_store_of",
     "owned_buffer",
@@ -51,6 +54,26 @@ except ImportError:  # pragma: no cover - another zarr: LocalStore.set is used
     _FILE_HELPERS = None
 else:
     _FILE_HELPERS = (_put, _delete)
+
+
+@functools.cache
+def _pool(io: bool) -> ThreadPoolExecutor:
+    """The pool chunk work without a runtime plan runs on: one thread per core, or for file
+    writes (mostly waiting) as many as Python's default executor, which zarr's own use."""
+    cpus = os.cpu_count() or 1
+    return ThreadPoolExecutor(min(32, cpus + 4) if io else cpus, thread_name_prefix="zarr-codecs")
+
+
+def each_in_parallel(fn: Callable[..., object], *columns: Sequence[Any], io: bool = False) -> None:
+    """``fn`` on each row of ``columns``, on a thread pool when there are several rows (the
+    work releases the GIL); rows start in order, so files are written in key order."""
+    rows = list(zip(*columns, strict=True))
+    if len(rows) < 2 or ((os.cpu_count() or 1) < 2 and not io):
+        for row in rows:
+            fn(*row)
+        return
+    for _ in _pool(io).map(lambda row: fn(*row), rows):
+        pass
 
 
 def by_chain(indices: Iterable[int], chains: Sequence[Chain]) -> dict[int, list[int]]:

@@ -1,21 +1,19 @@
-"""``ChainCodecPipeline``: a zarr-python 3.4 codec pipeline that reads and writes whole batches
-of chunks through :class:`zarr_codec_shapes.Chain`.
+"""``ChainCodecPipeline``: a zarr-python 3.4 codec pipeline that hands whole batches of chunks
+to the zarr-codecs runtime (:class:`zarr_codec_runtime.Chain`).
 
 zarr-python's default pipeline decodes each chunk on its own, through asyncio and fresh
-allocations. This one fetches a batch's chunks concurrently (the store is still zarr's), then
-decodes them in one call off the event loop, through each codec's batch method (compiled codecs
-run in parallel with the GIL released), straight into the output array's chunk slots. Chunks of
-a ``LocalStore`` are read from their files here: in Rust, a batch call per chain, each whole
-chunk read and decoded into its place (``Chain.decode_files_into``), or for chains without
-compiled kernels by one pool task per chunk. Writes merge, encode in one batch call and store
-concurrently; into a ``MemoryStore`` they go without its per-chunk copy, into a ``LocalStore``
-they are encoded and written to their files in Rust the same way
-(:mod:`zarr_codecs._direct_stores`).
+allocations. This one is a thin shell over the runtime: a read fetches the batch's chunks (the
+file paths of a ``LocalStore``, the values of a ``MemoryStore``, zarr's concurrent gets for
+any other store) and decodes them into their places in the output in one runtime call per
+chain (one per read on a regular grid), with no Python work per chunk beyond handing over its
+selection. Writes merge, encode in one batch call and store concurrently; into a
+``MemoryStore`` they go without its per-chunk copy, into a ``LocalStore`` they are encoded and
+written to their files in Rust (:mod:`zarr_codecs._direct_stores`).
 
-It handles arrays whose every codec the ``zarr_codec_shapes`` registry has (plus ``bytes``); any
-other
-array (sharding, v2 arrays, other codecs, data types we lack) goes to zarr-python's own
-``BatchedCodecPipeline`` code, unchanged. Select it with::
+It handles arrays whose every codec the ``zarr_codec_shapes`` registry has (plus ``bytes``);
+any other array (sharding, v2 arrays, other codecs, data types we lack, selections other than
+slices and integers) goes to zarr-python's own ``BatchedCodecPipeline`` code, unchanged.
+Select it with::
 
     zarr.config.set({"codec_pipeline.path": "zarr_codecs.pipeline.ChainCodecPipeline"})
 
@@ -34,7 +32,7 @@ import threading
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 from zarr.core.codec_pipeline import BatchedCodecPipeline
@@ -42,14 +40,14 @@ from zarr.core.common import concurrent_map
 from zarr.core.config import config
 
 try:  # zarr 3.4's helpers, so merging and scattering behave exactly as zarr's own
-    from zarr.core.chunk_utils import _merge_chunk_array, chunk_is_empty, scatter_chunk
+    from zarr.core.chunk_utils import _merge_chunk_array, chunk_is_empty
 except ImportError:  # pragma: no cover - another zarr: every array takes zarr's own path
     _HELPERS = False
 else:
     _HELPERS = True
 
-from zarr_codec_shapes.chain import Chain, each_in_parallel
-from zarr_codec_shapes.errors import CodecError, CorruptInputError
+from zarr_codec_runtime import Chain
+from zarr_codec_shapes.errors import CodecError
 from zarr_codec_shapes.registry import available_codecs
 from zarr_codec_shapes.zarr_python import chunk_spec_from_zarr
 
@@ -199,21 +197,49 @@ class ChainCodecPipeline(BatchedCodecPipeline):
         out: NDBuffer,
         drop_axes: tuple[int, ...] = (),
     ) -> tuple[GetResult, ...]:
+        """Each chain's chunks fetched (file paths of a ``LocalStore``, the values of a
+        ``MemoryStore``, otherwise zarr's concurrent gets), then decoded into their places in
+        ``out`` by the runtime in one call (:meth:`Chain.read`). Anything the runtime does not
+        take (selections other than slices and integers, a chain without kernels, an output
+        that is not a numpy array) is zarr-python's own read."""
         batch = list(batch_info)
         chains = self._chains(batch)
-        if chains is None:
+        target = out.as_ndarray_like()
+        if chains is None or drop_axes or not isinstance(target, np.ndarray):
             return await super().read(batch, out, drop_axes)
-        files = _local_files(batch)
-        if files is not None:  # files of a LocalStore: read here, whole chunks into place
-            return await asyncio.to_thread(_read_files, chains, batch, files, out, drop_axes)
-        buffers = _memory_chunks(batch)
-        if buffers is None:
-            buffers = await concurrent_map(
+        sources: list[Any] | None = _local_files(batch)
+        if sources is None:
+            sources = _memory_chunks(batch)
+        if sources is None:
+            fetched = await concurrent_map(
                 [(getter, spec.prototype) for getter, spec, *_ in batch],
                 lambda getter, prototype: getter.get(prototype),
                 config.get("async.concurrency"),
             )
-        return await asyncio.to_thread(_decode_and_scatter, chains, batch, buffers, out, drop_axes)
+            sources = [None if data is None else _raw(data) for data in fetched]
+
+        def decode() -> list[bool] | None:
+            found: list[bool] = [False] * len(batch)
+            for group in by_chain(range(len(batch)), chains).values():
+                there = chains[group[0]].read(
+                    [sources[i] for i in group],
+                    [cast(tuple[Any, ...], batch[i][2]) for i in group],
+                    [cast(tuple[Any, ...], batch[i][3]) for i in group],
+                    target,
+                )
+                if there is None:
+                    return None
+                for index, present in zip(group, there, strict=True):
+                    found[index] = present
+            return found
+
+        # Small reads run here (a thread hop costs more than they do); the GIL is released
+        # while the runtime works either way.
+        small = sum(chain.spec.num_bytes for chain in chains) <= _INLINE_BYTES
+        found = decode() if small else await asyncio.to_thread(decode)
+        if found is None:
+            return await super().read(batch, out, drop_axes)
+        return tuple(_PRESENT if present else _MISSING for present in found)
 
     # -- writing ---------------------------------------------------------------------------
 
@@ -272,24 +298,18 @@ class ChainCodecPipeline(BatchedCodecPipeline):
         )
 
 
+#: Reads of at most this many decoded bytes run on the event loop's thread.
+_INLINE_BYTES = 1 << 20
+
+_PRESENT: GetResult = {"status": "present"}  # zarr's GetResult is a TypedDict
+_MISSING: GetResult = {"status": "missing"}
+
+
 def _raw(buffer: Any) -> Any:
     """A chunk's stored bytes as a numpy array: from a zarr ``Buffer`` or ``bytes``."""
     if isinstance(buffer, bytes):
         return np.frombuffer(buffer, dtype=np.uint8)
     return buffer.as_numpy_array()
-
-
-def _slot(out: NDBuffer, selection: SelectorTuple, shape: tuple[int, ...]) -> Any:
-    """The view of ``out`` a whole chunk decodes into, or ``None`` when there is none."""
-    target = out.as_ndarray_like()
-    if not isinstance(target, np.ndarray):
-        return None
-    if not isinstance(selection, tuple) or not all(isinstance(s, slice) for s in selection):
-        return None
-    view = target[selection]
-    if view.shape != shape or not np.shares_memory(view, target):
-        return None
-    return view
 
 
 def _memory_chunks(batch: Sequence[ReadItem]) -> list[Any] | None:
@@ -306,7 +326,8 @@ def _memory_chunks(batch: Sequence[ReadItem]) -> list[Any] | None:
     if not all(spec.prototype.buffer is cpu.Buffer for _, spec, *_ in batch):
         return None
     stored = store._store_dict
-    return [stored.get(getter.path) for getter in getters]  # type: ignore[attr-defined]
+    chunks = [stored.get(getter.path) for getter in getters]  # type: ignore[attr-defined]
+    return [None if chunk is None else _raw(chunk) for chunk in chunks]
 
 
 def _local_files(batch: Sequence[ReadItem]) -> list[str] | None:
@@ -320,135 +341,6 @@ def _local_files(batch: Sequence[ReadItem]) -> list[str] | None:
         return None
     root = os.fspath(store.root)
     return [os.path.join(root, getter.path) for getter in getters]  # type: ignore[attr-defined]
-
-
-def _read_into(path: str, slot: np.ndarray[Any, Any]) -> bool:
-    """Read a stored-as-is chunk file into ``slot``; ``False`` when there is no file."""
-    try:
-        file = open(path, "rb")  # noqa: SIM115 - closed by the `with` below
-    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
-        return False
-    with file:
-        target = memoryview(slot.reshape(-1).view(np.uint8))
-        size = file.readinto(target)
-        if size != target.nbytes or file.read(1):
-            raise CorruptInputError(
-                f"bytes: chunk file {path} does not hold exactly {target.nbytes} bytes"
-            )
-    return True
-
-
-def _read_bytes(path: str) -> bytes | None:
-    try:
-        with open(path, "rb") as file:
-            return file.read()
-    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
-        return None
-
-
-def _read_files(
-    chains: Sequence[Chain],
-    batch: Sequence[ReadItem],
-    files: Sequence[str],
-    out: NDBuffer,
-    drop_axes: tuple[int, ...],
-) -> tuple[GetResult, ...]:
-    """Whole chunks go from their files straight into ``out``: read and decoded in Rust, a
-    batch call per chain (:meth:`Chain.decode_files_into`), or where a chain cannot, each read
-    and decoded by one task of a thread pool (uncompressed ones read into place, compressed
-    ones decompressed there while their bytes are still in cache); the others are read in
-    parallel and decoded as usual."""
-    slots: dict[int, np.ndarray[Any, Any]] = {}
-    for index, (_, spec, _, out_selection, complete) in enumerate(batch):
-        slot = _slot(out, out_selection, spec.shape) if complete and not drop_axes else None
-        if slot is not None and slot.flags.c_contiguous and slot.dtype.isnative:
-            slots[index] = slot
-    found: dict[int, bool] = {}
-    for group in by_chain(slots, chains).values():
-        there = chains[group[0]].decode_files_into(
-            [files[i] for i in group], [slots[i] for i in group]
-        )
-        if there is not None:
-            found.update(zip(group, there, strict=True))
-    buffers: list[Any] = [None] * len(batch)
-
-    def read_whole(index: int) -> None:
-        chain, slot = chains[index], slots[index]
-        if chain.stored_as_is:
-            found[index] = _read_into(files[index], slot)
-            return
-        data = _read_bytes(files[index])
-        found[index] = data is not None
-        if data is not None:
-            chain.decode_into(np.frombuffer(data, dtype=np.uint8), slot)
-
-    def read(index: int) -> None:
-        if index in slots:
-            read_whole(index)
-        else:  # decoded below, as a batch
-            buffers[index] = _read_bytes(files[index])
-
-    each_in_parallel(read, [i for i in range(len(batch)) if i not in found])
-    rest = [i for i in range(len(batch)) if i not in slots]
-    results: list[GetResult | None] = [None] * len(batch)
-    for index in slots:
-        if found[index]:
-            results[index] = {"status": "present"}
-        else:
-            _, spec, _, out_selection, _ = batch[index]
-            results[index] = scatter_chunk(
-                None, out, chunk_spec=spec, out_selection=out_selection, drop_axes=drop_axes
-            )
-    decoded = _decode_and_scatter(
-        [chains[i] for i in rest],
-        [batch[i] for i in rest],
-        [buffers[i] for i in rest],
-        out,
-        drop_axes,
-    )
-    for index, result in zip(rest, decoded, strict=True):
-        results[index] = result
-    return tuple(r for r in results if r is not None)
-
-
-def _decode_and_scatter(
-    chains: Sequence[Chain],
-    batch: Sequence[ReadItem],
-    buffers: Sequence[Buffer | None],
-    out: NDBuffer,
-    drop_axes: tuple[int, ...],
-) -> tuple[GetResult, ...]:
-    results: list[GetResult | None] = [None] * len(batch)
-    slots: dict[int, Any] = {}  # whole chunks: decoded straight into their place in `out`
-    partial: list[int] = []
-    for index, (buffer, (_, spec, _, out_selection, complete)) in enumerate(
-        zip(buffers, batch, strict=True)
-    ):
-        if buffer is None:
-            results[index] = scatter_chunk(
-                None, out, chunk_spec=spec, out_selection=out_selection, drop_axes=drop_axes
-            )
-            continue
-        slot = _slot(out, out_selection, spec.shape) if complete and not drop_axes else None
-        if slot is None:
-            partial.append(index)
-        else:
-            slots[index] = slot
-    raw = {i: _raw(buffers[i]) for i in (*slots, *partial)}
-    for group in by_chain(slots, chains).values():
-        chains[group[0]].decode_batch_into([raw[i] for i in group], [slots[i] for i in group])
-        for index in group:
-            results[index] = {"status": "present"}
-    for group in by_chain(partial, chains).values():
-        for index, decoded in zip(
-            group, chains[group[0]].decode_batch([raw[i] for i in group]), strict=True
-        ):
-            _, spec, chunk_selection, out_selection, _ = batch[index]
-            selected = spec.prototype.nd_buffer.from_numpy_array(decoded)[chunk_selection]
-            results[index] = scatter_chunk(
-                selected, out, chunk_spec=spec, out_selection=out_selection, drop_axes=drop_axes
-            )
-    return tuple(r for r in results if r is not None)
 
 
 def _merge(

@@ -26,8 +26,9 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
-from zarr_codec_shapes import Chain, ChunkSpec
-from zarr_codec_shapes.chain import each_in_parallel
+from zarr_codec_runtime import Chain
+from zarr_codec_shapes import ChunkSpec
+from zarr_codecs._direct_stores import each_in_parallel
 
 #: The row's name in the benchmark's table.
 NAME = "runners alone (no zarr)"

@@ -1,6 +1,6 @@
-//! The chain runners on chunk files: each chunk read from its file and decoded into place, or
-//! encoded and written to its file, by one thread, with the GIL released for the whole batch
-//! and no Python call or Python object per chunk.
+//! Chunk files: each read whole into a reused per-thread buffer and handed to a decoder, or
+//! read straight into place when stored as is; encoded chunks written as zarr-python's
+//! `LocalStore` writes them.
 //!
 //! Files are read into a reused per-thread buffer (no fresh allocation and no page faults
 //! per chunk) and written as zarr-python's `LocalStore` writes them: into a temporary file
@@ -15,21 +15,16 @@
 //! is about as fast as from aligned memory, so writes copy nothing.
 
 use std::cell::RefCell;
-use std::collections::HashSet;
 use std::fs::{self, File, OpenOptions};
 use std::hash::{BuildHasher, RandomState};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use pyo3::exceptions::PyOSError;
-use pyo3::prelude::*;
 use zarr_codec_shapes::CodecError;
 
-use crate::batch::checked_outputs;
-use crate::chain::{Described, Step, decode_one, described, run_steps, steps_of};
-use crate::kernel::Target;
-use crate::{BytesInput, BytesOutput, parallel_map, run, thread_count};
+use crate::plan::Plan;
+use crate::target::Target;
 
 /// The alignment of the per-thread file buffer: a page, so the kernel's copies from and to
 /// the page cache (page-aligned) meet no partial-page distance.
@@ -72,7 +67,8 @@ fn with_file_buffer<R>(f: impl FnOnce(&mut Vec<u8>) -> R) -> R {
 const PAGE_SLOW_END: usize = 32;
 
 /// What became of one chunk file.
-enum Outcome {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
     /// Read and decoded into place, or written.
     Done,
     /// There is no file (the chunk is missing: its fill value).
@@ -80,9 +76,30 @@ enum Outcome {
 }
 
 /// An error of one chunk: of its codecs, or of its file (with the file's path).
-enum ChunkError {
+#[derive(Debug)]
+pub enum ChunkError {
+    /// A codec's error (a chunk file of the wrong size is [`CodecError::Corrupt`]).
     Codec(CodecError),
+    /// A file that could not be read or written, and its path.
     Io(io::Error, PathBuf),
+}
+
+impl std::fmt::Display for ChunkError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Codec(err) => err.fmt(f),
+            Self::Io(err, path) => write!(f, "{err}: {}", path.display()),
+        }
+    }
+}
+
+impl std::error::Error for ChunkError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Codec(err) => Some(err),
+            Self::Io(err, _) => Some(err),
+        }
+    }
 }
 
 impl From<CodecError> for ChunkError {
@@ -91,22 +108,13 @@ impl From<CodecError> for ChunkError {
     }
 }
 
-type ChunkResult<T> = Result<T, ChunkError>;
-
-/// `OSError(errno, message, path)`: Python picks the subclass from the errno
-/// (`PermissionError`, ...), as for its own file calls.
-fn os_error(err: &io::Error, path: &Path) -> PyErr {
-    let path = path.to_string_lossy().into_owned();
-    match err.raw_os_error() {
-        Some(code) => PyOSError::new_err((code, err.to_string(), path)),
-        None => PyOSError::new_err(format!("{err}: {path}")),
-    }
-}
+/// A chunk's result: its value or its [`ChunkError`].
+pub type ChunkResult<T> = Result<T, ChunkError>;
 
 /// `path` opened for reading, or `None` when there is no chunk file: no such file, a
 /// directory in its place, or a file where a directory of its path should be (as zarr's
 /// `LocalStore.get`).
-fn open_chunk(path: &Path) -> ChunkResult<Option<(File, u64)>> {
+pub fn open_chunk(path: &Path) -> ChunkResult<Option<(File, u64)>> {
     let missing = |err: &io::Error| {
         matches!(
             err.kind(),
@@ -233,21 +241,17 @@ fn read_shifted(
     Ok(())
 }
 
-/// One chunk file decoded through `steps` (none: stored as is) into `out`; `stored_len`, when
-/// given, is the size the file must have (the first step reads the stored elements).
-fn decode_file(
-    steps: &[Step<'_>],
-    stored_len: Option<usize>,
+/// Reads chunk file `path` whole into this thread's file buffer and hands its bytes to
+/// `decode`; `Missing` when there is no file. `stored_len`, when given, is the size the file
+/// must have.
+pub fn with_chunk_file<R>(
     path: &Path,
-    out: &mut [u8],
-) -> ChunkResult<Outcome> {
+    stored_len: Option<usize>,
+    decode: impl FnOnce(&[u8]) -> ChunkResult<R>,
+) -> ChunkResult<Option<R>> {
     let Some((mut file, size)) = open_chunk(path)? else {
-        return Ok(Outcome::Missing);
+        return Ok(None);
     };
-    if steps.is_empty() {
-        read_exactly(path, &mut file, size, out)?;
-        return Ok(Outcome::Done);
-    }
     with_file_buffer(|buffer| {
         let data = read_whole(&mut file, size, buffer)
             .map_err(|err| ChunkError::Io(err, path.to_path_buf()))?;
@@ -256,9 +260,29 @@ fn decode_file(
         {
             return Err(wrong_size(path, expected));
         }
-        decode_one(steps, data, out)?;
-        Ok(Outcome::Done)
+        decode(data).map(Some)
     })
+}
+
+/// A chunk stored as is read from `path` into all of `out` (exactly `out.len()` bytes, a
+/// `Corrupt` error otherwise); `Missing` when there is no file.
+pub fn read_stored_into(path: &Path, out: &mut [u8]) -> ChunkResult<Outcome> {
+    let Some((mut file, size)) = open_chunk(path)? else {
+        return Ok(Outcome::Missing);
+    };
+    read_exactly(path, &mut file, size, out)?;
+    Ok(Outcome::Done)
+}
+
+/// One chunk file decoded by `plan` into all of `out`.
+pub fn decode_file(plan: &Plan, path: &Path, out: &mut [u8]) -> ChunkResult<Outcome> {
+    if plan.is_identity() {
+        return read_stored_into(path, out);
+    }
+    let done = with_chunk_file(path, plan.input_len(), |data| {
+        plan.run_exact(data, out).map_err(ChunkError::Codec)
+    })?;
+    Ok(done.map_or(Outcome::Missing, |()| Outcome::Done))
 }
 
 /// A chunk file of other than the `expected` size its chain stores.
@@ -289,7 +313,7 @@ fn temporary_beside(path: &Path) -> PathBuf {
 
 /// `data` as the whole content of `path`: written to a new temporary file beside it, then
 /// renamed over it (the temporary file is removed should anything fail).
-fn write_atomically(path: &Path, data: &[u8]) -> ChunkResult<()> {
+pub fn write_atomically(path: &Path, data: &[u8]) -> ChunkResult<()> {
     let temporary = loop {
         let candidate = temporary_beside(path);
         match OpenOptions::new()
@@ -317,154 +341,26 @@ fn write_atomically(path: &Path, data: &[u8]) -> ChunkResult<()> {
     written
 }
 
-/// One chunk encoded through `steps` (none: stored as is) and written to `path`.
-fn encode_file(steps: &[Step<'_>], chunk: &[u8], path: &Path) -> ChunkResult<Outcome> {
-    if steps.is_empty() {
+/// One chunk encoded by `plan` (no steps: stored as is) and written to `path`.
+pub fn encode_file(plan: &Plan, chunk: &[u8], path: &Path) -> ChunkResult<Outcome> {
+    if plan.is_identity() {
         // Straight from the caller's memory: the kernel's copy into the page cache is about as
         // fast from any alignment (measured: going through an aligned buffer is slower).
         return write_atomically(path, chunk).map(|()| Outcome::Done);
     }
     with_file_buffer(|buffer| {
-        let room = steps
-            .iter()
-            .try_fold(chunk.len(), |len, step| step.room(len))?;
+        let room = plan.room(chunk.len())?;
         let start = page_aligned_start(buffer, room)
             .map_err(|err| ChunkError::Io(err, path.to_path_buf()))?;
-        let written = run_steps(steps, chunk, Target::Init(&mut buffer[start..start + room]))?;
+        let written = plan.run(chunk, Target::Init(&mut buffer[start..start + room]))?;
         write_atomically(path, &buffer[start..start + written]).map(|()| Outcome::Done)
     })
 }
 
-/// The paths of `paths`, an iterable of `str` or `os.PathLike`.
-fn paths_of(paths: &Bound<'_, PyAny>) -> PyResult<Vec<PathBuf>> {
-    paths.try_iter()?.map(|path| path?.extract()).collect()
-}
-
-/// The steps of a Python description (see [`crate::chain`]), none allowed (a chain that
-/// stores chunks as they are).
-fn file_steps<'a>(py: Python<'_>, described: &'a [Described<'_>]) -> PyResult<Vec<Step<'a>>> {
-    if described.is_empty() {
-        Ok(Vec::new())
-    } else {
-        steps_of(py, described)
-    }
-}
-
-/// Run `work` on each job in parallel with the GIL released; the outcomes, or the first error
-/// (a codec's as its `zarr_codec_shapes` exception, a file's as `OSError`).
-fn run_jobs<T: Send>(
-    py: Python<'_>,
-    jobs: &mut [T],
-    threads: usize,
-    work: impl Fn(&mut T) -> ChunkResult<Outcome> + Sync + Send,
-) -> PyResult<Vec<bool>> {
-    let mut failure = None;
-    let outcomes = run(py, || {
-        let results = parallel_map(jobs, threads, work);
-        let mut outcomes = Vec::with_capacity(results.len());
-        for result in results {
-            match result {
-                Ok(outcome) => outcomes.push(matches!(outcome, Outcome::Done)),
-                Err(ChunkError::Codec(err)) => return Err(err),
-                Err(ChunkError::Io(err, path)) => {
-                    failure.get_or_insert((err, path));
-                }
-            }
-        }
-        Ok(outcomes)
-    })?;
-    match failure {
-        Some((err, path)) => Err(os_error(&err, &path)),
-        None => Ok(outcomes),
-    }
-}
-
-/// Read each chunk file of `paths` and decode it through the chain's `steps` (in decoding
-/// order; none for chunks stored as they are) into the matching writable buffer of `outs`
-/// (each exactly the decoded chunk's size), in parallel with the GIL released.
-///
-/// `stored_len`: the size every file must have, for a chain whose first step reads the
-/// stored elements themselves (no compressor); stored-as-is files must be their output's.
-///
-/// Returns, for each chunk, whether its file was there: a missing file (or a directory in
-/// its place) leaves its output untouched. A codec error raises its `zarr_codec_shapes` exception
-/// (a stored-as-is file of the wrong size is `CorruptInputError`), a file error `OSError`.
-#[pyfunction]
-#[pyo3(signature = (steps, paths, outs, stored_len=None, threads=None))]
-pub fn decode_chain_files_into(
-    py: Python<'_>,
-    steps: &Bound<'_, PyAny>,
-    paths: &Bound<'_, PyAny>,
-    outs: &Bound<'_, PyAny>,
-    stored_len: Option<usize>,
-    threads: Option<i64>,
-) -> PyResult<Vec<bool>> {
-    let threads = thread_count(py, threads, "chain")?;
-    let described = described(steps)?;
-    let steps = file_steps(py, &described)?;
-    let paths = paths_of(paths)?;
-    let mut outputs = checked_outputs(py, outs, paths.len(), "chain")?;
-    let mut jobs: Vec<(&Path, &mut [u8])> = paths
-        .iter()
-        .map(PathBuf::as_path)
-        .zip(outputs.iter_mut().map(BytesOutput::as_mut_slice))
-        .collect();
-    let steps = &steps;
-    run_jobs(py, &mut jobs, threads, |(path, out)| {
-        decode_file(steps, stored_len, path, out)
-    })
-}
-
-/// Encode each of `chunks` (a chunk's native-order element bytes, C order) through the
-/// chain's `steps` (in encoding order; none to store chunks as they are) and write it to the
-/// matching file of `paths`, in parallel with the GIL released.
-///
-/// Each file is written as zarr-python's `LocalStore` writes one (a temporary file beside
-/// it, renamed over it), its directory made first if need be. A codec error raises its
-/// `zarr_codec_shapes` exception, a file error `OSError`; the chunks written before it stay.
-#[pyfunction]
-#[pyo3(signature = (steps, chunks, paths, threads=None))]
-pub fn encode_chain_files(
-    py: Python<'_>,
-    steps: &Bound<'_, PyAny>,
-    chunks: &Bound<'_, PyAny>,
-    paths: &Bound<'_, PyAny>,
-    threads: Option<i64>,
-) -> PyResult<()> {
-    let threads = thread_count(py, threads, "chain")?;
-    let described = described(steps)?;
-    let steps = file_steps(py, &described)?;
-    let paths = paths_of(paths)?;
-    let inputs = BytesInput::all(chunks)?;
-    if inputs.len() != paths.len() {
-        let message = format!("chain: {} chunks but {} paths", inputs.len(), paths.len());
-        return Err(crate::to_py_err(py, &CodecError::configuration(message)));
-    }
-    // Each directory once, before the chunks are written in parallel.
-    let directories: HashSet<&Path> = paths.iter().filter_map(|path| path.parent()).collect();
-    for directory in directories {
-        fs::create_dir_all(directory).map_err(|err| os_error(&err, directory))?;
-    }
-    let mut jobs: Vec<(&[u8], &Path)> = inputs
-        .iter()
-        .map(BytesInput::as_slice)
-        .zip(paths.iter().map(PathBuf::as_path))
-        .collect();
-    let steps = &steps;
-    run_jobs(py, &mut jobs, threads, |(chunk, path)| {
-        encode_file(steps, chunk, path)
-    })
-    .map(|_| ())
-}
-
-/// Add both file runners to a wheel's module (see [`crate::add_runners`]).
-pub(crate) fn add_file_runners(module: &Bound<'_, PyModule>) -> PyResult<()> {
-    module.add_function(pyo3::wrap_pyfunction!(decode_chain_files_into, module)?)?;
-    module.add_function(pyo3::wrap_pyfunction!(encode_chain_files, module)?)
-}
-
 #[cfg(test)]
 mod tests {
+    use std::collections::HashSet;
+
     use super::*;
 
     /// A new empty directory under the system's temporary one, removed on drop.
@@ -503,7 +399,7 @@ mod tests {
     }
 
     fn read_into(path: &Path, out: &mut [u8]) -> ChunkResult<Outcome> {
-        decode_file(&[], None, path, out)
+        read_stored_into(path, out)
     }
 
     #[test]
@@ -616,7 +512,7 @@ mod tests {
         let path = dir.0.join("c.0");
         for content in [pattern(10), pattern(SHIFTED_PIECE + 3), Vec::new()] {
             assert!(matches!(
-                encode_file(&[], &content, &path),
+                encode_file(&Plan::new(Vec::new(), None), &content, &path),
                 Ok(Outcome::Done)
             ));
             assert_eq!(fs::read(&path).expect("read"), content);
@@ -647,7 +543,7 @@ mod tests {
     fn a_failed_write_is_an_io_error_with_its_path() {
         let dir = Scratch::new("fail");
         let path = dir.0.join("no-such-directory").join("0");
-        match encode_file(&[], b"abc", &path) {
+        match encode_file(&Plan::new(Vec::new(), None), b"abc", &path) {
             Err(ChunkError::Io(err, failed)) => {
                 assert_eq!(err.kind(), io::ErrorKind::NotFound);
                 assert_eq!(failed.parent(), path.parent());

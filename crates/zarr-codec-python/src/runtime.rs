@@ -1,0 +1,520 @@
+//! The runtime's Python face: a planned chain direction ([`PyPlan`], Python's
+//! `zarr_codec_runtime.Plan`) and the conversions between Python's batches and
+//! [`zarr_codec_runtime`]'s. Only the `zarr-codec-runtime` wheel adds the class to its module,
+//! so the runners exist once, whichever wheels made the kernels.
+
+use std::path::{Path, PathBuf};
+
+use numpy::{PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
+use pyo3::exceptions::PyOSError;
+use pyo3::prelude::*;
+use pyo3::types::{PyInt, PyList, PySlice, PyString, PyTuple};
+use zarr_codec_runtime::{
+    ChunkError, OutArray, Output, Plan, ReadItem, Region, Source, Span, Step, Target,
+};
+use zarr_codec_shapes::CodecError;
+
+use crate::batch::{checked_buffers, checked_outputs};
+use crate::kernel::ForeignKernel;
+use crate::{BytesInput, BytesOutput, UninitBytes, run, thread_count, to_py_err};
+
+/// A step as Python describes it: `(name, kernel capsule, output bytes)` for a codec (-1 for
+/// a compressor's, bounded by its kernel), or `("bytes", element size, output bytes)` for the
+/// `bytes` codec swapping byte order.
+type Described<'py> = (String, Bound<'py, PyAny>, i64);
+
+/// The runtime steps of a Python description (see [`Described`]).
+pub fn steps_of(py: Python<'_>, steps: &Bound<'_, PyAny>) -> PyResult<Vec<Step>> {
+    let configuration = |message: String| to_py_err(py, &CodecError::configuration(message));
+    let mut planned = Vec::new();
+    for step in steps.try_iter()? {
+        let (name, kernel, output_len): Described<'_> = step?.extract()?;
+        let output = usize::try_from(output_len).map_or(Output::Bounded, Output::Exact);
+        let step = if kernel.is_instance_of::<PyInt>() {
+            let size: usize = kernel.extract()?;
+            let Output::Exact(len) = output else {
+                return Err(configuration(
+                    "bytes: a swap step needs its output size".into(),
+                ));
+            };
+            Step::swap(size, len).map_err(|err| to_py_err(py, &err))?
+        } else {
+            Step::kernel(
+                name,
+                std::sync::Arc::new(ForeignKernel::new(&kernel)?),
+                output,
+            )
+        };
+        planned.push(step);
+    }
+    Ok(planned)
+}
+
+/// A chunk's error as Python's: a codec's as its `zarr_codec_shapes` exception, a file's as
+/// `OSError(errno, message, path)` (Python picks the subclass from the errno).
+pub fn chunk_error_to_py(py: Python<'_>, err: &ChunkError) -> PyErr {
+    match err {
+        ChunkError::Codec(err) => to_py_err(py, err),
+        ChunkError::Io(err, path) => {
+            let path = path.to_string_lossy().into_owned();
+            match err.raw_os_error() {
+                Some(code) => PyOSError::new_err((code, err.to_string(), path)),
+                None => PyOSError::new_err(format!("{err}: {path}")),
+            }
+        }
+    }
+}
+
+/// Chunk work run with the GIL released, its error raised as Python's.
+fn run_chunks<T: Send>(
+    py: Python<'_>,
+    work: impl Send + FnOnce() -> Result<T, ChunkError>,
+) -> PyResult<T> {
+    let mut failure = None;
+    let result = run(py, || match work() {
+        Ok(value) => Ok(Some(value)),
+        Err(ChunkError::Codec(err)) => Err(err),
+        Err(err) => {
+            failure = Some(err);
+            Ok(None)
+        }
+    })?;
+    match (result, failure) {
+        (Some(value), _) => Ok(value),
+        (None, Some(err)) => Err(chunk_error_to_py(py, &err)),
+        (None, None) => Err(to_py_err(py, &CodecError::configuration("no result"))),
+    }
+}
+
+/// One direction of a chain, planned once: Python's `zarr_codec_runtime.Plan`.
+#[pyclass(frozen, module = "zarr_codec_runtime._runtime", name = "Plan")]
+pub struct PyPlan {
+    plan: Plan,
+}
+
+#[pymethods]
+impl PyPlan {
+    /// The plan of `steps` (see the stub), each input `input_len` bytes when given.
+    #[new]
+    #[pyo3(signature = (steps, input_len=None))]
+    fn new(py: Python<'_>, steps: &Bound<'_, PyAny>, input_len: Option<usize>) -> PyResult<Self> {
+        Ok(Self {
+            plan: Plan::new(steps_of(py, steps)?, input_len),
+        })
+    }
+
+    /// The number of steps.
+    fn __len__(&self) -> usize {
+        self.plan.steps().len()
+    }
+
+    /// The size every input must have, when fixed.
+    #[getter]
+    fn input_len(&self) -> Option<usize> {
+        self.plan.input_len()
+    }
+
+    /// The size of every output, when fixed.
+    #[getter]
+    fn output_len(&self) -> Option<usize> {
+        self.plan.output_len()
+    }
+
+    /// Each chunk through the plan into the matching buffer of `outs` (each exactly the
+    /// output size), in parallel with the GIL released.
+    #[pyo3(signature = (chunks, outs, threads=None))]
+    fn run_into(
+        &self,
+        py: Python<'_>,
+        chunks: &Bound<'_, PyAny>,
+        outs: &Bound<'_, PyAny>,
+        threads: Option<i64>,
+    ) -> PyResult<()> {
+        let threads = thread_count(py, threads, "chain")?;
+        let (inputs, mut outputs) = checked_buffers(py, chunks, outs, "chain")?;
+        let mut jobs: Vec<(&[u8], &mut [u8])> = inputs
+            .iter()
+            .map(BytesInput::as_slice)
+            .zip(outputs.iter_mut().map(BytesOutput::as_mut_slice))
+            .collect();
+        let plan = &self.plan;
+        run(py, || {
+            zarr_codec_runtime::decode_batch_into(plan, &mut jobs, threads)
+        })
+    }
+
+    /// Each chunk through the plan into a new `bytes` object, in parallel with the GIL
+    /// released; the last step writes straight into the object.
+    #[pyo3(signature = (chunks, threads=None))]
+    fn run<'py>(
+        &self,
+        py: Python<'py>,
+        chunks: &Bound<'py, PyAny>,
+        threads: Option<i64>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let threads = thread_count(py, threads, "chain")?;
+        let inputs = BytesInput::all(chunks)?;
+        let mut outputs = inputs
+            .iter()
+            .map(|input| {
+                let room = self
+                    .plan
+                    .room(input.len())
+                    .map_err(|err| to_py_err(py, &err))?;
+                UninitBytes::new(py, room)
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        let mut jobs: Vec<(&[u8], Target<'_>)> = inputs
+            .iter()
+            .map(BytesInput::as_slice)
+            .zip(outputs.iter_mut().map(|o| Target::Uninit(o.storage())))
+            .collect();
+        let plan = &self.plan;
+        let written = run(py, || {
+            zarr_codec_runtime::encode_batch(plan, &mut jobs, threads)
+        })?;
+        drop(jobs);
+        // SAFETY: each chunk's plan succeeded and initialised the `written` bytes at the
+        // start of its object (a compressor's stream, or all of an exactly sized output).
+        let encoded = outputs
+            .into_iter()
+            .zip(written)
+            .map(|(output, written)| unsafe { output.assume_init_prefix(written) })
+            .collect::<PyResult<Vec<_>>>()?;
+        PyList::new(py, encoded)
+    }
+
+    /// Each chunk encoded and written to the matching file of `paths` (a temporary file
+    /// renamed over it, directories made first), in parallel with the GIL released.
+    #[pyo3(signature = (chunks, paths, threads=None))]
+    fn run_to_files(
+        &self,
+        py: Python<'_>,
+        chunks: &Bound<'_, PyAny>,
+        paths: &Bound<'_, PyAny>,
+        threads: Option<i64>,
+    ) -> PyResult<()> {
+        let threads = thread_count(py, threads, "chain")?;
+        let paths = paths_of(paths)?;
+        let inputs = BytesInput::all(chunks)?;
+        if inputs.len() != paths.len() {
+            let message = format!("chain: {} chunks but {} paths", inputs.len(), paths.len());
+            return Err(to_py_err(py, &CodecError::configuration(message)));
+        }
+        let mut jobs: Vec<(&[u8], &Path)> = inputs
+            .iter()
+            .map(BytesInput::as_slice)
+            .zip(paths.iter().map(PathBuf::as_path))
+            .collect();
+        let plan = &self.plan;
+        run_chunks(py, || {
+            zarr_codec_runtime::encode_files(plan, &mut jobs, threads)
+        })
+    }
+
+    /// Each chunk file of `paths` through the plan into the matching buffer of `outs`; for
+    /// each, whether its file was there (a missing one leaves its buffer untouched).
+    #[pyo3(signature = (paths, outs, threads=None))]
+    fn run_files_into(
+        &self,
+        py: Python<'_>,
+        paths: &Bound<'_, PyAny>,
+        outs: &Bound<'_, PyAny>,
+        threads: Option<i64>,
+    ) -> PyResult<Vec<bool>> {
+        let threads = thread_count(py, threads, "chain")?;
+        let paths = paths_of(paths)?;
+        let mut outputs = checked_outputs(py, outs, paths.len(), "chain")?;
+        let mut jobs: Vec<(&Path, &mut [u8])> = paths
+            .iter()
+            .map(PathBuf::as_path)
+            .zip(outputs.iter_mut().map(BytesOutput::as_mut_slice))
+            .collect();
+        let plan = &self.plan;
+        run_chunks(py, || {
+            zarr_codec_runtime::pool::parallel_map(&mut jobs, threads, |(path, out)| {
+                zarr_codec_runtime::files::decode_file(plan, path, out)
+                    .map(|outcome| outcome == zarr_codec_runtime::files::Outcome::Done)
+            })
+            .into_iter()
+            .collect()
+        })
+    }
+
+    /// A read of a batch in one call: chunk `i` (bytes, a file's path, or `None` for a missing
+    /// chunk) decoded, its part `chunk_selections[i]` put at `out_selections[i]` of `out` (a
+    /// writable numpy array of the chunks' type), missing chunks as `fill` (one element's
+    /// bytes). Selections are zarr-python's basic ones (tuples of slices and integers; an
+    /// integer drops its dimension from the output). Returns whether each chunk was there, or
+    /// `None`, with nothing done, when a selection or `out` is of another kind.
+    // pyo3 extracts `chunk_shape` into an owned vector.
+    #[allow(clippy::too_many_arguments, clippy::needless_pass_by_value)]
+    #[pyo3(signature = (sources, chunk_selections, out_selections, out, fill, chunk_shape, threads=None))]
+    fn read(
+        &self,
+        py: Python<'_>,
+        sources: &Bound<'_, PyAny>,
+        chunk_selections: &Bound<'_, PyAny>,
+        out_selections: &Bound<'_, PyAny>,
+        out: &Bound<'_, PyAny>,
+        fill: &[u8],
+        chunk_shape: Vec<usize>,
+        threads: Option<i64>,
+    ) -> PyResult<Option<Vec<bool>>> {
+        let threads = thread_count(py, threads, "chain")?;
+        let Ok(out) = out.cast::<PyUntypedArray>() else {
+            return Ok(None);
+        };
+        let Some(view) = OutView::of(out) else {
+            return Ok(None);
+        };
+        let sources: Vec<Bound<'_, PyAny>> = sources.try_iter()?.collect::<PyResult<_>>()?;
+        let chunk_selections: Vec<Bound<'_, PyAny>> =
+            chunk_selections.try_iter()?.collect::<PyResult<_>>()?;
+        let out_selections: Vec<Bound<'_, PyAny>> =
+            out_selections.try_iter()?.collect::<PyResult<_>>()?;
+        if sources.len() != chunk_selections.len() || sources.len() != out_selections.len() {
+            let message = "read: sources and selections differ in number";
+            return Err(to_py_err(py, &CodecError::configuration(message)));
+        }
+        // Integer-selected dimensions of the chunks, the same for every chunk of a batch.
+        let mut dropped: Option<Vec<bool>> = None;
+        let mut regions = Vec::with_capacity(sources.len());
+        for (chunk_selection, out_selection) in chunk_selections.iter().zip(&out_selections) {
+            let Some((chunk, ints)) = chunk_region(chunk_selection, &chunk_shape)? else {
+                return Ok(None);
+            };
+            if dropped.get_or_insert_with(|| ints.clone()) != &ints {
+                return Ok(None);
+            }
+            let kept: Vec<usize> = view.shape.clone();
+            let Some(place) = out_region(out_selection, &kept)? else {
+                return Ok(None);
+            };
+            regions.push((chunk, place));
+        }
+        let dropped = dropped.unwrap_or_else(|| vec![false; chunk_shape.len()]);
+        if dropped.iter().filter(|&&d| !d).count() != view.shape.len() {
+            return Ok(None);
+        }
+        // The output seen with the chunks' dimensions: a dropped one has one element.
+        let (mut shape, mut strides) = (Vec::new(), Vec::new());
+        let mut kept = view.shape.iter().zip(&view.strides);
+        for &is_dropped in &dropped {
+            if is_dropped {
+                shape.push(1);
+                strides.push(0);
+            } else if let Some((&len, &stride)) = kept.next() {
+                shape.push(len);
+                strides.push(stride);
+            }
+        }
+        let inputs: Vec<Option<SourceInput>> = sources
+            .iter()
+            .map(SourceInput::of)
+            .collect::<PyResult<_>>()?;
+        let items: Vec<ReadItem<'_>> = inputs
+            .iter()
+            .zip(regions)
+            .map(|(input, (chunk, place))| ReadItem {
+                source: input.as_ref().map_or(Source::Missing, SourceInput::source),
+                chunk,
+                out: widen(&place, &dropped),
+            })
+            .collect();
+        // SAFETY: `view` describes a live, writable numpy array (checked by `OutView::of`)
+        // that `out` keeps alive; numpy's layout keeps every element in its memory.
+        let array = unsafe {
+            OutArray::from_raw(
+                view.memory,
+                view.len,
+                view.offset,
+                &shape,
+                &strides,
+                view.item,
+            )
+        }
+        .map_err(|err| to_py_err(py, &err))?;
+        let plan = &self.plan;
+        let chunk_shape = &chunk_shape;
+        run_chunks(py, || {
+            zarr_codec_runtime::read_batch(plan, chunk_shape, &items, &array, fill, threads)
+        })
+        .map(Some)
+    }
+}
+
+/// A chunk's stored bytes as Python gave them.
+enum SourceInput {
+    Bytes(BytesInput),
+    File(PathBuf),
+}
+
+impl SourceInput {
+    /// `None` for Python's `None` (a missing chunk).
+    fn of(source: &Bound<'_, PyAny>) -> PyResult<Option<Self>> {
+        if source.is_none() {
+            Ok(None)
+        } else if source.is_instance_of::<PyString>() {
+            Ok(Some(Self::File(source.extract()?)))
+        } else {
+            Ok(Some(Self::Bytes(BytesInput::new(source)?)))
+        }
+    }
+
+    fn source(&self) -> Source<'_> {
+        match self {
+            Self::Bytes(bytes) => Source::Bytes(bytes.as_slice()),
+            Self::File(path) => Source::File(path),
+        }
+    }
+}
+
+/// A numpy array's layout: where its memory is and how its elements lie in it.
+struct OutView {
+    memory: *mut u8,
+    len: usize,
+    offset: usize,
+    shape: Vec<usize>,
+    strides: Vec<isize>,
+    item: usize,
+}
+
+impl OutView {
+    /// The layout of `array`, `None` when it is read-only.
+    fn of(array: &Bound<'_, PyUntypedArray>) -> Option<Self> {
+        let raw = array.as_array_ptr();
+        // SAFETY: `raw` is a live numpy array (`array` holds it).
+        let (flags, data) = unsafe { ((*raw).fields.flags, (*raw).fields.data.cast::<u8>()) };
+        if flags & numpy::npyffi::NPY_ARRAY_WRITEABLE == 0 {
+            return None;
+        }
+        let shape = array.shape().to_vec();
+        let strides = array.strides().to_vec();
+        let item = array.dtype().itemsize();
+        // The lowest and highest byte any element occupies, relative to the first element.
+        let (mut low, mut high) = (0isize, 0isize);
+        if !shape.contains(&0) {
+            for (&len, &stride) in shape.iter().zip(&strides) {
+                let reach = stride * isize::try_from(len - 1).unwrap_or(0);
+                if reach < 0 {
+                    low += reach;
+                } else {
+                    high += reach;
+                }
+            }
+        }
+        let offset = low.unsigned_abs();
+        let len = usize::try_from(high - low).unwrap_or(0) + item;
+        Some(Self {
+            // SAFETY: numpy's elements all lie within `low..high + item` of the first.
+            memory: unsafe { data.offset(low) },
+            len,
+            offset,
+            shape,
+            strides,
+            item,
+        })
+    }
+}
+
+/// `span`'s start, step and count along a dimension of `len`, for a Python slice.
+fn slice_span(slice: &Bound<'_, PySlice>, len: usize) -> PyResult<Option<Span>> {
+    let Ok(length) = isize::try_from(len) else {
+        return Ok(None);
+    };
+    let indices = slice.indices(length)?;
+    let (Ok(start), Ok(step)) = (
+        usize::try_from(indices.start),
+        usize::try_from(indices.step),
+    ) else {
+        return Ok(None); // a negative step
+    };
+    Ok(Some(Span {
+        start,
+        step,
+        count: indices.slicelength,
+    }))
+}
+
+/// A chunk's selection (a tuple of slices and integers) as a region of a chunk of `shape`,
+/// and which dimensions integers select; `None` for any other kind of selection.
+fn chunk_region(
+    selection: &Bound<'_, PyAny>,
+    shape: &[usize],
+) -> PyResult<Option<(Region, Vec<bool>)>> {
+    let Ok(selection) = selection.cast::<PyTuple>() else {
+        return Ok(None);
+    };
+    if selection.len() != shape.len() {
+        return Ok(None);
+    }
+    let mut spans = Vec::with_capacity(shape.len());
+    let mut ints = Vec::with_capacity(shape.len());
+    for (item, &len) in selection.iter().zip(shape) {
+        if let Ok(slice) = item.cast::<PySlice>() {
+            let Some(span) = slice_span(slice, len)? else {
+                return Ok(None);
+            };
+            spans.push(span);
+            ints.push(false);
+        } else if let Ok(index) = item.extract::<usize>() {
+            if item.is_instance_of::<pyo3::types::PyBool>() || index >= len {
+                return Ok(None);
+            }
+            spans.push(Span::run(index, 1));
+            ints.push(true);
+        } else {
+            return Ok(None);
+        }
+    }
+    Ok(Some((Region { spans }, ints)))
+}
+
+/// An output selection (a tuple of slices) as a region of an array of `shape`.
+fn out_region(selection: &Bound<'_, PyAny>, shape: &[usize]) -> PyResult<Option<Region>> {
+    let Ok(selection) = selection.cast::<PyTuple>() else {
+        return Ok(None);
+    };
+    if selection.len() != shape.len() {
+        return Ok(None);
+    }
+    let mut spans = Vec::with_capacity(shape.len());
+    for (item, &len) in selection.iter().zip(shape) {
+        let Ok(slice) = item.cast::<PySlice>() else {
+            return Ok(None);
+        };
+        let Some(span) = slice_span(slice, len)? else {
+            return Ok(None);
+        };
+        spans.push(span);
+    }
+    Ok(Some(Region { spans }))
+}
+
+/// `place`, a region of the output, with a one-element dimension where `dropped` says.
+fn widen(place: &Region, dropped: &[bool]) -> Region {
+    let mut kept = place.spans.iter();
+    Region {
+        spans: dropped
+            .iter()
+            .map(|&is_dropped| {
+                if is_dropped {
+                    Span::run(0, 1)
+                } else {
+                    kept.next().copied().unwrap_or(Span::run(0, 0))
+                }
+            })
+            .collect(),
+    }
+}
+
+/// The paths of `paths`, an iterable of `str` or `os.PathLike`.
+fn paths_of(paths: &Bound<'_, PyAny>) -> PyResult<Vec<PathBuf>> {
+    paths.try_iter()?.map(|path| path?.extract()).collect()
+}
+
+/// Adds the runtime's class to `module` (the `zarr-codec-runtime` wheel's, only).
+pub fn add_runtime(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    module.add_class::<PyPlan>()
+}

@@ -1,0 +1,66 @@
+//! The zarr-codecs chain runtime: whole Zarr codec chains run over batches of chunks, in
+//! Rust, with no Python.
+//!
+//! - [`Plan`]: one direction of a chain, planned once (its [`Step`]s, their output sizes,
+//!   which step writes straight into the caller's memory), then run on any number of chunks,
+//!   each through every step on one thread with per-thread scratch.
+//! - [`Chain`]: a chain of codec objects (any implementation of the [`zarr_codec_shapes`]
+//!   traits) bound to its chunks' spec, with both directions planned.
+//! - [`Kernel`]: what a step runs; [`kernel::native`] wraps codec objects, and the Python
+//!   bindings wrap codecs compiled into other extension modules.
+//! - [`parallel_map`]: the one work-stealing pool every batch runs on.
+//! - [`read`] and [`write`]: batches of chunks from and to memory or chunk files, decoded
+//!   into their places in a caller's array (whole chunks straight into place, parts of chunks
+//!   through scratch, missing chunks as the fill value) or encoded and written as zarr-python's
+//!   `LocalStore` writes a file.
+//!
+//! # Example
+//!
+//! ```
+//! use std::sync::Arc;
+//! use zarr_codec_runtime::{Chain, Region, ReadItem, Source, read_batch};
+//! use zarr_codec_shapes::{ChunkSpec, DataType, Endian};
+//!
+//! // A 4x4 uint8 array in 2x2 chunks, zstd-compressed.
+//! let spec = ChunkSpec::with_default_fill_value(vec![2, 2], DataType::UInt8)?;
+//! let zstd = zarr_codec_zstd::Zstd::new(zarr_codec_zstd::Level::new(3)?, false);
+//! let chain = Chain::new(&[], Some(Endian::Little), &[Arc::new(zstd)], spec)?;
+//! let stored: Vec<Vec<u8>> = (0..4u8)
+//!     .map(|chunk| chain.encode(&[chunk; 4]))
+//!     .collect::<Result<_, _>>()?;
+//!
+//! let mut array = vec![0u8; 16];
+//! let items: Vec<ReadItem<'_>> = (0..4)
+//!     .map(|chunk| ReadItem {
+//!         source: Source::Bytes(&stored[chunk]),
+//!         chunk: Region::whole(&[2, 2]),
+//!         out: Region::block(&[2 * (chunk / 2), 2 * (chunk % 2)], &[2, 2]),
+//!     })
+//!     .collect();
+//! let out = zarr_codec_runtime::OutArray::contiguous(&mut array, &[4, 4], 1)?;
+//! read_batch(chain.decode_plan(), &[2, 2], &items, &out, &[0], 2)?;
+//! assert_eq!(array, [0, 0, 1, 1, 0, 0, 1, 1, 2, 2, 3, 3, 2, 2, 3, 3]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+pub mod chain;
+pub mod files;
+pub mod kernel;
+pub mod plan;
+pub mod pool;
+pub mod read;
+pub mod region;
+pub mod step;
+pub mod target;
+pub mod write;
+
+pub use chain::Chain;
+pub use files::ChunkError;
+pub use kernel::Kernel;
+pub use plan::Plan;
+pub use pool::{default_threads, parallel_map};
+pub use read::{ReadItem, Source, read_batch};
+pub use region::{OutArray, Region, Span};
+pub use step::{Action, Output, Step};
+pub use target::Target;
+pub use write::{decode_batch_into, encode_batch, encode_files};

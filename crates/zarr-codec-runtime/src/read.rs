@@ -1,0 +1,196 @@
+//! Reading a batch of chunks into their places in the caller's array: [`read_batch`].
+//!
+//! Each chunk is fetched (from memory or its file), decoded and placed by one thread of the
+//! pool. A whole chunk whose place is one contiguous run of the output decodes straight into
+//! it (a chunk stored as is is read from its file straight into it); any other decodes into
+//! the thread's scratch and the needed part is copied into place. A missing chunk (no bytes,
+//! no file) is its fill value.
+
+use std::cell::RefCell;
+use std::path::Path;
+
+use zarr_codec_shapes::CodecError;
+
+use crate::files::{ChunkError, ChunkResult, Outcome, read_stored_into, with_chunk_file};
+use crate::plan::Plan;
+use crate::pool::parallel_map;
+use crate::region::{OutArray, Region, SourceRows, any_overlap};
+
+/// Where a chunk's stored bytes are.
+#[derive(Debug, Clone, Copy)]
+pub enum Source<'a> {
+    /// In memory.
+    Bytes(&'a [u8]),
+    /// In a file (no file: the chunk is missing).
+    File(&'a Path),
+    /// Nowhere: the chunk is its fill value.
+    Missing,
+}
+
+/// One chunk of a read: where it is, the part of it needed, and where that goes.
+#[derive(Debug, Clone)]
+pub struct ReadItem<'a> {
+    /// The chunk's stored bytes.
+    pub source: Source<'a>,
+    /// The part of the decoded chunk needed (within the chunk's shape).
+    pub chunk: Region,
+    /// Where it goes in the output (as many elements per dimension).
+    pub out: Region,
+}
+
+/// Scratch kept by a thread between chunks beyond this is freed after the chunk.
+const KEPT_DECODED: usize = 64 << 20;
+
+thread_local! {
+    /// A whole decoded chunk, when only part of it is needed.
+    static DECODED: RefCell<(Vec<u8>, Vec<u8>)> = const { RefCell::new((Vec::new(), Vec::new())) };
+}
+
+/// Decodes every chunk of `items` with `plan` (whose output is a whole chunk of
+/// `chunk_shape`) into its place in `out`, on up to `threads` threads; for each chunk,
+/// whether it was there (a missing chunk's place is set to `fill`, one element's bytes).
+///
+/// Everything is checked before anything is written: the regions within their arrays and of
+/// equal counts, `fill` one element. Places that may share elements are written on one thread,
+/// in order, so the last chunk's elements win, as numpy's assignment would have it.
+pub fn read_batch(
+    plan: &Plan,
+    chunk_shape: &[usize],
+    items: &[ReadItem<'_>],
+    out: &OutArray<'_>,
+    fill: &[u8],
+    threads: usize,
+) -> ChunkResult<Vec<bool>> {
+    let item = out.item();
+    let elements: usize = chunk_shape.iter().product();
+    let decoded_len = elements
+        .checked_mul(item)
+        .ok_or_else(|| CodecError::configuration("a chunk larger than memory"))?;
+    if plan.output_len().is_some_and(|len| len != decoded_len) || fill.len() != item {
+        return Err(CodecError::configuration(format!(
+            "read: the chain decodes {:?} bytes, chunks of {chunk_shape:?} elements of {item} \
+             bytes are {decoded_len}, the fill value is {} bytes",
+            plan.output_len(),
+            fill.len()
+        ))
+        .into());
+    }
+    for read in items {
+        read.chunk
+            .check_within(chunk_shape, "read: the part of a chunk")?;
+        read.out
+            .check_within(out.shape(), "read: the place in the output")?;
+        if read.chunk.counts() != read.out.counts() {
+            return Err(CodecError::configuration(format!(
+                "read: {:?} elements of a chunk into a place of {:?}",
+                read.chunk.counts(),
+                read.out.counts()
+            ))
+            .into());
+        }
+    }
+    let places: Vec<&Region> = items.iter().map(|read| &read.out).collect();
+    let threads = if any_overlap(&places) { 1 } else { threads };
+    let mut jobs: Vec<&ReadItem<'_>> = items.iter().collect();
+    parallel_map(&mut jobs, threads, |read| {
+        // SAFETY: the places were checked within `out` above, and places written on several
+        // threads were checked disjoint.
+        unsafe { read_one(plan, chunk_shape, decoded_len, read, out, fill) }
+    })
+    .into_iter()
+    .collect()
+}
+
+/// One chunk of [`read_batch`].
+///
+/// # Safety
+/// `read.out` lies within `out`, and no other thread writes its elements meanwhile.
+unsafe fn read_one(
+    plan: &Plan,
+    chunk_shape: &[usize],
+    decoded_len: usize,
+    read: &ReadItem<'_>,
+    out: &OutArray<'_>,
+    fill: &[u8],
+) -> ChunkResult<bool> {
+    let whole = read.chunk.is_whole(chunk_shape);
+    let slot = if whole {
+        // SAFETY: the caller's contract.
+        unsafe { out.contiguous_part(&read.out) }
+    } else {
+        None
+    };
+    let present = match (read.source, slot) {
+        (Source::Missing, _) => false,
+        (Source::Bytes(data), Some(slot)) => {
+            plan.run_exact(data, slot)?;
+            true
+        }
+        (Source::File(path), Some(slot)) if plan.is_identity() => {
+            read_stored_into(path, slot)? == Outcome::Done
+        }
+        (Source::File(path), Some(slot)) => with_chunk_file(path, plan.input_len(), |data| {
+            plan.run_exact(data, slot).map_err(ChunkError::Codec)
+        })?
+        .is_some(),
+        (Source::Bytes(data), None) => {
+            // SAFETY: the caller's contract.
+            unsafe { decode_and_place(plan, chunk_shape, decoded_len, data, read, out) }?;
+            true
+        }
+        (Source::File(path), None) => with_chunk_file(path, plan.input_len(), |data| {
+            // SAFETY: the caller's contract.
+            unsafe { decode_and_place(plan, chunk_shape, decoded_len, data, read, out) }
+                .map_err(ChunkError::Codec)
+        })?
+        .is_some(),
+    };
+    if !present {
+        // SAFETY: the caller's contract.
+        unsafe { out.write_rows(&read.out, |_, row| row.fill(fill)) };
+    }
+    Ok(present)
+}
+
+/// `data` decoded whole into this thread's scratch, and the part `read.chunk` copied into
+/// place.
+///
+/// # Safety
+/// As [`read_one`].
+unsafe fn decode_and_place(
+    plan: &Plan,
+    chunk_shape: &[usize],
+    decoded_len: usize,
+    data: &[u8],
+    read: &ReadItem<'_>,
+    out: &OutArray<'_>,
+) -> zarr_codec_shapes::Result<()> {
+    DECODED.with_borrow_mut(|(decoded, gathered)| {
+        if decoded.len() < decoded_len {
+            decoded
+                .try_reserve(decoded_len - decoded.len())
+                .map_err(|_| CodecError::OutputLimit { limit: decoded_len })?;
+            decoded.resize(decoded_len, 0);
+        }
+        let result = plan.run_exact(data, &mut decoded[..decoded_len]);
+        if result.is_ok() {
+            let rows = SourceRows::new(
+                &decoded[..decoded_len],
+                chunk_shape,
+                &read.chunk,
+                out.item(),
+            );
+            let row_len = read.chunk.spans.last().map_or(1, |span| span.count).max(1);
+            // SAFETY: the caller's contract.
+            unsafe {
+                out.write_rows(&read.out, |position, target| {
+                    target.copy_from(rows.row(position / row_len, gathered));
+                });
+            }
+        }
+        if decoded.capacity() > KEPT_DECODED {
+            *decoded = Vec::new();
+        }
+        result
+    })
+}

@@ -1,0 +1,419 @@
+//! The runtime with real codecs and no Python: chains planned from codec objects, batches of
+//! chunks decoded into places of an array (whole, partial, strided, missing, from files),
+//! checked against a plain reference.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use proptest::prelude::*;
+use serde_json::json;
+use zarr_codec_runtime::{
+    Chain, ChunkError, OutArray, ReadItem, Region, Source, Span, encode_files, read_batch,
+};
+use zarr_codec_shapes::{
+    ArrayToArrayCodec, BytesToBytesCodec, ChunkSpec, CodecError, CodecFromJson, DataType, Endian,
+    ErrorKind, ZarrFormat,
+};
+
+fn zstd() -> Arc<dyn BytesToBytesCodec> {
+    let json = json!({"name": "zstd", "configuration": {"level": 1, "checksum": false}});
+    Arc::new(zarr_codec_zstd::Zstd::from_json(&json, ZarrFormat::V3).expect("zstd"))
+}
+
+fn gzip() -> Arc<dyn BytesToBytesCodec> {
+    let json = json!({"name": "gzip", "configuration": {"level": 1}});
+    Arc::new(zarr_codec_gzip::Gzip::from_json(&json, ZarrFormat::V3).expect("gzip"))
+}
+
+fn crc32c() -> Arc<dyn BytesToBytesCodec> {
+    Arc::new(zarr_codec_crc32c::Crc32c::default())
+}
+
+fn spec(shape: &[usize], data_type: DataType) -> ChunkSpec {
+    ChunkSpec::with_default_fill_value(shape.to_vec(), data_type).expect("a spec")
+}
+
+fn pattern(len: usize, seed: u8) -> Vec<u8> {
+    (0..len)
+        .map(|i| u8::try_from((i * 31 + usize::from(seed) * 7) % 251).expect("a byte"))
+        .collect()
+}
+
+/// A new empty directory under the system's temporary one, removed on drop.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Self {
+        let path =
+            std::env::temp_dir().join(format!("zarr-codec-runtime-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir_all(&path).expect("a directory");
+        Self(path)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+#[test]
+fn chains_encode_as_their_codecs_do_and_decode_back() {
+    let chunk = pattern(4096, 1);
+    for bytes in [
+        vec![zstd()],
+        vec![gzip()],
+        vec![crc32c()],
+        vec![zstd(), crc32c()],
+    ] {
+        let chain = Chain::new(
+            &[],
+            Some(Endian::NATIVE),
+            &bytes,
+            spec(&[1024], DataType::Float32),
+        )
+        .expect("a chain");
+        let stored = chain.encode(&chunk).expect("encoded");
+        let mut by_hand = chunk.clone();
+        for codec in &bytes {
+            by_hand = codec.encode(&by_hand, chain.spec()).expect("encoded");
+        }
+        assert_eq!(stored, by_hand);
+        let mut out = vec![0; chunk.len()];
+        chain.decode_into(&stored, &mut out).expect("decoded");
+        assert_eq!(out, chunk);
+    }
+}
+
+#[test]
+fn the_other_byte_order_is_swapped_both_ways() {
+    let chain =
+        Chain::new(&[], Some(Endian::Big), &[], spec(&[3], DataType::UInt16)).expect("a chain");
+    let native: Vec<u8> = [1u16, 2, 0x0304]
+        .iter()
+        .flat_map(|v| v.to_ne_bytes())
+        .collect();
+    let stored = chain.encode(&native).expect("encoded");
+    assert_eq!(stored, [0, 1, 0, 2, 3, 4]);
+    let mut out = vec![0; 6];
+    chain.decode_into(&stored, &mut out).expect("decoded");
+    assert_eq!(out, native);
+    // No compressor: the stored elements must be exactly the chunk's.
+    let error = chain
+        .decode_into(&stored[..4], &mut out)
+        .expect_err("short");
+    assert_eq!(error.kind(), ErrorKind::Corrupt);
+}
+
+#[test]
+fn array_codecs_run_as_planned_steps() {
+    let json = json!({"name": "cast_value", "configuration": {"data_type": "int16"}});
+    let cast: Arc<dyn ArrayToArrayCodec> = Arc::new(
+        zarr_codec_cast_value::CastValue::from_json(&json, ZarrFormat::V3).expect("cast_value"),
+    );
+    let chain = Chain::new(
+        &[cast],
+        Some(Endian::Little),
+        &[zstd()],
+        spec(&[4], DataType::Float64),
+    )
+    .expect("a chain");
+    assert_eq!(chain.decode_plan().steps().len(), 2);
+    let values: Vec<u8> = [1.0f64, -2.0, 300.0, 7.0]
+        .iter()
+        .flat_map(|v| v.to_ne_bytes())
+        .collect();
+    let stored = chain.encode(&values).expect("encoded");
+    let mut out = vec![0; 32];
+    chain.decode_into(&stored, &mut out).expect("decoded");
+    assert_eq!(out, values);
+    // A value the cast refuses is the codec's error, through the plan.
+    let huge: Vec<u8> = [1e9f64; 4].iter().flat_map(|v| v.to_ne_bytes()).collect();
+    assert_eq!(
+        chain.encode(&huge).expect_err("out of range").kind(),
+        ErrorKind::OutOfRange
+    );
+}
+
+/// The reference: `chunks` (C order, `chunk_shape` each) placed into a `shape` array by hand.
+fn reference_read(
+    shape: &[usize],
+    chunk_shape: &[usize],
+    items: &[(Option<Vec<u8>>, Region, Region)],
+    fill: u8,
+    initial: u8,
+) -> Vec<u8> {
+    let mut array = vec![initial; shape.iter().product()];
+    for (chunk, part, place) in items {
+        let positions = |region: &Region, dims: &[usize]| -> Vec<usize> {
+            let mut all = vec![0usize];
+            for (span, _) in region.spans.iter().zip(dims) {
+                all = all
+                    .iter()
+                    .flat_map(|prefix| (0..span.count).map(move |i| (*prefix, i)))
+                    .map(|(prefix, i)| prefix * 1_000_000 + span.start + i * span.step)
+                    .collect();
+            }
+            all
+        };
+        let flat = |encoded: usize, dims: &[usize]| -> usize {
+            let mut rest = encoded;
+            let mut index = vec![0; dims.len()];
+            for dim in (0..dims.len()).rev() {
+                index[dim] = rest % 1_000_000;
+                rest /= 1_000_000;
+            }
+            index
+                .iter()
+                .zip(dims)
+                .fold(0, |acc, (i, len)| acc * len + i)
+        };
+        for (from, to) in positions(part, chunk_shape)
+            .into_iter()
+            .zip(positions(place, shape))
+        {
+            array[flat(to, shape)] = chunk
+                .as_ref()
+                .map_or(fill, |chunk| chunk[flat(from, chunk_shape)]);
+        }
+    }
+    array
+}
+
+/// A 2-D uint8 array of `shape` in chunks of `chunk_shape` (edge chunks partly outside),
+/// each chunk's part inside the array read into place.
+fn grid(shape: [usize; 2], chunk_shape: [usize; 2]) -> Vec<(Region, Region)> {
+    let mut items = Vec::new();
+    for row in (0..shape[0]).step_by(chunk_shape[0]) {
+        for col in (0..shape[1]).step_by(chunk_shape[1]) {
+            let counts = [
+                chunk_shape[0].min(shape[0] - row),
+                chunk_shape[1].min(shape[1] - col),
+            ];
+            items.push((
+                Region::block(&[0, 0], &counts),
+                Region::block(&[row, col], &counts),
+            ));
+        }
+    }
+    items
+}
+
+#[test]
+fn a_read_places_whole_partial_and_missing_chunks_from_memory_and_files() {
+    let dir = Scratch::new("read");
+    let chunk_shape = [4, 4];
+    let chain =
+        Chain::new(&[], None, &[zstd()], spec(&chunk_shape, DataType::UInt8)).expect("a chain");
+    let shape = [10, 7];
+    let places = grid(shape, chunk_shape);
+    let chunks: Vec<Vec<u8>> = (0..places.len())
+        .map(|k| pattern(16, u8::try_from(k).expect("small")))
+        .collect();
+    let stored: Vec<Vec<u8>> = chunks
+        .iter()
+        .map(|c| chain.encode(c).expect("encoded"))
+        .collect();
+    let paths: Vec<PathBuf> = (0..chunks.len())
+        .map(|k| dir.0.join("c").join(k.to_string()))
+        .collect();
+    let mut jobs: Vec<(&[u8], &std::path::Path)> = chunks
+        .iter()
+        .map(Vec::as_slice)
+        .zip(paths.iter().map(PathBuf::as_path))
+        .collect();
+    encode_files(chain.encode_plan(), &mut jobs, 2).expect("written");
+    std::fs::remove_file(&paths[1]).expect("removed"); // chunk 1 is missing
+    let items: Vec<ReadItem<'_>> = places
+        .iter()
+        .enumerate()
+        .map(|(k, (part, place))| ReadItem {
+            source: match k % 3 {
+                0 => Source::Bytes(&stored[k]),
+                1 => Source::File(&paths[k]),
+                _ if k == 5 => Source::Missing,
+                _ => Source::File(&paths[k]),
+            },
+            chunk: part.clone(),
+            out: place.clone(),
+        })
+        .collect();
+    let mut array = vec![0xEE; 70];
+    let out = OutArray::contiguous(&mut array, &shape, 1).expect("an array");
+    let found = read_batch(chain.decode_plan(), &chunk_shape, &items, &out, &[9], 2).expect("read");
+    let expected_found: Vec<bool> = (0..places.len()).map(|k| k != 1 && k != 5).collect();
+    assert_eq!(found, expected_found);
+    let reference_items: Vec<_> = places
+        .iter()
+        .enumerate()
+        .map(|(k, (part, place))| {
+            let chunk = expected_found[k].then(|| chunks[k].clone());
+            (chunk, part.clone(), place.clone())
+        })
+        .collect();
+    assert_eq!(
+        array,
+        reference_read(&shape, &chunk_shape, &reference_items, 9, 0xEE)
+    );
+}
+
+#[test]
+fn places_that_share_elements_are_written_in_order() {
+    let chain = Chain::new(&[], None, &[], spec(&[2], DataType::UInt8)).expect("a chain");
+    let first = [1, 2];
+    let second = [3, 4];
+    let items = [
+        ReadItem {
+            source: Source::Bytes(&first),
+            chunk: Region::whole(&[2]),
+            out: Region::block(&[0], &[2]),
+        },
+        ReadItem {
+            source: Source::Bytes(&second),
+            chunk: Region::whole(&[2]),
+            out: Region::block(&[1], &[2]),
+        },
+    ];
+    let mut array = vec![0; 3];
+    let out = OutArray::contiguous(&mut array, &[3], 1).expect("an array");
+    read_batch(chain.decode_plan(), &[2], &items, &out, &[0], 4).expect("read");
+    assert_eq!(array, [1, 3, 4]);
+}
+
+#[test]
+fn regions_outside_their_arrays_are_refused_before_anything_is_written() {
+    let chain = Chain::new(&[], None, &[], spec(&[2], DataType::UInt8)).expect("a chain");
+    let chunk = [1, 2];
+    let cases = [
+        (Region::whole(&[2]), Region::block(&[2], &[2])), // past the output's end
+        (Region::block(&[1], &[2]), Region::block(&[0], &[2])), // past the chunk's end
+        (Region::whole(&[2]), Region::block(&[0], &[1])), // counts differ
+        (
+            Region {
+                spans: vec![Span {
+                    start: 0,
+                    step: usize::MAX,
+                    count: 2,
+                }],
+            },
+            Region::block(&[0], &[2]),
+        ), // a step that overflows
+    ];
+    for (part, place) in cases {
+        let mut array = vec![0; 3];
+        let out = OutArray::contiguous(&mut array, &[3], 1).expect("an array");
+        let items = [ReadItem {
+            source: Source::Bytes(&chunk),
+            chunk: part,
+            out: place,
+        }];
+        match read_batch(chain.decode_plan(), &[2], &items, &out, &[0], 1) {
+            Err(ChunkError::Codec(CodecError::Configuration(_))) => {}
+            other => panic!("accepted: {other:?}"),
+        }
+        assert_eq!(array, [0, 0, 0]);
+    }
+}
+
+#[test]
+fn an_out_array_whose_elements_leave_its_memory_is_refused() {
+    let mut memory = vec![0u8; 8];
+    let out = OutArray::contiguous(&mut memory, &[3, 3], 1);
+    assert!(matches!(out, Err(CodecError::Configuration(_))));
+}
+
+#[test]
+fn corrupt_chunks_are_codec_errors_and_unreadable_files_io_errors() {
+    let dir = Scratch::new("errors");
+    let chain = Chain::new(&[], None, &[gzip()], spec(&[4], DataType::UInt8)).expect("a chain");
+    let mut array = vec![0; 4];
+    let out = OutArray::contiguous(&mut array, &[4], 1).expect("an array");
+    let garbage = [1, 2, 3];
+    let items = [ReadItem {
+        source: Source::Bytes(&garbage),
+        chunk: Region::whole(&[4]),
+        out: Region::whole(&[4]),
+    }];
+    let read = read_batch(chain.decode_plan(), &[4], &items, &out, &[0], 1);
+    assert!(matches!(
+        read,
+        Err(ChunkError::Codec(CodecError::Corrupt(_)))
+    ));
+    // A directory where a chunk's parent should be a directory is a missing chunk, but a
+    // file that cannot be opened for another reason is an I/O error with its path.
+    let locked = dir.0.join("locked");
+    std::fs::write(&locked, b"x").expect("written");
+    let items = [ReadItem {
+        source: Source::File(&locked.join("under-a-file")),
+        chunk: Region::whole(&[4]),
+        out: Region::whole(&[4]),
+    }];
+    let found = read_batch(chain.decode_plan(), &[4], &items, &out, &[5], 1).expect("missing");
+    assert_eq!(found, [false]);
+    assert_eq!(array, [5; 4]);
+}
+
+/// A span of `count` elements from `start` by `step` within `len`, from proptest's choices.
+fn span_within(len: usize, start: usize, step: usize, count: usize) -> Span {
+    let start = start % len;
+    let step = 1 + step % 3;
+    let room = (len - 1 - start) / step + 1;
+    Span {
+        start,
+        step,
+        count: 1 + count % room,
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// Any strided part of a chunk into any place with the same counts, in a C-contiguous
+    /// output or a transposed (strided) one, equals the reference copy.
+    #[test]
+    fn any_part_goes_to_any_place(
+        chunk_shape in (1usize..6, 1usize..6),
+        picks in proptest::collection::vec(0usize..100, 12),
+        transposed in any::<bool>(),
+        item in prop::sample::select(vec![1usize, 2, 8]),
+    ) {
+        let chunk_shape = [chunk_shape.0, chunk_shape.1];
+        let a = span_within(chunk_shape[0], picks[0], picks[1], picks[2]);
+        let b = span_within(chunk_shape[1], picks[3], picks[4], picks[5]);
+        let shape = [7usize, 8];
+        let pa = Span { start: picks[6] % (shape[0] - a.count + 1), step: 1, count: a.count };
+        let pb = Span { start: picks[7] % (shape[1] - b.count + 1), step: 1, count: b.count };
+        let part = Region { spans: vec![a, b] };
+        let place = Region { spans: vec![pa, pb] };
+        let data_type = match item { 1 => DataType::UInt8, 2 => DataType::UInt16, _ => DataType::UInt64 };
+        let chain = Chain::new(&[], Some(Endian::NATIVE), &[zstd()], spec(&chunk_shape, data_type))
+            .expect("a chain");
+        let chunk = pattern(chunk_shape[0] * chunk_shape[1] * item, u8::try_from(picks[8] % 200).expect("small"));
+        let stored = chain.encode(&chunk).expect("encoded");
+        let items = [ReadItem { source: Source::Bytes(&stored), chunk: part.clone(), out: place.clone() }];
+        let mut array = vec![0xEEu8; shape[0] * shape[1] * item];
+        let strides: Vec<isize> = if transposed {
+            vec![isize::try_from(item).expect("small"), isize::try_from(item * shape[0]).expect("small")]
+        } else {
+            vec![isize::try_from(item * shape[1]).expect("small"), isize::try_from(item).expect("small")]
+        };
+        let len = array.len();
+        // SAFETY: `array` is borrowed exclusively for the read, and its layout keeps every
+        // element within it (checked by `from_raw` too).
+        let out = unsafe { OutArray::from_raw(array.as_mut_ptr(), len, 0, &shape, &strides, item) }
+            .expect("an array");
+        read_batch(chain.decode_plan(), &chunk_shape, &items, &out, &vec![0; item], 1).expect("read");
+        // The reference, element by element (each `item` bytes).
+        let mut expected = vec![0xEEu8; array.len()];
+        for i in 0..a.count {
+            for j in 0..b.count {
+                let from = ((a.start + i * a.step) * chunk_shape[1] + b.start + j * b.step) * item;
+                let (r, c) = (pa.start + i, pb.start + j);
+                let to = if transposed { (c * shape[0] + r) * item } else { (r * shape[1] + c) * item };
+                expected[to..to + item].copy_from_slice(&chunk[from..from + item]);
+            }
+        }
+        prop_assert_eq!(array, expected);
+    }
+}

@@ -1,0 +1,53 @@
+"""The compiled half of ``zarr-codec-runtime`` (``crates/zarr-codec-runtime`` through pyo3)."""
+
+from collections.abc import Buffer, Sequence
+from typing import Any
+
+import numpy as np
+
+#: The name of the capsules codec kernels travel in.
+KERNEL_CAPSULE: str
+
+class Plan:
+    """One direction of a chain, planned once: its steps in running order.
+
+    A step is ``(codec name, kernel capsule, bytes it writes)`` (-1 for a compressor's, bounded
+    by its kernel), or ``("bytes", element size, bytes)`` for the ``bytes`` codec swapping byte
+    order. No steps: chunks pass as they are. ``input_len``: the size every input must have
+    (the stored elements, for a decoding plan without a compressor)."""
+
+    def __init__(
+        self, steps: Sequence[tuple[str, object, int]], input_len: int | None = None
+    ) -> None: ...
+    def __len__(self) -> int: ...
+    @property
+    def input_len(self) -> int | None: ...
+    @property
+    def output_len(self) -> int | None: ...
+    def run(self, chunks: Sequence[Buffer], threads: int | None = None) -> list[bytes]:
+        """Each chunk through the plan into a new ``bytes``, in parallel, GIL released."""
+    def run_into(
+        self, chunks: Sequence[Buffer], outs: Sequence[Buffer], threads: int | None = None
+    ) -> None:
+        """Each chunk into the matching writable ``out`` (exactly the output size, sharing no
+        memory with another ``out`` or a chunk)."""
+    def run_files_into(
+        self, paths: Sequence[str], outs: Sequence[Buffer], threads: int | None = None
+    ) -> list[bool]:
+        """Each chunk file into its ``out``; whether each file was there."""
+    def run_to_files(
+        self, chunks: Sequence[Buffer], paths: Sequence[str], threads: int | None = None
+    ) -> None:
+        """Each chunk through the plan, written to its file (a temporary file renamed)."""
+    def read(
+        self,
+        sources: Sequence[Buffer | str | None],
+        chunk_selections: Sequence[tuple[Any, ...]],
+        out_selections: Sequence[tuple[Any, ...]],
+        out: np.ndarray[Any, Any],
+        fill: bytes,
+        chunk_shape: Sequence[int],
+        threads: int | None = None,
+    ) -> list[bool] | None:
+        """A batch read into places of ``out`` in one call; ``None`` when a selection or
+        ``out`` is of a kind the runtime does not take (nothing done)."""

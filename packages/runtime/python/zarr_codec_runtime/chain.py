@@ -1,0 +1,394 @@
+"""``Chain``: a whole Zarr v3 codec chain run on one chunk or a batch, synchronously, without
+zarr-python.
+
+A chain is array -> array codecs, exactly one array -> bytes codec (``bytes`` is built in),
+then bytes -> bytes codecs, bound to the spec of its chunks. Binding resolves the spec through
+the array codecs, fills in unset parameters (``evolve``, as zarr-python does: blosc's typesize),
+and fuses adjacent codecs that offer it (``first.fuse(second)``: scale_offset + cast_value run
+as one pass).
+
+It is planned once: when every codec has a compiled kernel, each direction becomes one
+:class:`~zarr_codec_runtime.Plan`, and a batch of any size is one call into Rust (the GIL
+released, chunks on one work-stealing pool, the last step writing into the caller's memory).
+Other chains run codec by codec in Python, each codec's batch method where it has one.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+from collections.abc import Buffer, Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from zarr_codec_shapes.bytes_codec import BytesCodec
+from zarr_codec_shapes.chunk_spec import ChunkSpec
+from zarr_codec_shapes.errors import ConfigurationError
+from zarr_codec_shapes.protocols import Codec
+from zarr_codec_shapes.registry import get_codec
+
+from zarr_codec_runtime._runtime import Plan
+
+__all__ = ["Chain"]
+
+#: The byte order of this machine, as the ``bytes`` codec spells it.
+NATIVE = "little" if sys.byteorder == "little" else "big"
+
+
+@dataclass(frozen=True)
+class _Stage:
+    """A codec (possibly two fused) and the spec of the array going into it."""
+
+    codec: Any
+    spec: ChunkSpec
+
+
+def _codec_from_json(data: Any) -> Codec:
+    name = data.get("name") if isinstance(data, dict) else data
+    if name == "bytes":
+        return BytesCodec.from_json(data if isinstance(data, dict) else {"name": "bytes"}, 3)
+    return get_codec(data, 3)
+
+
+def _batch(codec: Any, method: str, items: Sequence[Any], *args: Any) -> list[Any]:
+    batched = getattr(codec, f"{method}_batch", None)
+    if batched is not None and len(items) > 1:
+        return list(batched(items, *args))
+    single = getattr(codec, method)
+    return [single(item, *args) for item in items]
+
+
+@functools.cache
+def _pool() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(os.cpu_count() or 1, thread_name_prefix="zarr-codec-chain")
+
+
+def _each(fn: Callable[..., object], *columns: Sequence[Any]) -> None:
+    """``fn`` on each row of ``columns`` (chains without kernels only: codecs that release the
+    GIL run in parallel)."""
+    rows = list(zip(*columns, strict=True))
+    if len(rows) < 2 or (os.cpu_count() or 1) < 2:
+        for row in rows:
+            fn(*row)
+        return
+    for _ in _pool().map(lambda row: fn(*row), rows):
+        pass
+
+
+def _flat(array: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """A C-contiguous array's bytes, as a flat ``uint8`` view."""
+    return array.reshape(-1).view(np.uint8)
+
+
+def _c_contiguous(array: Any) -> bool:
+    return isinstance(array, np.ndarray) and array.flags.c_contiguous
+
+
+def _native(array: Any) -> bool:
+    return bool(np.asarray(array).dtype.isnative)
+
+
+class Chain:
+    """A Zarr v3 codec chain bound to ``spec``, the shape, data type and fill value of its
+    chunks. Build it from codec objects or, with :meth:`from_json`, from the v3 ``codecs``
+    list of an array's metadata."""
+
+    def __init__(self, codecs: Sequence[Codec], spec: ChunkSpec) -> None:
+        self.spec = spec
+        kinds = [getattr(codec, "codec_type", None) for codec in codecs]
+        if kinds.count("array_bytes") != 1:
+            raise ConfigurationError(
+                f"a chain needs exactly one array -> bytes codec, got {kinds.count('array_bytes')}"
+            )
+        split = kinds.index("array_bytes")
+        if any(k != "array_array" for k in kinds[:split]) or any(
+            k != "bytes_bytes" for k in kinds[split + 1 :]
+        ):
+            raise ConfigurationError(
+                "a chain is array -> array codecs, one array -> bytes codec, then bytes -> "
+                f"bytes codecs; got {kinds}"
+            )
+        evolved: list[Any] = []
+        current = spec
+        for position, given in enumerate(codecs):
+            evolve = getattr(given, "evolve", None)
+            codec: Any = evolve(current) if evolve is not None else given
+            evolved.append(codec)
+            if position < split:
+                current = codec.resolve(current)
+        self.codecs: tuple[Any, ...] = tuple(evolved)
+        self.array_stages = self._fuse(evolved[:split], spec)
+        self.encoded_spec = current
+        self.array_bytes = _Stage(evolved[split], current)
+        self.bytes_codecs = tuple(evolved[split + 1 :])
+
+    @staticmethod
+    def _fuse(codecs: Sequence[Any], spec: ChunkSpec) -> tuple[_Stage, ...]:
+        stages: list[_Stage] = []
+        current, position = spec, 0
+        while position < len(codecs):
+            codec = codecs[position]
+            fuse = getattr(codec, "fuse", None)
+            fused = fuse(codecs[position + 1]) if fuse and position + 1 < len(codecs) else None
+            stage = _Stage(codec if fused is None else fused, current)
+            stages.append(stage)
+            current = stage.codec.resolve(current)
+            position += 1 if fused is None else 2
+        return tuple(stages)
+
+    @classmethod
+    def from_json(cls, codecs: Sequence[Any], spec: ChunkSpec) -> Chain:
+        """The chain of a v3 ``codecs`` list (every codec from the ``zarr_codec_shapes``
+        registry, ``bytes`` built in)."""
+        if isinstance(codecs, str | bytes) or not isinstance(codecs, Sequence):
+            raise ConfigurationError(f"codecs must be a list of codec objects, got {codecs!r}")
+        return cls([_codec_from_json(codec) for codec in codecs], spec)
+
+    def to_json(self) -> list[dict[str, Any]]:
+        """The v3 ``codecs`` list, with evolved parameters recorded."""
+        return [codec.to_json(3) for codec in self.codecs]
+
+    @property
+    def fused(self) -> bool:
+        """Whether any adjacent codecs run as one pass."""
+        return len(self.array_stages) < self.array_bytes_index
+
+    @property
+    def array_bytes_index(self) -> int:
+        """The position of the array -> bytes codec in :attr:`codecs`."""
+        return next(i for i, c in enumerate(self.codecs) if c.codec_type == "array_bytes")
+
+    def __repr__(self) -> str:
+        return f"Chain({list(self.codecs)!r}, {self.spec!r})"
+
+    # -- the plans -----------------------------------------------------------------------
+
+    @property
+    def stored_as_is(self) -> bool:
+        """Whether a chunk's stored bytes are its elements in native order: the ``bytes``
+        codec alone, so a chunk can be read from a file straight into place."""
+        return not self.array_stages and not self.bytes_codecs and self._swap_size() == 0
+
+    def _swap_size(self) -> int | None:
+        """The element size the ``bytes`` codec swaps (0: none), ``None`` when it is not ours
+        or has no byte order for multi-byte elements."""
+        codec = self.array_bytes.codec
+        if not isinstance(codec, BytesCodec):
+            return None
+        size = self.encoded_spec.data_type.itemsize
+        if size < 2 or codec.endian == NATIVE:
+            return 0
+        return None if codec.endian is None else size
+
+    @functools.cached_property
+    def decode_plan(self) -> Plan | None:
+        """Decoding, planned for the runtime: every codec's compiled kernel in turn (the
+        decompressor nearest the array writing exactly its elements), or ``None`` when a codec
+        has no kernel."""
+        swap = self._swap_size()
+        if swap is None:
+            return None
+        stored = self.encoded_spec.num_bytes
+        steps: list[tuple[str, object, int]] = []
+        for position, codec in reversed(list(enumerate(self.bytes_codecs))):
+            kernel = _kernel(codec, "decode_kernel", None)
+            if kernel is None:
+                return None
+            steps.append((codec.name, kernel, stored if position == 0 else -1))
+        if swap:
+            steps.append(("bytes", swap, stored))
+        for stage in reversed(self.array_stages):
+            kernel = _kernel(stage.codec, "decode_kernel", stage.spec)
+            if kernel is None:
+                return None
+            steps.append((_name(stage.codec), kernel, stage.spec.num_bytes))
+        return Plan(steps, None if self.bytes_codecs else stored)
+
+    @functools.cached_property
+    def encode_plan(self) -> Plan | None:
+        """Encoding, planned for the runtime, or ``None`` when a codec has no kernel."""
+        swap = self._swap_size()
+        if swap is None:
+            return None
+        steps: list[tuple[str, object, int]] = []
+        for stage in self.array_stages:
+            kernel = _kernel(stage.codec, "encode_kernel", stage.spec)
+            if kernel is None:
+                return None
+            steps.append((_name(stage.codec), kernel, stage.codec.resolve(stage.spec).num_bytes))
+        if swap:
+            steps.append(("bytes", swap, self.encoded_spec.num_bytes))
+        for codec in self.bytes_codecs:
+            kernel = _kernel(codec, "encode_kernel", None)
+            if kernel is None:
+                return None
+            steps.append((codec.name, kernel, -1))
+        return Plan(steps, self.spec.num_bytes)
+
+    # -- checks --------------------------------------------------------------------------
+
+    def _matches(self, array: Any) -> bool:
+        """Shape and data type of the chain's chunks, in either byte order."""
+        dtype = np.asarray(array).dtype
+        native = dtype.newbyteorder("=") if dtype.byteorder in "<>" else dtype
+        return bool(np.shape(array) == self.spec.shape and native == self.spec.numpy_dtype)
+
+    def _check(self, array: Any) -> np.ndarray[Any, Any]:
+        """``array`` in native byte order (copied only when swapped)."""
+        if not self._matches(array):
+            data = np.asarray(array)
+            raise ConfigurationError(
+                f"chunk of shape {data.shape} and type {data.dtype} does not match the "
+                f"chain's {self.spec.shape} {self.spec.data_type.name}"
+            )
+        return np.asarray(array, dtype=self.spec.numpy_dtype)
+
+    def _elements(self, arrays: Sequence[Any]) -> list[np.ndarray[Any, Any]]:
+        """Each chunk's native C-order element bytes."""
+        return [_flat(np.ascontiguousarray(self._check(a))) for a in arrays]
+
+    def _direct(self, outs: Sequence[Any]) -> Plan | None:
+        """The decode plan when every ``out`` takes it directly (C-contiguous, native)."""
+        plan = self.decode_plan
+        if plan is None or not all(_c_contiguous(out) and _native(out) for out in outs):
+            return None
+        return plan
+
+    # -- one chunk -----------------------------------------------------------------------
+
+    def encode(self, array: Any) -> Buffer:
+        """Encode one chunk (shape and data type of :attr:`spec`) to its stored bytes."""
+        return self.encode_batch([array])[0]
+
+    def decode(self, data: Buffer) -> np.ndarray[Any, Any]:
+        """Decode one chunk's stored bytes into a new array."""
+        return self.decode_batch([data])[0]
+
+    def decode_into(self, data: Buffer, out: Any) -> None:
+        """Decode one chunk straight into ``out`` (an array of the chunk's shape and type,
+        for example a view of the chunk's place in a larger array)."""
+        self.decode_batch_into([data], [out])
+
+    # -- batches -------------------------------------------------------------------------
+
+    def encode_batch(self, arrays: Sequence[Any]) -> list[Buffer]:
+        """Encode many chunks: in one runtime call when every codec has a compiled kernel,
+        else stage by stage (each codec's batch method where it has one)."""
+        plan = self.encode_plan
+        if plan is not None:
+            return list(plan.run(self._elements(arrays)))
+        data: list[Any] = [self._check(a) for a in arrays]
+        for stage in self.array_stages:
+            data = _batch(stage.codec, "encode", data, stage.spec)
+        data = _batch(self.array_bytes.codec, "encode", data, self.array_bytes.spec)
+        for codec in self.bytes_codecs:
+            data = _batch(codec, "encode", data)
+        return data
+
+    def decode_batch(self, chunks: Sequence[Buffer]) -> list[np.ndarray[Any, Any]]:
+        """Decode many chunks into new arrays."""
+        if self.decode_plan is not None:
+            outs = [np.empty(self.spec.shape, self.spec.numpy_dtype) for _ in chunks]
+            self.decode_batch_into(chunks, outs)
+            return outs
+        data: list[Any] = list(chunks)
+        for codec in reversed(self.bytes_codecs):
+            data = _batch(codec, "decode", data)
+        arrays = _batch(self.array_bytes.codec, "decode", data, self.array_bytes.spec)
+        for stage in reversed(self.array_stages):
+            arrays = _batch(stage.codec, "decode", arrays, stage.spec)
+        return [np.asarray(a) for a in arrays]
+
+    def decode_batch_into(self, chunks: Sequence[Buffer], outs: Sequence[Any]) -> None:
+        """Decode many chunks, each into its own ``out`` array (its shape and type)."""
+        if len(chunks) != len(outs):
+            raise ConfigurationError(f"{len(chunks)} chunks but {len(outs)} outputs")
+        for out in outs:
+            if not self._matches(out):
+                raise ConfigurationError(
+                    f"out has shape {np.shape(out)}, the chain's chunks {self.spec.shape} "
+                    f"{self.spec.data_type.name}"
+                )
+        plan = self._direct(outs)
+        if plan is not None:
+            plan.run_into(list(chunks), [_flat(out) for out in outs])
+            return
+        decoded = self.decode_batch(chunks) if self.decode_plan is None else None
+        if decoded is None:  # a plan, but outputs it cannot write: decode, then copy
+            decoded = [np.empty(self.spec.shape, self.spec.numpy_dtype) for _ in chunks]
+            self.decode_batch_into(chunks, decoded)
+        _each(lambda out, array: np.copyto(out, array), outs, decoded)
+
+    # -- reads into a larger array -------------------------------------------------------
+
+    def read(
+        self,
+        sources: Sequence[Buffer | str | None],
+        chunk_selections: Sequence[tuple[Any, ...]],
+        out_selections: Sequence[tuple[Any, ...]],
+        out: np.ndarray[Any, Any],
+    ) -> list[bool] | None:
+        """A batch read in one runtime call: chunk ``i`` (stored bytes, a chunk file's path, or
+        ``None`` for a missing chunk) decoded, its part ``chunk_selections[i]`` put at
+        ``out_selections[i]`` of ``out``, missing chunks as the fill value. Selections are
+        tuples of slices and integers (zarr-python's basic indexing). Returns whether each
+        chunk was there; ``None``, with nothing done, when the chain has no plan or the
+        selections or ``out`` are of another kind."""
+        plan = self.decode_plan
+        if plan is None or not isinstance(out, np.ndarray) or out.dtype != self.spec.numpy_dtype:
+            return None
+        found: list[bool] | None = plan.read(
+            sources,
+            chunk_selections,
+            out_selections,
+            out,
+            self._fill_bytes,
+            self.spec.shape,
+        )
+        return found
+
+    @functools.cached_property
+    def _fill_bytes(self) -> bytes:
+        """One element of the fill value, native order."""
+        return np.full((), self.spec.fill_value, dtype=self.spec.numpy_dtype).tobytes()
+
+    # -- chunk files ---------------------------------------------------------------------
+
+    def decode_files_into(
+        self, paths: Sequence[str | os.PathLike[str]], outs: Sequence[Any]
+    ) -> list[bool] | None:
+        """Read each chunk file of ``paths`` and decode it into the matching array of ``outs``
+        (whole chunks, C-contiguous and in native byte order), every chunk in Rust in one call
+        with the GIL released; whether each file was there (a missing one leaves its ``out``
+        untouched). ``None``, with nothing read, when the chain (a codec without a compiled
+        kernel) or an ``out`` cannot; ``OSError`` for a file that cannot be read."""
+        plan = self._direct(outs)
+        if plan is None or not all(self._matches(out) for out in outs):
+            return None
+        found: list[bool] = plan.run_files_into(
+            [os.fspath(path) for path in paths], [_flat(out) for out in outs]
+        )
+        return found
+
+    def encode_files(self, arrays: Sequence[Any], paths: Sequence[str | os.PathLike[str]]) -> bool:
+        """Encode each chunk of ``arrays`` and write it to the matching file of ``paths`` as
+        zarr-python's ``LocalStore`` writes one (a temporary file renamed over it, directories
+        made as needed), every chunk in Rust in one call with the GIL released. ``False``,
+        with nothing written, when the chain (a codec without a compiled kernel) cannot."""
+        plan = self.encode_plan
+        if plan is None:
+            return False
+        plan.run_to_files(self._elements(arrays), [os.fspath(path) for path in paths])
+        return True
+
+
+def _kernel(codec: Any, method: str, spec: ChunkSpec | None) -> object | None:
+    make = getattr(codec, method, None)
+    return None if make is None else make(spec)
+
+
+def _name(codec: Any) -> str:
+    return str(getattr(codec, "name", "fused"))
