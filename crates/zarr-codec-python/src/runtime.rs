@@ -10,7 +10,8 @@ use pyo3::exceptions::PyOSError;
 use pyo3::prelude::*;
 use pyo3::types::{PyInt, PyList, PySlice, PyString, PyTuple};
 use zarr_codec_runtime::{
-    ChunkError, OutArray, Output, Plan, ReadItem, Region, Source, Span, Step, Target,
+    ChunkError, EmptyRule, InArray, OutArray, Output, Plan, ReadItem, Region, Source, Span, Step,
+    Target, WriteItem,
 };
 use zarr_codec_shapes::CodecError;
 
@@ -265,49 +266,17 @@ impl PyPlan {
         let Ok(out) = out.cast::<PyUntypedArray>() else {
             return Ok(None);
         };
-        let Some(view) = OutView::of(out) else {
+        let Some(view) = ArrayView::of(out, true) else {
             return Ok(None);
         };
         let sources: Vec<Bound<'_, PyAny>> = sources.try_iter()?.collect::<PyResult<_>>()?;
-        let chunk_selections: Vec<Bound<'_, PyAny>> =
-            chunk_selections.try_iter()?.collect::<PyResult<_>>()?;
-        let out_selections: Vec<Bound<'_, PyAny>> =
-            out_selections.try_iter()?.collect::<PyResult<_>>()?;
-        if sources.len() != chunk_selections.len() || sources.len() != out_selections.len() {
+        let Some(placed) = Placement::of(chunk_selections, out_selections, &chunk_shape, &view)?
+        else {
+            return Ok(None);
+        };
+        if sources.len() != placed.regions.len() {
             let message = "read: sources and selections differ in number";
             return Err(to_py_err(py, &CodecError::configuration(message)));
-        }
-        // Integer-selected dimensions of the chunks, the same for every chunk of a batch.
-        let mut dropped: Option<Vec<bool>> = None;
-        let mut regions = Vec::with_capacity(sources.len());
-        for (chunk_selection, out_selection) in chunk_selections.iter().zip(&out_selections) {
-            let Some((chunk, ints)) = chunk_region(chunk_selection, &chunk_shape)? else {
-                return Ok(None);
-            };
-            if dropped.get_or_insert_with(|| ints.clone()) != &ints {
-                return Ok(None);
-            }
-            let kept: Vec<usize> = view.shape.clone();
-            let Some(place) = out_region(out_selection, &kept)? else {
-                return Ok(None);
-            };
-            regions.push((chunk, place));
-        }
-        let dropped = dropped.unwrap_or_else(|| vec![false; chunk_shape.len()]);
-        if dropped.iter().filter(|&&d| !d).count() != view.shape.len() {
-            return Ok(None);
-        }
-        // The output seen with the chunks' dimensions: a dropped one has one element.
-        let (mut shape, mut strides) = (Vec::new(), Vec::new());
-        let mut kept = view.shape.iter().zip(&view.strides);
-        for &is_dropped in &dropped {
-            if is_dropped {
-                shape.push(1);
-                strides.push(0);
-            } else if let Some((&len, &stride)) = kept.next() {
-                shape.push(len);
-                strides.push(stride);
-            }
         }
         let inputs: Vec<Option<SourceInput>> = sources
             .iter()
@@ -315,22 +284,22 @@ impl PyPlan {
             .collect::<PyResult<_>>()?;
         let items: Vec<ReadItem<'_>> = inputs
             .iter()
-            .zip(regions)
-            .map(|(input, (chunk, place))| ReadItem {
+            .zip(placed.regions)
+            .map(|(input, (chunk, out))| ReadItem {
                 source: input.as_ref().map_or(Source::Missing, SourceInput::source),
                 chunk,
-                out: widen(&place, &dropped),
+                out,
             })
             .collect();
-        // SAFETY: `view` describes a live, writable numpy array (checked by `OutView::of`)
+        // SAFETY: `view` describes a live, writable numpy array (checked by `ArrayView::of`)
         // that `out` keeps alive; numpy's layout keeps every element in its memory.
         let array = unsafe {
             OutArray::from_raw(
                 view.memory,
                 view.len,
                 view.offset,
-                &shape,
-                &strides,
+                &placed.shape,
+                &placed.strides,
                 view.item,
             )
         }
@@ -339,6 +308,93 @@ impl PyPlan {
         let chunk_shape = &chunk_shape;
         run_chunks(py, || {
             zarr_codec_runtime::read_batch(plan, chunk_shape, &items, &array, fill, threads)
+        })
+        .map(Some)
+    }
+
+    /// A write of a batch of chunk files in one call, with this plan encoding: chunk file
+    /// `paths[i]` gets the values at `value_selections[i]` of `values` (a numpy array of the
+    /// chunks' type) at `chunk_selections[i]`, merged with its old contents (decoded with
+    /// `decode`, or `fill` where there is no file) when that is not the whole chunk. A chunk
+    /// that `empty` says is not stored ("never", "same-bytes", "all-nan") has its file removed.
+    /// Returns whether each chunk is stored, or `None`, with nothing done, when a selection or
+    /// `values` is of another kind.
+    #[allow(clippy::too_many_arguments, clippy::needless_pass_by_value)]
+    #[pyo3(signature = (decode, paths, chunk_selections, value_selections, values, fill, chunk_shape, empty, threads=None))]
+    fn write_files(
+        &self,
+        py: Python<'_>,
+        decode: &PyPlan,
+        paths: &Bound<'_, PyAny>,
+        chunk_selections: &Bound<'_, PyAny>,
+        value_selections: &Bound<'_, PyAny>,
+        values: &Bound<'_, PyAny>,
+        fill: &[u8],
+        chunk_shape: Vec<usize>,
+        empty: &str,
+        threads: Option<i64>,
+    ) -> PyResult<Option<Vec<bool>>> {
+        let threads = thread_count(py, threads, "chain")?;
+        let empty = match empty {
+            "never" => EmptyRule::Never,
+            "same-bytes" => EmptyRule::SameBytes,
+            "all-nan" => EmptyRule::AllNan,
+            other => {
+                let message = format!("write: no empty-chunk rule {other:?}");
+                return Err(to_py_err(py, &CodecError::configuration(message)));
+            }
+        };
+        let Ok(values) = values.cast::<PyUntypedArray>() else {
+            return Ok(None);
+        };
+        let Some(view) = ArrayView::of(values, false) else {
+            return Ok(None);
+        };
+        let paths = paths_of(paths)?;
+        let Some(placed) = Placement::of(chunk_selections, value_selections, &chunk_shape, &view)?
+        else {
+            return Ok(None);
+        };
+        if paths.len() != placed.regions.len() {
+            let message = "write: paths and selections differ in number";
+            return Err(to_py_err(py, &CodecError::configuration(message)));
+        }
+        let items: Vec<WriteItem<'_>> = paths
+            .iter()
+            .zip(placed.regions)
+            .map(|(path, (chunk, values))| WriteItem {
+                path,
+                chunk,
+                values,
+            })
+            .collect();
+        // SAFETY: `view` describes a live numpy array that `values` keeps alive; numpy's layout
+        // keeps every element in its memory. Python code could write to it meanwhile only by
+        // racing its own call, as with any buffer handed to a codec.
+        let array = unsafe {
+            InArray::from_raw(
+                view.memory.cast_const(),
+                view.len,
+                view.offset,
+                &placed.shape,
+                &placed.strides,
+                view.item,
+            )
+        }
+        .map_err(|err| to_py_err(py, &err))?;
+        let (encode, decode) = (&self.plan, &decode.plan);
+        let chunk_shape = &chunk_shape;
+        run_chunks(py, || {
+            zarr_codec_runtime::write_files(
+                encode,
+                decode,
+                chunk_shape,
+                &items,
+                &array,
+                fill,
+                empty,
+                threads,
+            )
         })
         .map(Some)
     }
@@ -371,7 +427,7 @@ impl SourceInput {
 }
 
 /// A numpy array's layout: where its memory is and how its elements lie in it.
-struct OutView {
+struct ArrayView {
     memory: *mut u8,
     len: usize,
     offset: usize,
@@ -380,13 +436,13 @@ struct OutView {
     item: usize,
 }
 
-impl OutView {
-    /// The layout of `array`, `None` when it is read-only.
-    fn of(array: &Bound<'_, PyUntypedArray>) -> Option<Self> {
+impl ArrayView {
+    /// The layout of `array`; `None` when it is read-only and `writable` is asked for.
+    fn of(array: &Bound<'_, PyUntypedArray>, writable: bool) -> Option<Self> {
         let raw = array.as_array_ptr();
         // SAFETY: `raw` is a live numpy array (`array` holds it).
         let (flags, data) = unsafe { ((*raw).fields.flags, (*raw).fields.data.cast::<u8>()) };
-        if flags & numpy::npyffi::NPY_ARRAY_WRITEABLE == 0 {
+        if writable && flags & numpy::npyffi::NPY_ARRAY_WRITEABLE == 0 {
             return None;
         }
         let shape = array.shape().to_vec();
@@ -415,6 +471,73 @@ impl OutView {
             strides,
             item,
         })
+    }
+}
+
+/// A batch's selections resolved: each chunk's part and its place in the caller's array, and
+/// that array's shape and strides seen with the chunks' dimensions (a dimension an integer
+/// selects has one element there).
+struct Placement {
+    regions: Vec<(Region, Region)>,
+    shape: Vec<usize>,
+    strides: Vec<isize>,
+}
+
+impl Placement {
+    /// From zarr-python's basic selections (tuples of slices and integers into chunks of
+    /// `chunk_shape`, of slices into the array `view`); `None` for any other kind.
+    fn of(
+        chunk_selections: &Bound<'_, PyAny>,
+        array_selections: &Bound<'_, PyAny>,
+        chunk_shape: &[usize],
+        view: &ArrayView,
+    ) -> PyResult<Option<Self>> {
+        let chunk_selections: Vec<Bound<'_, PyAny>> =
+            chunk_selections.try_iter()?.collect::<PyResult<_>>()?;
+        let array_selections: Vec<Bound<'_, PyAny>> =
+            array_selections.try_iter()?.collect::<PyResult<_>>()?;
+        if chunk_selections.len() != array_selections.len() {
+            return Ok(None);
+        }
+        // Integer-selected dimensions of the chunks, the same for every chunk of a batch.
+        let mut dropped: Option<Vec<bool>> = None;
+        let mut regions = Vec::with_capacity(chunk_selections.len());
+        for (chunk_selection, array_selection) in chunk_selections.iter().zip(&array_selections) {
+            let Some((chunk, ints)) = chunk_region(chunk_selection, chunk_shape)? else {
+                return Ok(None);
+            };
+            if dropped.get_or_insert_with(|| ints.clone()) != &ints {
+                return Ok(None);
+            }
+            let Some(place) = out_region(array_selection, &view.shape)? else {
+                return Ok(None);
+            };
+            regions.push((chunk, place));
+        }
+        let dropped = dropped.unwrap_or_else(|| vec![false; chunk_shape.len()]);
+        if dropped.iter().filter(|&&d| !d).count() != view.shape.len() {
+            return Ok(None);
+        }
+        let (mut shape, mut strides) = (Vec::new(), Vec::new());
+        let mut kept = view.shape.iter().zip(&view.strides);
+        for &is_dropped in &dropped {
+            if is_dropped {
+                shape.push(1);
+                strides.push(0);
+            } else if let Some((&len, &stride)) = kept.next() {
+                shape.push(len);
+                strides.push(stride);
+            }
+        }
+        let regions = regions
+            .into_iter()
+            .map(|(chunk, place)| (chunk, widen(&place, &dropped)))
+            .collect();
+        Ok(Some(Self {
+            regions,
+            shape,
+            strides,
+        }))
     }
 }
 

@@ -14,7 +14,7 @@ use zarr_codec_shapes::CodecError;
 use crate::files::{ChunkError, ChunkResult, Outcome, read_stored_into, with_chunk_file};
 use crate::plan::Plan;
 use crate::pool::parallel_map;
-use crate::region::{OutArray, Region, SourceRows, any_overlap};
+use crate::region::{Layout, OutArray, Region, any_overlap, copy_region};
 
 /// Where a chunk's stored bytes are.
 #[derive(Debug, Clone, Copy)]
@@ -43,7 +43,7 @@ const KEPT_DECODED: usize = 64 << 20;
 
 thread_local! {
     /// A whole decoded chunk, when only part of it is needed.
-    static DECODED: RefCell<(Vec<u8>, Vec<u8>)> = const { RefCell::new((Vec::new(), Vec::new())) };
+    static DECODED: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Decodes every chunk of `items` with `plan` (whose output is a whole chunk of
@@ -91,11 +91,12 @@ pub fn read_batch(
     }
     let places: Vec<&Region> = items.iter().map(|read| &read.out).collect();
     let threads = if any_overlap(&places) { 1 } else { threads };
+    let chunk_layout = Layout::c_order(chunk_shape, item)?;
     let mut jobs: Vec<&ReadItem<'_>> = items.iter().collect();
     parallel_map(&mut jobs, threads, |read| {
         // SAFETY: the places were checked within `out` above, and places written on several
         // threads were checked disjoint.
-        unsafe { read_one(plan, chunk_shape, decoded_len, read, out, fill) }
+        unsafe { read_one(plan, &chunk_layout, decoded_len, read, out, fill) }
     })
     .into_iter()
     .collect()
@@ -107,13 +108,13 @@ pub fn read_batch(
 /// `read.out` lies within `out`, and no other thread writes its elements meanwhile.
 unsafe fn read_one(
     plan: &Plan,
-    chunk_shape: &[usize],
+    chunk: &Layout,
     decoded_len: usize,
     read: &ReadItem<'_>,
     out: &OutArray<'_>,
     fill: &[u8],
 ) -> ChunkResult<bool> {
-    let whole = read.chunk.is_whole(chunk_shape);
+    let whole = read.chunk.is_whole(chunk.shape());
     let slot = if whole {
         // SAFETY: the caller's contract.
         unsafe { out.contiguous_part(&read.out) }
@@ -135,19 +136,19 @@ unsafe fn read_one(
         .is_some(),
         (Source::Bytes(data), None) => {
             // SAFETY: the caller's contract.
-            unsafe { decode_and_place(plan, chunk_shape, decoded_len, data, read, out) }?;
+            unsafe { decode_and_place(plan, chunk, decoded_len, data, read, out) }?;
             true
         }
         (Source::File(path), None) => with_chunk_file(path, plan.input_len(), |data| {
             // SAFETY: the caller's contract.
-            unsafe { decode_and_place(plan, chunk_shape, decoded_len, data, read, out) }
+            unsafe { decode_and_place(plan, chunk, decoded_len, data, read, out) }
                 .map_err(ChunkError::Codec)
         })?
         .is_some(),
     };
     if !present {
         // SAFETY: the caller's contract.
-        unsafe { out.write_rows(&read.out, |_, row| row.fill(fill)) };
+        unsafe { out.fill(&read.out, fill) };
     }
     Ok(present)
 }
@@ -159,13 +160,13 @@ unsafe fn read_one(
 /// As [`read_one`].
 unsafe fn decode_and_place(
     plan: &Plan,
-    chunk_shape: &[usize],
+    chunk: &Layout,
     decoded_len: usize,
     data: &[u8],
     read: &ReadItem<'_>,
     out: &OutArray<'_>,
 ) -> zarr_codec_shapes::Result<()> {
-    DECODED.with_borrow_mut(|(decoded, gathered)| {
+    DECODED.with_borrow_mut(|decoded| {
         if decoded.len() < decoded_len {
             decoded
                 .try_reserve(decoded_len - decoded.len())
@@ -174,18 +175,16 @@ unsafe fn decode_and_place(
         }
         let result = plan.run_exact(data, &mut decoded[..decoded_len]);
         if result.is_ok() {
-            let rows = SourceRows::new(
-                &decoded[..decoded_len],
-                chunk_shape,
-                &read.chunk,
-                out.item(),
-            );
-            let row_len = read.chunk.spans.last().map_or(1, |span| span.count).max(1);
-            // SAFETY: the caller's contract.
+            // SAFETY: the part lies within the decoded chunk and the place within `out`
+            // (checked by `read_batch`), the scratch is this thread's own, and the caller
+            // keeps other threads off the place.
             unsafe {
-                out.write_rows(&read.out, |position, target| {
-                    target.copy_from(rows.row(position / row_len, gathered));
-                });
+                copy_region(
+                    (decoded.as_ptr(), chunk),
+                    &read.chunk,
+                    out.target(),
+                    &read.out,
+                );
             }
         }
         if decoded.capacity() > KEPT_DECODED {

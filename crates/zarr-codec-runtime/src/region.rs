@@ -1,11 +1,13 @@
-//! Regions of arrays, and the caller's output array that a batch writes into from several
-//! threads.
+//! Regions of arrays, and the caller's arrays that a batch reads from and writes into from
+//! several threads.
 //!
 //! A [`Region`] is a strided box of elements, one [`Span`] per dimension: the part of a chunk
-//! a read needs, or the place in the output it goes to. [`OutArray`] is the output: raw
-//! memory with a shape and byte strides (any numpy array's layout), written only inside
-//! regions that a batch has checked to be in bounds and, for writes on several threads,
-//! disjoint.
+//! a read needs, or the place in the output it goes to. [`OutArray`] is a read's output and
+//! [`InArray`] a write's values: raw memory with a shape and byte strides (any numpy array's
+//! layout, broadcast ones included), used only inside regions that a batch has checked to be in
+//! bounds and, for writes on several threads, disjoint. [`copy_region`] moves the elements of
+//! one region to another of the same counts, row by row (whole rows at once where both are
+//! contiguous).
 
 use std::marker::PhantomData;
 
@@ -160,13 +162,124 @@ pub fn any_overlap(regions: &[&Region]) -> bool {
     false
 }
 
-/// The caller's output array: memory with a shape, byte strides and an element size,
-/// written by the threads of a batch inside checked regions only.
-pub struct OutArray<'a> {
-    base: *mut u8,
+/// Where an array's elements lie in its memory: a shape, byte strides and an element size.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Layout {
     shape: Vec<usize>,
     strides: Vec<isize>,
     item: usize,
+}
+
+impl Layout {
+    /// C order (last dimension fastest), elements of `item` bytes.
+    pub fn c_order(shape: &[usize], item: usize) -> Result<Self> {
+        let mut strides = vec![0isize; shape.len()];
+        let mut stride = item;
+        for (dim, &len) in shape.iter().enumerate().rev() {
+            strides[dim] = isize::try_from(stride)
+                .map_err(|_| CodecError::configuration("an array larger than memory"))?;
+            stride = stride
+                .checked_mul(len)
+                .ok_or_else(|| CodecError::configuration("an array larger than memory"))?;
+        }
+        Self::new(shape, &strides, item)
+    }
+
+    /// A layout of `shape`, byte `strides` and elements of `item` bytes (at least one).
+    pub fn new(shape: &[usize], strides: &[isize], item: usize) -> Result<Self> {
+        if shape.len() != strides.len() || item == 0 {
+            return Err(CodecError::configuration(
+                "an array's shape, strides and element size do not agree",
+            ));
+        }
+        Ok(Self {
+            shape: shape.to_vec(),
+            strides: strides.to_vec(),
+            item,
+        })
+    }
+
+    /// The shape.
+    #[must_use]
+    pub fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+
+    /// The element size in bytes.
+    #[must_use]
+    pub fn item(&self) -> usize {
+        self.item
+    }
+
+    /// The lowest and one past the highest byte any element occupies, relative to element
+    /// `[0, ..., 0]`; `None` for an array without elements or one too large to address.
+    fn extent(&self) -> Option<(i128, i128)> {
+        if self.shape.contains(&0) {
+            return None;
+        }
+        let (mut low, mut high) = (0i128, 0i128);
+        for (&len, &stride) in self.shape.iter().zip(&self.strides) {
+            let reach = i128::try_from(stride).ok()? * i128::try_from(len - 1).ok()?;
+            if reach < 0 {
+                low += reach;
+            } else {
+                high += reach;
+            }
+        }
+        Some((low, high + i128::try_from(self.item).ok()?))
+    }
+
+    /// Checks that every element lies within `len` bytes of memory whose element `[0, ..., 0]`
+    /// is `offset` bytes in.
+    fn check_memory(&self, len: usize, offset: usize) -> Result<()> {
+        let Some((low, high)) = self.extent() else {
+            return Ok(()); // no element: nothing is ever read or written
+        };
+        let offset = i128::try_from(offset).unwrap_or(i128::MAX);
+        if offset + low < 0 || offset + high > i128::try_from(len).unwrap_or(i128::MAX) {
+            return Err(CodecError::configuration(
+                "an array's element lies outside its memory",
+            ));
+        }
+        Ok(())
+    }
+
+    /// The byte offset of `region`'s first element and of each dimension's step in it.
+    fn walk(&self, region: &Region) -> (isize, Vec<isize>) {
+        let mut first = 0isize;
+        let mut steps = Vec::with_capacity(region.spans.len());
+        for (span, &stride) in region.spans.iter().zip(&self.strides) {
+            let start = isize::try_from(span.start).unwrap_or(isize::MAX);
+            let step = isize::try_from(span.step).unwrap_or(isize::MAX);
+            first = first.wrapping_add(start.wrapping_mul(stride));
+            steps.push(step.wrapping_mul(stride));
+        }
+        (first, steps)
+    }
+
+    /// The byte range of `region` (within the array) when its elements are one contiguous run
+    /// in C order.
+    fn contiguous_range(&self, region: &Region) -> Option<std::ops::Range<isize>> {
+        let mut expected = isize::try_from(self.item).ok()?;
+        for (span, &stride) in region.spans.iter().zip(&self.strides).rev() {
+            if span.count > 1 {
+                if span.step != 1 || stride != expected {
+                    return None;
+                }
+                expected = expected.checked_mul(isize::try_from(span.count).ok()?)?;
+            }
+        }
+        let (first, _) = self.walk(region);
+        let len = isize::try_from(region.len().checked_mul(self.item)?).ok()?;
+        Some(first..first + len)
+    }
+}
+
+/// The caller's output array: memory with a [`Layout`], written by the threads of a batch
+/// inside checked regions only.
+pub struct OutArray<'a> {
+    base: *mut u8,
+    layout: Layout,
     _memory: PhantomData<&'a mut [u8]>,
 }
 
@@ -179,15 +292,13 @@ unsafe impl Sync for OutArray<'_> {}
 impl<'a> OutArray<'a> {
     /// A C-contiguous array of `shape` with elements of `item` bytes over all of `bytes`.
     pub fn contiguous(bytes: &'a mut [u8], shape: &[usize], item: usize) -> Result<Self> {
-        let mut strides = vec![0isize; shape.len()];
-        let mut stride = item;
-        for (dim, &len) in shape.iter().enumerate().rev() {
-            strides[dim] = isize::try_from(stride)
-                .map_err(|_| CodecError::configuration("an array larger than memory"))?;
-            stride = stride.saturating_mul(len);
-        }
-        // SAFETY: `bytes` is exclusively borrowed for 'a; `from_raw` checks the extent.
-        unsafe { Self::from_raw(bytes.as_mut_ptr(), bytes.len(), 0, shape, &strides, item) }
+        let layout = Layout::c_order(shape, item)?;
+        layout.check_memory(bytes.len(), 0)?;
+        Ok(Self {
+            base: bytes.as_mut_ptr(),
+            layout,
+            _memory: PhantomData,
+        })
     }
 
     /// An array whose element `[0, ..., 0]` is `offset` bytes into the `len` bytes at
@@ -205,65 +316,32 @@ impl<'a> OutArray<'a> {
         strides: &[isize],
         item: usize,
     ) -> Result<Self> {
-        let bad = |message: &str| {
-            Err(CodecError::configuration(format!(
-                "output array: {message}"
-            )))
-        };
-        if shape.len() != strides.len() || item == 0 {
-            return bad("shape, strides and element size do not agree");
-        }
-        if shape.contains(&0) {
-            // No element: nothing is ever written.
-        } else {
-            let (mut low, mut high) = (i128::try_from(offset).unwrap_or(i128::MAX), 0i128);
-            high += low;
-            for (&count, &stride) in shape.iter().zip(strides) {
-                let reach = i128::try_from(stride).unwrap_or(i128::MAX)
-                    * i128::try_from(count - 1).unwrap_or(i128::MAX);
-                if reach < 0 {
-                    low += reach;
-                } else {
-                    high += reach;
-                }
-            }
-            let item = i128::try_from(item).unwrap_or(i128::MAX);
-            if low < 0 || high + item > i128::try_from(len).unwrap_or(i128::MAX) {
-                return bad("an element lies outside its memory");
-            }
-        }
+        let layout = Layout::new(shape, strides, item)?;
+        layout.check_memory(len, offset)?;
         Ok(Self {
-            // SAFETY: `offset` is within the memory (checked above, or no element is written).
+            // SAFETY: `offset` is within the memory (checked, or no element is ever written).
             base: unsafe { memory.add(offset.min(len)) },
-            shape: shape.to_vec(),
-            strides: strides.to_vec(),
-            item,
+            layout,
             _memory: PhantomData,
         })
+    }
+
+    /// The layout.
+    #[must_use]
+    pub fn layout(&self) -> &Layout {
+        &self.layout
     }
 
     /// The shape.
     #[must_use]
     pub fn shape(&self) -> &[usize] {
-        &self.shape
+        self.layout.shape()
     }
 
     /// The element size in bytes.
     #[must_use]
     pub fn item(&self) -> usize {
-        self.item
-    }
-
-    /// The byte offset of the element at `index` from element `[0, ..., 0]`.
-    fn offset(&self, index: impl Iterator<Item = usize>) -> isize {
-        index
-            .zip(&self.strides)
-            .map(|(i, &stride)| {
-                isize::try_from(i)
-                    .unwrap_or(isize::MAX)
-                    .wrapping_mul(stride)
-            })
-            .fold(0isize, isize::wrapping_add)
+        self.layout.item()
     }
 
     /// The bytes of `region` (within the array) when they are one contiguous run in C order.
@@ -274,147 +352,210 @@ impl<'a> OutArray<'a> {
     // the caller's contract (checked regions, disjoint between threads) makes it sound.
     #[allow(clippy::mut_from_ref)]
     pub(crate) unsafe fn contiguous_part(&self, region: &Region) -> Option<&mut [u8]> {
-        let mut expected = isize::try_from(self.item).ok()?;
-        for (span, &stride) in region.spans.iter().zip(&self.strides).rev() {
-            if span.count > 1 {
-                if span.step != 1 || stride != expected {
-                    return None;
-                }
-                expected = expected.checked_mul(isize::try_from(span.count).ok()?)?;
-            }
-        }
-        let start = self.offset(region.spans.iter().map(|span| span.start));
-        let len = region.len() * self.item;
+        let range = self.layout.contiguous_range(region)?;
+        let len = usize::try_from(range.end - range.start).ok()?;
         // SAFETY: the region lies within the array, whose elements lie within its memory
-        // (`from_raw`), and its elements are exactly these `len` bytes; the caller keeps
-        // other threads off them.
-        Some(unsafe { std::slice::from_raw_parts_mut(self.base.offset(start), len) })
+        // (`from_raw`), and its elements are exactly these bytes; the caller keeps other
+        // threads off them.
+        Some(unsafe { std::slice::from_raw_parts_mut(self.base.offset(range.start), len) })
     }
 
-    /// Every element of `region` (within the array) given by `element`, called with each
-    /// element's position in the region, in C order, and the element's bytes.
+    /// Every element of `region` (within the array) set to `value` (one element's bytes).
     ///
     /// # Safety
     /// `region` is within the array, and no other thread uses its elements meanwhile.
-    pub(crate) unsafe fn write_rows(
-        &self,
-        region: &Region,
-        mut row: impl FnMut(usize, RowTarget<'_>),
-    ) {
-        if region.is_empty() {
+    pub(crate) unsafe fn fill(&self, region: &Region, value: &[u8]) {
+        // SAFETY: the caller's contract.
+        if let Some(bytes) = unsafe { self.contiguous_part(region) } {
+            fill_with(bytes, value);
             return;
         }
-        let dims = region.spans.len();
-        let Some(last) = region.spans.last().copied() else {
-            // A 0-dimensional array: its one element.
-            // SAFETY: the array's one element lies within its memory (`from_raw`).
-            let bytes = unsafe { std::slice::from_raw_parts_mut(self.base, self.item) };
-            row(0, RowTarget::Contiguous(bytes));
-            return;
-        };
-        let last_stride = self.strides[dims - 1] * isize::try_from(last.step).unwrap_or(0);
-        let contiguous = last.count == 1 || last_stride == isize::try_from(self.item).unwrap_or(0);
-        let mut index: Vec<usize> = region.spans.iter().map(|span| span.start).collect();
-        let mut position = 0;
-        loop {
-            let start = self.offset(index.iter().copied());
-            // SAFETY: the row's elements lie within the array (the region does), so within
-            // its memory; the caller keeps other threads off them.
-            let target = unsafe {
-                if contiguous {
-                    RowTarget::Contiguous(std::slice::from_raw_parts_mut(
-                        self.base.offset(start),
-                        last.count * self.item,
-                    ))
-                } else {
-                    RowTarget::Strided {
-                        first: self.base.offset(start),
-                        stride: last_stride,
-                        count: last.count,
-                        item: self.item,
-                        _row: PhantomData,
-                    }
-                }
+        let item = self.layout.item;
+        let (first, steps) = self.layout.walk(region);
+        for_each_element(region, first, &steps, |offset| {
+            // SAFETY: every element of the region lies within the memory (the caller's
+            // contract and `from_raw`'s check).
+            unsafe {
+                std::ptr::copy_nonoverlapping(value.as_ptr(), self.base.offset(offset), item);
             };
-            row(position, target);
-            position += last.count;
-            // The next row: the odometer over every dimension but the last.
-            let mut dim = dims - 1;
-            loop {
-                if dim == 0 {
-                    return;
-                }
-                dim -= 1;
-                let span = region.spans[dim];
-                index[dim] += span.step;
-                if index[dim] < span.start + span.count * span.step {
-                    break;
-                }
-                index[dim] = span.start;
-            }
-        }
+        });
+    }
+
+    /// The memory and layout to copy into.
+    pub(crate) fn target(&self) -> (*mut u8, &Layout) {
+        (self.base, &self.layout)
     }
 }
 
-/// One row of a region in the output: the last dimension's elements.
-pub(crate) enum RowTarget<'a> {
-    /// One after another.
-    Contiguous(&'a mut [u8]),
-    /// `count` elements of `item` bytes, `stride` bytes apart from `first`.
-    Strided {
-        first: *mut u8,
-        stride: isize,
-        count: usize,
+/// The caller's values to write: memory with a [`Layout`] (a broadcast one too: strides of
+/// 0), read by the threads of a batch inside checked regions only.
+pub struct InArray<'a> {
+    base: *const u8,
+    layout: Layout,
+    _memory: PhantomData<&'a [u8]>,
+}
+
+// SAFETY: an `InArray` is a `&[u8]` in disguise; it is only read.
+unsafe impl Send for InArray<'_> {}
+// SAFETY: as above.
+unsafe impl Sync for InArray<'_> {}
+
+impl<'a> InArray<'a> {
+    /// A C-contiguous array of `shape` with elements of `item` bytes over all of `bytes`.
+    pub fn contiguous(bytes: &'a [u8], shape: &[usize], item: usize) -> Result<Self> {
+        let layout = Layout::c_order(shape, item)?;
+        layout.check_memory(bytes.len(), 0)?;
+        Ok(Self {
+            base: bytes.as_ptr(),
+            layout,
+            _memory: PhantomData,
+        })
+    }
+
+    /// As [`OutArray::from_raw`], for reading.
+    ///
+    /// # Safety
+    /// `memory` is valid for reads of `len` bytes for 'a, and nothing writes it meanwhile.
+    pub unsafe fn from_raw(
+        memory: *const u8,
+        len: usize,
+        offset: usize,
+        shape: &[usize],
+        strides: &[isize],
         item: usize,
-        _row: PhantomData<&'a mut [u8]>,
-    },
+    ) -> Result<Self> {
+        let layout = Layout::new(shape, strides, item)?;
+        layout.check_memory(len, offset)?;
+        Ok(Self {
+            // SAFETY: `offset` is within the memory (checked, or no element is ever read).
+            base: unsafe { memory.add(offset.min(len)) },
+            layout,
+            _memory: PhantomData,
+        })
+    }
+
+    /// The layout.
+    #[must_use]
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    /// The bytes of `region` (within the array) when they are one contiguous run in C order.
+    pub(crate) fn contiguous_part(&self, region: &Region) -> Option<&[u8]> {
+        let range = self.layout.contiguous_range(region)?;
+        let len = usize::try_from(range.end - range.start).ok()?;
+        // SAFETY: the region lies within the array (checked by every caller's batch), whose
+        // elements lie within its memory (`from_raw`).
+        Some(unsafe { std::slice::from_raw_parts(self.base.offset(range.start), len) })
+    }
+
+    /// The memory and layout to copy from.
+    pub(crate) fn source(&self) -> (*const u8, &Layout) {
+        (self.base, &self.layout)
+    }
 }
 
-impl RowTarget<'_> {
-    /// The row's elements from `source` (as many elements, one after another).
-    pub(crate) fn copy_from(self, source: &[u8]) {
-        match self {
-            Self::Contiguous(bytes) => bytes.copy_from_slice(&source[..bytes.len()]),
-            Self::Strided {
-                first,
-                stride,
-                count,
-                item,
-                ..
-            } => {
-                for (element, from) in source.chunks_exact(item).take(count).enumerate() {
-                    // SAFETY: element `element` of the row lies within the output (the row
-                    // was made from a checked region), and `from` holds `item` bytes.
-                    unsafe {
-                        let to = first.offset(stride * isize::try_from(element).unwrap_or(0));
-                        std::ptr::copy_nonoverlapping(from.as_ptr(), to, item);
-                    }
-                }
-            }
+/// `visit(offset)` for the byte offset of every element of `region` whose first element is at
+/// `first` and whose dimensions step by `steps` bytes, in C order.
+fn for_each_element(region: &Region, first: isize, steps: &[isize], mut visit: impl FnMut(isize)) {
+    for_each_row(region, first, steps, |row, step, count| {
+        let mut offset = row;
+        for _ in 0..count {
+            visit(offset);
+            offset = offset.wrapping_add(step);
         }
-    }
+    });
+}
 
-    /// Every element of the row set to `value` (one element's bytes).
-    pub(crate) fn fill(self, value: &[u8]) {
-        match self {
-            Self::Contiguous(bytes) => fill_with(bytes, value),
-            Self::Strided {
-                first,
-                stride,
-                count,
-                item,
-                ..
-            } => {
-                for element in 0..count {
-                    // SAFETY: as in `copy_from`.
-                    unsafe {
-                        let to = first.offset(stride * isize::try_from(element).unwrap_or(0));
-                        std::ptr::copy_nonoverlapping(value.as_ptr(), to, item);
-                    }
+/// `visit(offset, step, count)` for every row (the last dimension's elements) of `region`
+/// whose first element is at `first` and whose dimensions step by `steps` bytes, in C order.
+fn for_each_row(
+    region: &Region,
+    first: isize,
+    steps: &[isize],
+    mut visit: impl FnMut(isize, isize, usize),
+) {
+    if region.is_empty() {
+        return;
+    }
+    let Some(last) = region.spans.last() else {
+        visit(first, 0, 1); // 0 dimensions: one element
+        return;
+    };
+    let dims = region.spans.len();
+    let row_step = steps[dims - 1];
+    let mut index = vec![0usize; dims - 1];
+    let mut offset = first;
+    loop {
+        visit(offset, row_step, last.count);
+        let mut dim = dims - 1;
+        loop {
+            if dim == 0 {
+                return;
+            }
+            dim -= 1;
+            index[dim] += 1;
+            offset = offset.wrapping_add(steps[dim]);
+            if index[dim] < region.spans[dim].count {
+                break;
+            }
+            let back = isize::try_from(index[dim]).unwrap_or(isize::MAX);
+            offset = offset.wrapping_sub(back.wrapping_mul(steps[dim]));
+            index[dim] = 0;
+        }
+    }
+}
+
+/// The elements of `from_region` of the array at `from` into `to_region` (of the same counts
+/// per dimension) of the array at `to`, row by row, whole rows at once where both rows are
+/// contiguous.
+///
+/// # Safety
+/// Both regions lie within their arrays, whose elements lie within valid memory (readable at
+/// `from`, writable at `to`); the elements written overlap no element read and are used by
+/// no other thread meanwhile; both arrays have elements of the same size.
+pub(crate) unsafe fn copy_region(
+    (from, from_layout): (*const u8, &Layout),
+    from_region: &Region,
+    (to, to_layout): (*mut u8, &Layout),
+    to_region: &Region,
+) {
+    let item = to_layout.item;
+    let (from_first, from_steps) = from_layout.walk(from_region);
+    let (to_first, to_steps) = to_layout.walk(to_region);
+    let rows = |first: isize, steps: &[isize]| {
+        let mut starts = Vec::new();
+        for_each_row(from_region, first, steps, |row, _, _| starts.push(row));
+        starts
+    };
+    // Rows of the source in order, paired with the target's (the regions' counts agree).
+    let sources = rows(from_first, &from_steps);
+    let from_step = from_steps.last().copied().unwrap_or(0);
+    let to_step = to_steps.last().copied().unwrap_or(0);
+    let whole_rows = isize::try_from(item).is_ok_and(|item| from_step == item && to_step == item);
+    let mut next = sources.into_iter();
+    for_each_row(to_region, to_first, &to_steps, |to_row, _, count| {
+        let Some(from_row) = next.next() else { return };
+        // SAFETY: the caller's contract: every element of both rows lies within its memory,
+        // and they do not overlap.
+        unsafe {
+            if whole_rows {
+                std::ptr::copy_nonoverlapping(
+                    from.offset(from_row),
+                    to.offset(to_row),
+                    count * item,
+                );
+            } else {
+                for element in 0..isize::try_from(count).unwrap_or(0) {
+                    std::ptr::copy_nonoverlapping(
+                        from.offset(from_row.wrapping_add(element.wrapping_mul(from_step))),
+                        to.offset(to_row.wrapping_add(element.wrapping_mul(to_step))),
+                        item,
+                    );
                 }
             }
         }
-    }
+    });
 }
 
 /// `bytes` filled with copies of `value` (one element).
@@ -425,59 +566,5 @@ pub(crate) fn fill_with(bytes: &mut [u8], value: &[u8]) {
         for element in bytes.chunks_exact_mut(value.len()) {
             element.copy_from_slice(value);
         }
-    }
-}
-
-/// Rows (the last dimension's elements) of a region of a C-order array in memory, found by
-/// their number in the region.
-pub(crate) struct SourceRows<'a> {
-    source: &'a [u8],
-    strides: Vec<usize>,
-    region: &'a Region,
-    item: usize,
-}
-
-impl<'a> SourceRows<'a> {
-    /// The rows of `region` (within `shape`) of the array in `source`.
-    pub(crate) fn new(source: &'a [u8], shape: &[usize], region: &'a Region, item: usize) -> Self {
-        let mut strides = vec![item; shape.len()];
-        for dim in (0..shape.len().saturating_sub(1)).rev() {
-            strides[dim] = strides[dim + 1] * shape[dim + 1];
-        }
-        Self {
-            source,
-            strides,
-            region,
-            item,
-        }
-    }
-
-    /// Row `number` of the region, one element after another (gathered into `scratch` when
-    /// its elements are apart in the source).
-    pub(crate) fn row<'s>(&'s self, number: usize, scratch: &'s mut Vec<u8>) -> &'s [u8]
-    where
-        'a: 's,
-    {
-        let spans = &self.region.spans;
-        let Some(last) = spans.last() else {
-            return &self.source[..self.item];
-        };
-        let mut rest = number;
-        let mut start = last.start * self.strides[spans.len() - 1];
-        for dim in (0..spans.len() - 1).rev() {
-            let span = spans[dim];
-            let index = rest % span.count;
-            rest /= span.count;
-            start += (span.start + index * span.step) * self.strides[dim];
-        }
-        if last.step == 1 || last.count == 1 {
-            return &self.source[start..start + last.count * self.item];
-        }
-        scratch.clear();
-        for element in 0..last.count {
-            let at = start + element * last.step * self.item;
-            scratch.extend_from_slice(&self.source[at..at + self.item]);
-        }
-        scratch
     }
 }

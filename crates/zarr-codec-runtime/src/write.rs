@@ -1,16 +1,20 @@
-//! Batches of whole chunks: decoding into separate buffers ([`decode_batch_into`]), encoding
-//! into buffers ([`encode_batch`]) and encoding into chunk files ([`encode_files`]), each
-//! chunk through every step on one thread of the pool.
+//! Batches of chunks: whole chunks decoded into separate buffers ([`decode_batch_into`]),
+//! encoded into buffers ([`encode_batch`]) or into chunk files ([`encode_files`]), and
+//! writes of parts of an array into chunk files ([`write_files`]: gathered from the caller's
+//! array, merged with the old chunk where only part of it changes), each chunk through every
+//! step on one thread of the pool.
 
+use std::cell::RefCell;
 use std::collections::HashSet;
 use std::fs;
 use std::path::Path;
 
-use zarr_codec_shapes::Result;
+use zarr_codec_shapes::{CodecError, Result};
 
-use crate::files::{ChunkError, ChunkResult, encode_file};
+use crate::files::{ChunkError, ChunkResult, encode_file, with_chunk_file};
 use crate::plan::Plan;
 use crate::pool::parallel_map;
+use crate::region::{InArray, Layout, Region, copy_region, fill_with};
 use crate::target::Target;
 
 /// Decodes each `(stored, out)` pair, the stored bytes into all of `out` (each exactly the
@@ -64,4 +68,219 @@ pub fn encode_files(plan: &Plan, jobs: &mut [(&[u8], &Path)], threads: usize) ->
     })
     .into_iter()
     .collect()
+}
+
+/// One chunk of a write: its file, the part of it written, and where the values for that part
+/// are in the caller's array.
+#[derive(Debug, Clone)]
+pub struct WriteItem<'a> {
+    /// The chunk's file.
+    pub path: &'a Path,
+    /// The part of the chunk written (within the chunk's shape).
+    pub chunk: Region,
+    /// Where its values are in the caller's array (as many elements per dimension).
+    pub values: Region,
+}
+
+/// Which chunks are not stored: those whose every element is the fill value, as zarr-python
+/// decides (its `write_empty_chunks=False`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EmptyRule {
+    /// Every chunk is stored.
+    Never,
+    /// A chunk whose every element has the fill value's bytes.
+    SameBytes,
+    /// A chunk of IEEE floats of the element size whose every element is a NaN (any NaN: the
+    /// fill value is one).
+    AllNan,
+}
+
+impl EmptyRule {
+    /// Whether `chunk` (elements of `fill.len()` bytes) is not to be stored.
+    fn is_empty(self, chunk: &[u8], fill: &[u8]) -> bool {
+        match self {
+            Self::Never => false,
+            Self::SameBytes => chunk
+                .chunks_exact(fill.len())
+                .all(|element| element == fill),
+            Self::AllNan => match fill.len() {
+                2 => all_nan::<2>(chunk, 0x7c00, 0x03ff),
+                4 => all_nan::<4>(chunk, 0x7f80_0000, 0x007f_ffff),
+                8 => all_nan::<8>(chunk, 0x7ff0_0000_0000_0000, 0x000f_ffff_ffff_ffff),
+                _ => false,
+            },
+        }
+    }
+}
+
+/// Whether every native-order IEEE float of `N` bytes in `chunk` is a NaN (all exponent bits
+/// set, some mantissa bit set).
+fn all_nan<const N: usize>(chunk: &[u8], exponent: u64, mantissa: u64) -> bool {
+    chunk.chunks_exact(N).all(|element| {
+        let mut bytes = [0u8; 8];
+        if cfg!(target_endian = "little") {
+            bytes[..N].copy_from_slice(element);
+        } else {
+            bytes[8 - N..].copy_from_slice(element);
+        }
+        let bits = if cfg!(target_endian = "little") {
+            u64::from_le_bytes(bytes)
+        } else {
+            u64::from_be_bytes(bytes)
+        };
+        bits & exponent == exponent && bits & mantissa != 0
+    })
+}
+
+thread_local! {
+    /// A whole chunk being put together: old contents and new values.
+    static MERGED: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Writes a batch of chunk files in one call: each chunk's part from `values`, merged with the
+/// chunk's old contents when only part of it is written (its file read and decoded with
+/// `decode`, or the fill value where there is none), then encoded with `encode` and written as
+/// a temporary file renamed over the old one; a chunk that `empty` says is not to be stored has
+/// its file removed instead. On up to `threads` threads; for each chunk, whether it is stored.
+///
+/// Everything is checked before anything is written: the regions within their arrays and of
+/// equal counts, `fill` one element, no chunk twice.
+#[allow(clippy::too_many_arguments)]
+pub fn write_files(
+    encode: &Plan,
+    decode: &Plan,
+    chunk_shape: &[usize],
+    items: &[WriteItem<'_>],
+    values: &InArray<'_>,
+    fill: &[u8],
+    empty: EmptyRule,
+    threads: usize,
+) -> ChunkResult<Vec<bool>> {
+    let item = values.layout().item();
+    let chunk = Layout::c_order(chunk_shape, item)?;
+    let decoded_len = chunk_shape
+        .iter()
+        .product::<usize>()
+        .checked_mul(item)
+        .ok_or_else(|| CodecError::configuration("a chunk larger than memory"))?;
+    if fill.len() != item || decode.output_len().is_some_and(|len| len != decoded_len) {
+        return Err(CodecError::configuration(format!(
+            "write: chunks of {chunk_shape:?} elements of {item} bytes, a fill value of {} \
+             bytes, a chain decoding {:?} bytes",
+            fill.len(),
+            decode.output_len()
+        ))
+        .into());
+    }
+    for write in items {
+        write
+            .chunk
+            .check_within(chunk_shape, "write: the part of a chunk")?;
+        write
+            .values
+            .check_within(values.layout().shape(), "write: the values")?;
+        if write.chunk.counts() != write.values.counts() {
+            return Err(CodecError::configuration(format!(
+                "write: {:?} values into a part of a chunk of {:?}",
+                write.values.counts(),
+                write.chunk.counts()
+            ))
+            .into());
+        }
+    }
+    let paths: HashSet<&Path> = items.iter().map(|write| write.path).collect();
+    if paths.len() != items.len() {
+        return Err(CodecError::configuration("write: a chunk twice in one batch").into());
+    }
+    let directories: HashSet<&Path> = paths.iter().filter_map(|path| path.parent()).collect();
+    for directory in directories {
+        fs::create_dir_all(directory)
+            .map_err(|err| ChunkError::Io(err, directory.to_path_buf()))?;
+    }
+    let mut jobs: Vec<&WriteItem<'_>> = items.iter().collect();
+    parallel_map(&mut jobs, threads, |write| {
+        write_one(
+            encode,
+            decode,
+            &chunk,
+            decoded_len,
+            write,
+            values,
+            fill,
+            empty,
+        )
+    })
+    .into_iter()
+    .collect()
+}
+
+/// One chunk of [`write_files`].
+#[allow(clippy::too_many_arguments)]
+fn write_one(
+    encode: &Plan,
+    decode: &Plan,
+    chunk: &Layout,
+    decoded_len: usize,
+    write: &WriteItem<'_>,
+    values: &InArray<'_>,
+    fill: &[u8],
+    empty: EmptyRule,
+) -> ChunkResult<bool> {
+    let whole = write.chunk.is_whole(chunk.shape());
+    if whole && let Some(data) = values.contiguous_part(&write.values) {
+        // Straight from the caller's memory.
+        return store(encode, data, write.path, fill, empty);
+    }
+    MERGED.with_borrow_mut(|merged| {
+        if merged.len() < decoded_len {
+            merged
+                .try_reserve(decoded_len - merged.len())
+                .map_err(|_| CodecError::OutputLimit { limit: decoded_len })?;
+            merged.resize(decoded_len, 0);
+        }
+        let merged = &mut merged[..decoded_len];
+        if !whole {
+            let old = with_chunk_file(write.path, decode.input_len(), |old| {
+                decode.run_exact(old, merged).map_err(ChunkError::Codec)
+            })?;
+            if old.is_none() {
+                fill_with(merged, fill);
+            }
+        }
+        // SAFETY: both regions were checked within their arrays by `write_files`; `merged`
+        // is this thread's own scratch, holding the whole chunk.
+        unsafe {
+            copy_region(
+                values.source(),
+                &write.values,
+                (merged.as_mut_ptr(), chunk),
+                &write.chunk,
+            );
+        }
+        store(encode, merged, write.path, fill, empty)
+    })
+}
+
+/// `chunk` encoded into its file, or the file removed when the chunk is not to be stored.
+fn store(
+    encode: &Plan,
+    chunk: &[u8],
+    path: &Path,
+    fill: &[u8],
+    empty: EmptyRule,
+) -> ChunkResult<bool> {
+    if empty.is_empty(chunk, fill) {
+        // As zarr-python's LocalStore deletes a key: a directory in its place goes too.
+        let removed = if path.is_dir() {
+            fs::remove_dir_all(path)
+        } else {
+            fs::remove_file(path)
+        };
+        return match removed {
+            Ok(()) => Ok(false),
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(false),
+            Err(err) => Err(ChunkError::Io(err, path.to_path_buf())),
+        };
+    }
+    encode_file(encode, chunk, path).map(|_| true)
 }

@@ -8,7 +8,8 @@ use std::sync::Arc;
 use proptest::prelude::*;
 use serde_json::json;
 use zarr_codec_runtime::{
-    Chain, ChunkError, OutArray, ReadItem, Region, Source, Span, encode_files, read_batch,
+    Chain, ChunkError, EmptyRule, InArray, OutArray, ReadItem, Region, Source, Span, WriteItem,
+    encode_files, read_batch, write_files,
 };
 use zarr_codec_shapes::{
     ArrayToArrayCodec, BytesToBytesCodec, ChunkSpec, CodecError, CodecFromJson, DataType, Endian,
@@ -416,4 +417,239 @@ proptest! {
         }
         prop_assert_eq!(array, expected);
     }
+}
+
+/// The `shape` array of chunk files under `dir`, read back whole.
+fn read_back(
+    chain: &Chain,
+    dir: &std::path::Path,
+    shape: [usize; 2],
+    chunk_shape: [usize; 2],
+    fill: u8,
+) -> (Vec<u8>, Vec<bool>) {
+    let places = grid(shape, chunk_shape);
+    let paths: Vec<PathBuf> = (0..places.len()).map(|k| dir.join(k.to_string())).collect();
+    let items: Vec<ReadItem<'_>> = places
+        .iter()
+        .zip(&paths)
+        .map(|((part, place), path)| ReadItem {
+            source: Source::File(path),
+            chunk: part.clone(),
+            out: place.clone(),
+        })
+        .collect();
+    let mut array = vec![0xEE; shape[0] * shape[1]];
+    let out = OutArray::contiguous(&mut array, &shape, 1).expect("an array");
+    let found =
+        read_batch(chain.decode_plan(), &chunk_shape, &items, &out, &[fill], 2).expect("read");
+    (array, found)
+}
+
+/// Writes `values` (an array of its region's counts, in `layout` order) at `at` of a `shape`
+/// array of `chunk_shape` chunks in `dir`: one item per chunk the region meets.
+fn write_region(
+    chain: &Chain,
+    dir: &std::path::Path,
+    shape: [usize; 2],
+    chunk_shape: [usize; 2],
+    at: [usize; 2],
+    values: &InArray<'_>,
+    empty: EmptyRule,
+) -> Vec<bool> {
+    let counts = values.layout().shape().to_vec();
+    let places = grid(shape, chunk_shape);
+    let paths: Vec<PathBuf> = (0..places.len()).map(|k| dir.join(k.to_string())).collect();
+    let mut items = Vec::new();
+    for ((_, place), path) in places.iter().zip(&paths) {
+        // The chunk's place intersected with the written block.
+        let spans: Vec<(usize, usize)> = (0..2)
+            .map(|d| {
+                let start = place.spans[d].start.max(at[d]);
+                let end = (place.spans[d].start + place.spans[d].count).min(at[d] + counts[d]);
+                (start, end.saturating_sub(start))
+            })
+            .collect();
+        if spans.iter().any(|&(_, count)| count == 0) {
+            continue;
+        }
+        items.push(WriteItem {
+            path,
+            chunk: Region::block(
+                &[
+                    spans[0].0 - place.spans[0].start,
+                    spans[1].0 - place.spans[1].start,
+                ],
+                &[spans[0].1, spans[1].1],
+            ),
+            values: Region::block(
+                &[spans[0].0 - at[0], spans[1].0 - at[1]],
+                &[spans[0].1, spans[1].1],
+            ),
+        });
+    }
+    write_files(
+        chain.encode_plan(),
+        chain.decode_plan(),
+        &chunk_shape,
+        &items,
+        values,
+        &[0],
+        empty,
+        2,
+    )
+    .expect("written")
+}
+
+#[test]
+fn writes_merge_parts_into_old_chunks_and_skip_empty_ones() {
+    let dir = Scratch::new("write");
+    let (shape, chunk_shape) = ([10, 7], [4, 4]);
+    let chain =
+        Chain::new(&[], None, &[zstd()], spec(&chunk_shape, DataType::UInt8)).expect("a chain");
+    // The whole array, from contiguous values.
+    let whole: Vec<u8> = (0..70)
+        .map(|i| u8::try_from(i + 1).expect("small"))
+        .collect();
+    let values = InArray::contiguous(&whole, &shape, 1).expect("values");
+    let stored = write_region(
+        &chain,
+        &dir.0,
+        shape,
+        chunk_shape,
+        [0, 0],
+        &values,
+        EmptyRule::SameBytes,
+    );
+    assert!(stored.iter().all(|&s| s));
+    assert_eq!(read_back(&chain, &dir.0, shape, chunk_shape, 0).0, whole);
+    // A block across chunks, from a transposed (strided) array: merged with the old chunks.
+    let block: Vec<u8> = (0..35)
+        .map(|i| 200 + u8::try_from(i).expect("small"))
+        .collect();
+    // SAFETY: `block` outlives the values, which only read it; its 35 bytes hold a 7 x 5
+    // array stored column by column.
+    let values =
+        unsafe { InArray::from_raw(block.as_ptr(), 35, 0, &[7, 5], &[1, 7], 1) }.expect("values");
+    write_region(
+        &chain,
+        &dir.0,
+        shape,
+        chunk_shape,
+        [2, 1],
+        &values,
+        EmptyRule::SameBytes,
+    );
+    let mut expected = whole.clone();
+    for r in 0..7 {
+        for c in 0..5 {
+            expected[(2 + r) * 7 + 1 + c] = block[c * 7 + r];
+        }
+    }
+    assert_eq!(read_back(&chain, &dir.0, shape, chunk_shape, 0).0, expected);
+    // Zeros (the fill value) broadcast over the first chunk: it is removed, not stored.
+    let zero = [0u8];
+    // SAFETY: one byte, read through strides of 0 (a broadcast 4 x 4 array).
+    let zeros =
+        unsafe { InArray::from_raw(zero.as_ptr(), 1, 0, &[4, 4], &[0, 0], 1) }.expect("values");
+    let stored = write_region(
+        &chain,
+        &dir.0,
+        shape,
+        chunk_shape,
+        [0, 0],
+        &zeros,
+        EmptyRule::SameBytes,
+    );
+    assert_eq!(stored, [false]);
+    assert!(!dir.0.join("0").exists());
+    let (array, found) = read_back(&chain, &dir.0, shape, chunk_shape, 0);
+    assert!(!found[0] && found[1..].iter().all(|&f| f));
+    for r in 0..4 {
+        expected[r * 7..r * 7 + 4].fill(0);
+    }
+    assert_eq!(array, expected);
+    // With every chunk stored, the same zeros are written.
+    let stored = write_region(
+        &chain,
+        &dir.0,
+        shape,
+        chunk_shape,
+        [0, 0],
+        &zeros,
+        EmptyRule::Never,
+    );
+    assert_eq!(stored, [true]);
+    assert!(dir.0.join("0").exists());
+}
+
+#[test]
+fn chunks_of_nans_are_empty_under_a_nan_fill_value() {
+    let dir = Scratch::new("nan");
+    let chain = Chain::new(
+        &[],
+        Some(Endian::NATIVE),
+        &[gzip()],
+        spec(&[2], DataType::Float32),
+    )
+    .expect("a chain");
+    let nans: Vec<u8> = [f32::NAN, -f32::NAN]
+        .iter()
+        .flat_map(|v| v.to_ne_bytes())
+        .collect();
+    let mixed: Vec<u8> = [f32::NAN, 1.0]
+        .iter()
+        .flat_map(|v| v.to_ne_bytes())
+        .collect();
+    let path = dir.0.join("0");
+    for (data, stored) in [(&nans, false), (&mixed, true)] {
+        let values = InArray::contiguous(data, &[2], 4).expect("values");
+        let items = [WriteItem {
+            path: &path,
+            chunk: Region::whole(&[2]),
+            values: Region::whole(&[2]),
+        }];
+        let fill = f32::NAN.to_ne_bytes();
+        let result = write_files(
+            chain.encode_plan(),
+            chain.decode_plan(),
+            &[2],
+            &items,
+            &values,
+            &fill,
+            EmptyRule::AllNan,
+            1,
+        )
+        .expect("written");
+        assert_eq!(result, [stored]);
+        assert_eq!(path.exists(), stored);
+    }
+}
+
+#[test]
+fn a_write_naming_a_chunk_twice_is_refused() {
+    let dir = Scratch::new("twice");
+    let chain = Chain::new(&[], None, &[], spec(&[2], DataType::UInt8)).expect("a chain");
+    let data = [1u8, 2];
+    let values = InArray::contiguous(&data, &[2], 1).expect("values");
+    let path = dir.0.join("0");
+    let item = WriteItem {
+        path: &path,
+        chunk: Region::whole(&[2]),
+        values: Region::whole(&[2]),
+    };
+    let result = write_files(
+        chain.encode_plan(),
+        chain.decode_plan(),
+        &[2],
+        &[item.clone(), item],
+        &values,
+        &[0],
+        EmptyRule::Never,
+        1,
+    );
+    assert!(matches!(
+        result,
+        Err(ChunkError::Codec(CodecError::Configuration(_)))
+    ));
+    assert!(!path.exists());
 }

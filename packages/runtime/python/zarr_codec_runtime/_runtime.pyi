@@ -51,3 +51,19 @@ class Plan:
     ) -> list[bool] | None:
         """A batch read into places of ``out`` in one call; ``None`` when a selection or
         ``out`` is of a kind the runtime does not take (nothing done)."""
+    def write_files(
+        self,
+        decode: Plan,
+        paths: Sequence[str],
+        chunk_selections: Sequence[tuple[Any, ...]],
+        value_selections: Sequence[tuple[Any, ...]],
+        values: np.ndarray[Any, Any],
+        fill: bytes,
+        chunk_shape: Sequence[int],
+        empty: str,
+        threads: int | None = None,
+    ) -> list[bool] | None:
+        """A batch write of chunk files in one call, this plan encoding and ``decode``
+        decoding old chunks that are only partly written; ``empty`` is "never",
+        "same-bytes" or "all-nan". ``None`` when a selection or ``values`` is of a kind the
+        runtime does not take (nothing done)."""

@@ -355,6 +355,59 @@ class Chain:
         """One element of the fill value, native order."""
         return np.full((), self.spec.fill_value, dtype=self.spec.numpy_dtype).tobytes()
 
+    # -- writes from a larger array -------------------------------------------------------
+
+    def write_files(
+        self,
+        paths: Sequence[str | os.PathLike[str]],
+        chunk_selections: Sequence[tuple[Any, ...]],
+        value_selections: Sequence[tuple[Any, ...]],
+        values: np.ndarray[Any, Any],
+        *,
+        write_empty_chunks: bool = False,
+    ) -> list[bool] | None:
+        """A batch write of chunk files in one runtime call: chunk file ``paths[i]`` gets the
+        elements ``value_selections[i]`` of ``values`` at ``chunk_selections[i]``, merged with
+        its old contents when that is only part of it (a missing file: the fill value). A chunk
+        left all fill value is not stored (its file removed), as zarr-python decides, unless
+        ``write_empty_chunks``. Returns whether each chunk is stored; ``None``, with nothing
+        done, when the chain has no plans, ``values`` is not a numpy array of the chunks'
+        type, or a selection is not of slices and integers."""
+        encode, decode = self.encode_plan, self.decode_plan
+        rule = self._empty_rule(write_empty_chunks)
+        if (
+            encode is None
+            or decode is None
+            or rule is None
+            or not isinstance(values, np.ndarray)
+            or values.dtype != self.spec.numpy_dtype
+        ):
+            return None
+        stored: list[bool] | None = encode.write_files(
+            decode,
+            [os.fspath(path) for path in paths],
+            chunk_selections,
+            value_selections,
+            values,
+            self._fill_bytes,
+            self.spec.shape,
+            rule,
+        )
+        return stored
+
+    def _empty_rule(self, write_empty_chunks: bool) -> str | None:
+        """Which chunks are not stored, in the runtime's terms: zarr-python's rule (every
+        element equal to the fill value, NaNs equal to a NaN fill value), ``None`` where the
+        runtime has no such rule (complex numbers, floats it does not know)."""
+        if write_empty_chunks:
+            return "never"
+        dtype = self.spec.numpy_dtype
+        if dtype.kind == "c":
+            return None
+        if dtype.kind == "f" and np.isnan(np.asarray(self.spec.fill_value, dtype=dtype)):
+            return "all-nan" if dtype.itemsize in (2, 4, 8) else None
+        return "same-bytes"
+
     # -- chunk files ---------------------------------------------------------------------
 
     def decode_files_into(

@@ -26,6 +26,7 @@ the pipeline runs zarr's own code for every array.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import threading
@@ -157,13 +158,17 @@ class ChainCodecPipeline(BatchedCodecPipeline):
     def _codecs_json(self) -> str | None:
         """The chain's JSON, when every codec object is ours or one of zarr-python's own
         classes that ours read and write identically. Anything else, such as a subclass a
-        user configured for a name, is zarr's to run."""
-        if not all(_replaceable(type(codec)) for codec in self):
-            return None
-        try:
-            return json.dumps([codec.to_dict() for codec in self])
-        except (TypeError, ValueError, AttributeError, NotImplementedError):
-            return None
+        user configured for a name, is zarr's to run. Worked out once per pipeline object
+        (its codecs never change)."""
+        cached: object = self.__dict__.get("_chain_json", _UNSET)
+        if cached is _UNSET:
+            cached = None
+            if all(_replaceable(type(codec)) for codec in self):
+                failures = (TypeError, ValueError, AttributeError, NotImplementedError)
+                with contextlib.suppress(*failures):
+                    cached = json.dumps([codec.to_dict() for codec in self])
+            object.__setattr__(self, "_chain_json", cached)  # a cache, not a field
+        return cached if isinstance(cached, str) else None
 
     def chain(self, spec: ArraySpec) -> Chain | None:
         """The chain for chunks like ``spec``, or ``None`` (zarr's own path is used)."""
@@ -254,6 +259,8 @@ class ChainCodecPipeline(BatchedCodecPipeline):
         if chains is None:
             await super().write(batch, value, drop_axes)
             return
+        if not drop_axes and await _write_local_files(chains, batch, value):
+            return
 
         async def existing(setter: ByteSetter | None, spec: ArraySpec) -> Buffer | None:
             return None if setter is None else await setter.get(prototype=spec.prototype)
@@ -298,6 +305,8 @@ class ChainCodecPipeline(BatchedCodecPipeline):
         )
 
 
+_UNSET = object()
+
 #: Reads of at most this many decoded bytes run on the event loop's thread.
 _INLINE_BYTES = 1 << 20
 
@@ -341,6 +350,71 @@ def _local_files(batch: Sequence[ReadItem]) -> list[str] | None:
         return None
     root = os.fspath(store.root)
     return [os.path.join(root, getter.path) for getter in getters]  # type: ignore[attr-defined]
+
+
+def _broadcast(scalar: np.ndarray[Any, Any], selections: Sequence[Any]) -> Any:
+    """A 0-d array seen as an array every selection of ``selections`` (tuples of slices with
+    stops, as zarr's indexers make them) lies in, with strides of 0 (no copy); ``None`` for
+    other selections."""
+    ends: list[int] = []
+    for selection in selections:
+        if not isinstance(selection, tuple):
+            return None
+        if not ends:
+            ends = [0] * len(selection)
+        if len(selection) != len(ends):
+            return None
+        for dim, item in enumerate(selection):
+            if not isinstance(item, slice) or not isinstance(item.stop, int):
+                return None
+            ends[dim] = max(ends[dim], item.stop)
+    return np.broadcast_to(scalar, tuple(ends))
+
+
+async def _write_local_files(
+    chains: Sequence[Chain], batch: Sequence[WriteItem], value: NDBuffer
+) -> bool:
+    """A write into a plain ``LocalStore`` in one runtime call per chain: each chunk's values
+    gathered from ``value``, merged with the chunk's file where only part of it is written,
+    encoded and written (or its file removed when it is left empty), in Rust. ``False``, with
+    nothing written, where the runtime does not take the batch."""
+    from zarr.storage import LocalStore
+
+    setters = [setter for setter, *_ in batch]
+    store = plain_store_of(setters, LocalStore)
+    values = value.as_ndarray_like()
+    if store is None or not isinstance(values, np.ndarray):
+        return False
+    if values.ndim == 0:  # a scalar written everywhere: zarr hands it over as a 0-d array
+        values = _broadcast(values, [item[3] for item in batch])
+        if values is None:
+            return False
+    store._check_writable()
+    await store._ensure_open()
+    root = os.fspath(store.root)
+    paths = [os.path.join(root, setter.path) for setter in setters]  # type: ignore[attr-defined]
+    empty = {spec.config.write_empty_chunks for _, spec, *_ in batch}
+    if len(empty) > 1:
+        return False
+    write_empty = empty.pop() if empty else False
+
+    def write() -> bool:
+        # A group the runtime does not take sends the whole batch to the other path, which
+        # writes again what groups before it wrote: the same values, so the same files.
+        for group in by_chain(range(len(batch)), chains).values():
+            stored = chains[group[0]].write_files(
+                [paths[i] for i in group],
+                [cast(tuple[Any, ...], batch[i][2]) for i in group],
+                [cast(tuple[Any, ...], batch[i][3]) for i in group],
+                values,
+                write_empty_chunks=write_empty,
+            )
+            if stored is None:
+                return False
+        return True
+
+    small = sum(chain.spec.num_bytes for chain in chains) <= _INLINE_BYTES
+    return write() if small else await asyncio.to_thread(write)
 
 
 def _merge(

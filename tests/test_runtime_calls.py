@@ -1,0 +1,108 @@
+"""A read through ``ChainCodecPipeline`` is one call into the runtime, however many chunks it
+touches, and so is a write into a ``LocalStore``: the per-chunk work (fetching, decoding,
+placing; gathering, merging, encoding, storing) happens in Rust.
+
+The calls are counted with a profiler on every thread (zarr runs its event loop on a thread of
+its own), as calls of methods of ``zarr_codec_runtime.Plan`` objects."""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+zarr = pytest.importorskip("zarr")
+zarr_codecs = pytest.importorskip("zarr_codecs")
+from zarr_codec_runtime import Plan  # noqa: E402
+
+BLOSC = {
+    "name": "blosc",
+    "configuration": {"cname": "lz4", "clevel": 5, "shuffle": "shuffle", "typesize": 4},
+}
+
+
+@contextmanager
+def runtime_calls() -> Iterator[list[str]]:
+    """The names of the ``Plan`` methods called on any thread while inside."""
+    calls: list[str] = []
+    lock = threading.Lock()
+
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        if event == "c_call" and isinstance(getattr(arg, "__self__", None), Plan):
+            with lock:
+                calls.append(arg.__name__)
+
+    threading.setprofile_all_threads(profile)
+    try:
+        yield calls
+    finally:
+        threading.setprofile_all_threads(None)
+        sys.setprofile(None)
+
+
+def _array(store: Any, chunks: tuple[int, int], compressors: Any) -> Any:
+    data = np.arange(512 * 512, dtype="float32").reshape(512, 512)
+    with zarr_codecs.install(pipeline=True):
+        array = zarr.create_array(
+            store=store, shape=data.shape, chunks=chunks, dtype=data.dtype, compressors=compressors
+        )
+        array[...] = data
+        return zarr.open_array(store, mode="r")
+
+
+STORES: dict[str, Callable[[Path], Any]] = {
+    "local": lambda path: zarr.storage.LocalStore(path),
+    "memory": lambda path: zarr.storage.MemoryStore(),
+}
+
+
+@pytest.mark.parametrize("compressors", [None, [BLOSC]], ids=["none", "blosc"])
+@pytest.mark.parametrize("store", STORES)
+def test_a_read_is_one_runtime_call_whatever_the_chunk_count(
+    store: str, compressors: Any, tmp_path: Path
+) -> None:
+    counts = {}
+    for chunks in [(256, 256), (64, 64), (32, 16)]:  # 4, 64 and 512 chunks
+        array = _array(STORES[store](tmp_path / str(chunks)), chunks, compressors)
+        expected = np.arange(512 * 512, dtype="float32").reshape(512, 512)
+        for name, selection in {
+            "whole": np.s_[...],
+            "part": np.s_[5:300, 7:501:3],
+            "element": np.s_[3, 4],
+        }.items():
+            with runtime_calls() as calls:
+                values = array[selection]
+            np.testing.assert_array_equal(values, expected[selection])
+            counts[chunks, name] = calls
+    assert all(calls == ["read"] for calls in counts.values()), counts
+
+
+@pytest.mark.parametrize("compressors", [None, [BLOSC]], ids=["none", "blosc"])
+def test_a_write_to_a_local_store_is_one_runtime_call(compressors: Any, tmp_path: Path) -> None:
+    """Whole chunks, parts of chunks (merged with their files in Rust), a scalar written
+    everywhere, and chunks left all fill value (their files removed)."""
+    for chunks in [(256, 256), (32, 16)]:  # 4 and 512 chunks
+        path = tmp_path / str(chunks)
+        _array(zarr.storage.LocalStore(path), chunks, compressors)
+        with zarr_codecs.install(pipeline=True):
+            writable = zarr.open_array(zarr.storage.LocalStore(path), mode="r+")
+        expected = np.arange(512 * 512, dtype="float32").reshape(512, 512)
+        for selection, value in [
+            (np.s_[...], expected[::-1].copy()),  # whole chunks
+            (np.s_[5:300, 7:501:3], 7.5),
+            (np.s_[0:32, 0:32], 0.0),
+            (np.s_[100, 200], -1.0),
+        ]:
+            with runtime_calls() as calls:
+                writable[selection] = value
+            assert calls == ["write_files"], (chunks, selection, calls)
+            expected[selection] = value
+        np.testing.assert_array_equal(writable[...], expected)
+        # With 32 x 16 chunks the first is all fill value: not stored.
+        assert (path / "c" / "0" / "0").exists() == (chunks == (256, 256))
