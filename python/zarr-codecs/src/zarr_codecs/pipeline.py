@@ -27,9 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import os
-import threading
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -48,8 +46,9 @@ else:
     _HELPERS = True
 
 from zarr_codec_runtime import Chain
+from zarr_codec_shapes.bytes_codec import BytesCodec
 from zarr_codec_shapes.errors import CodecError
-from zarr_codec_shapes.registry import available_codecs
+from zarr_codec_shapes.registry import get_codec
 from zarr_codec_shapes.zarr_python import chunk_spec_from_zarr
 
 from zarr_codecs._direct_stores import (
@@ -76,44 +75,30 @@ PATH = f"{__name__}.ChainCodecPipeline"
 ReadItem = tuple["ByteGetter", "ArraySpec", "SelectorTuple", "SelectorTuple", bool]
 WriteItem = tuple["ByteSetter", "ArraySpec", "SelectorTuple", "SelectorTuple", bool]
 
-_chains: dict[tuple[str, Any], Chain | None] = {}  # (codecs JSON, chunk spec) -> chain
-_chains_lock = threading.Lock()
-_MAX_CACHED = 256
+#: Chains kept per pipeline object, one per kind of chunk (regular grids have one).
+_MAX_CACHED = 64
 
 
-def _supported(codecs_json: str) -> bool:
-    """Whether every codec of the list is one ``zarr_codec_shapes`` has (cheap: names only)."""
-    try:
-        names = [codec["name"] for codec in json.loads(codecs_json)]
-    except (TypeError, ValueError, KeyError):
-        return False
-    ours = available_codecs()
-    return all(isinstance(n, str) and (n == "bytes" or n in ours) for n in names)
+def _ours(codec: Any) -> Any:
+    """Our codec object for one of the pipeline's: the one our adapter already holds, or, for
+    zarr-python's own classes, ours made from its JSON (the only form they share)."""
+    held = getattr(codec, "codec", None)
+    if type(codec).__module__.startswith("zarr_codec") and held is not None:
+        return held
+    data = codec.to_dict()
+    if data.get("name") == "bytes":
+        return BytesCodec.from_json(data, 3)
+    return get_codec(data, 3)
 
 
-def _chain_for(codecs_json: str, spec: ArraySpec) -> Chain | None:
-    """The chain for these codecs and chunks, or ``None`` when we cannot run it (cached)."""
-    if not _supported(codecs_json):
-        return None
+def _chunk_spec(spec: ArraySpec) -> Any:
+    """Our chunk spec for zarr's, or ``None`` for data types we lack."""
     try:
         with warnings.catch_warnings():  # zarr warns about data types without a v3 spec
             warnings.simplefilter("ignore")
-            chunk_spec = chunk_spec_from_zarr(spec)
+            return chunk_spec_from_zarr(spec)
     except (CodecError, TypeError, ValueError):
         return None
-    key = (codecs_json, chunk_spec)
-    with _chains_lock:
-        if key in _chains:
-            return _chains[key]
-    try:
-        chain: Chain | None = Chain.from_json(json.loads(codecs_json), chunk_spec)
-    except (CodecError, TypeError, ValueError, KeyError, AttributeError):
-        chain = None
-    with _chains_lock:
-        if len(_chains) >= _MAX_CACHED:
-            _chains.clear()
-        _chains[key] = chain
-    return chain
 
 
 #: zarr-python's own codec classes whose chunks ours read and write identically (exact
@@ -142,7 +127,7 @@ def _replaceable(cls: type) -> bool:
 def _same_chunks(spec: ArraySpec, other: ArraySpec) -> bool:
     """Whether two chunk specs give the same chain: equal shapes and the very same data type
     and fill value objects (zarr builds every chunk's spec from the array's own), which is
-    cheap to check, unlike :func:`_chain_for`'s conversion and lookup."""
+    cheap to check, unlike converting the spec to look its chain up."""
     return spec is other or (
         spec.shape == other.shape
         and spec.dtype is other.dtype
@@ -155,31 +140,44 @@ class ChainCodecPipeline(BatchedCodecPipeline):
     """zarr-python's batched pipeline, with whole batches run through a :class:`Chain` for
     arrays whose codecs ``zarr_codec_shapes`` has."""
 
-    def _codecs_json(self) -> str | None:
-        """The chain's JSON, when every codec object is ours or one of zarr-python's own
-        classes that ours read and write identically. Anything else, such as a subclass a
-        user configured for a name, is zarr's to run. Worked out once per pipeline object
-        (its codecs never change)."""
-        cached: object = self.__dict__.get("_chain_json", _UNSET)
+    def _codecs(self) -> tuple[Any, ...] | None:
+        """Our codec objects for the pipeline's, when every one is ours or one of
+        zarr-python's own classes that ours read and write identically (anything else, such
+        as a subclass a user configured for a name, is zarr's to run). Worked out once per
+        pipeline object: its codecs never change."""
+        cached: object = self.__dict__.get("_our_codecs", _UNSET)
         if cached is _UNSET:
             cached = None
             if all(_replaceable(type(codec)) for codec in self):
-                failures = (TypeError, ValueError, AttributeError, NotImplementedError)
+                failures = (CodecError, TypeError, ValueError, AttributeError, NotImplementedError)
                 with contextlib.suppress(*failures):
-                    cached = json.dumps([codec.to_dict() for codec in self])
-            object.__setattr__(self, "_chain_json", cached)  # a cache, not a field
-        return cached if isinstance(cached, str) else None
+                    cached = tuple(_ours(codec) for codec in self)
+            object.__setattr__(self, "_our_codecs", cached)  # a cache, not a field
+            object.__setattr__(self, "_chain_cache", {})
+        return cached if isinstance(cached, tuple) else None
 
     def chain(self, spec: ArraySpec) -> Chain | None:
-        """The chain for chunks like ``spec``, or ``None`` (zarr's own path is used)."""
-        codecs_json = self._codecs_json() if _HELPERS else None
-        return None if codecs_json is None else _chain_for(codecs_json, spec)
+        """The chain for chunks like ``spec`` (planned once, then kept), or ``None`` (zarr's
+        own path is used)."""
+        codecs = self._codecs() if _HELPERS else None
+        chunk_spec = None if codecs is None else _chunk_spec(spec)
+        if codecs is None or chunk_spec is None:
+            return None
+        cache: dict[Any, Chain | None] = self.__dict__["_chain_cache"]
+        if chunk_spec not in cache:
+            try:
+                chain: Chain | None = Chain(codecs, chunk_spec)
+            except (CodecError, TypeError, ValueError, AttributeError):
+                chain = None
+            if len(cache) >= _MAX_CACHED:
+                cache.clear()
+            cache[chunk_spec] = chain
+        return cache[chunk_spec]
 
     def _chains(self, batch: Sequence[ReadItem | WriteItem]) -> list[Chain] | None:
         """Each item's chain (chunks may differ in shape: rectilinear grids), or ``None``
         when any of them has none."""
-        codecs_json = self._codecs_json() if _HELPERS and batch else None
-        if codecs_json is None:
+        if not batch or self._codecs() is None:
             return None
         chains: list[Chain] = []
         last: tuple[ArraySpec, Chain] | None = None
@@ -187,7 +185,7 @@ class ChainCodecPipeline(BatchedCodecPipeline):
             if last is not None and _same_chunks(spec, last[0]):
                 chains.append(last[1])  # the common case: every chunk of a regular grid
                 continue
-            chain = _chain_for(codecs_json, spec)
+            chain = self.chain(spec)
             if chain is None:
                 return None
             last = (spec, chain)
