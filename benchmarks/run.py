@@ -1,12 +1,12 @@
 """``python -m benchmarks.run [options]``: the benchmark runner, from the repository root.
 
-The harness ships in the bundle as :mod:`zarr_codecs.bench` (so ``zarr-codecs bench`` runs it
-for users too); this module keeps the repository's command.
+The harness is the development package :mod:`zarr_codecs_bench` (its ``zarr-codecs-bench``
+command runs the same); this module keeps the repository's command.
 """
 
 import sys
 
-from zarr_codecs.bench.run import main
+from zarr_codecs_bench.run import main
 
 if __name__ == "__main__":
     sys.exit(main(prog="python -m benchmarks.run"))

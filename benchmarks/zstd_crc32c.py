@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 
 import numpy as np
-from zarr_codecs.bench import datasets
+from zarr_codecs_bench import datasets
 
 MiB = 1 << 20
 

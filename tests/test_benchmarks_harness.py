@@ -13,8 +13,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # `pytest` (unlike `python -m pytest`) does not add the root
     sys.path.insert(0, str(ROOT))
 
-from zarr_codecs.bench import datasets, harness, peers, run  # noqa: E402
-from zarr_codecs.bench.harness import Case, Result  # noqa: E402
+from zarr_codecs_bench import datasets, harness, peers, run  # noqa: E402
+from zarr_codecs_bench.harness import Case, Result  # noqa: E402
 
 SMALL = 4096
 
@@ -352,7 +352,7 @@ def test_plot_without_matplotlib_says_what_to_install(tmp_path: Path) -> None:
 @pytest.mark.parametrize("fraction", [0.0, 0.01, 0.5, 1.0])
 @pytest.mark.parametrize("target", ["uint8", "int8", "int16", "float16"])
 def test_out_of_range_datasets_have_the_fraction_asked_for(fraction: float, target: str) -> None:
-    from zarr_codecs.bench import cast_ranges
+    from zarr_codecs_bench import cast_ranges
 
     field = datasets.load("float64_field", 1 << 16)
     values = cast_ranges.out_of_range(field, target, fraction)
@@ -363,7 +363,7 @@ def test_out_of_range_datasets_have_the_fraction_asked_for(fraction: float, targ
 
 
 def test_nan_patches_cover_the_fraction_asked_for() -> None:
-    from zarr_codecs.bench import cast_ranges
+    from zarr_codecs_bench import cast_ranges
 
     values = cast_ranges.with_nans(np.zeros(1 << 16), 0.3)
     assert abs(float(np.mean(np.isnan(values))) - 0.3) <= 0.01
@@ -372,7 +372,7 @@ def test_nan_patches_cover_the_fraction_asked_for() -> None:
 def test_cast_range_providers_agree_with_numpy_on_every_job() -> None:
     """Ours is checked against numpy's expression for every group (strict), so the rows
     compare the same work; a peer that differs is labelled instead."""
-    from zarr_codecs.bench import cast_ranges
+    from zarr_codecs_bench import cast_ranges
 
     for dataset in cast_ranges.DATASETS:
         data = datasets.load(dataset, 1 << 14)

@@ -39,7 +39,7 @@ from zarr_codec_blosc import COMPRESSORS, Blosc, _blosc  # noqa: E402
 from zarr_codec_blosc import numcodecs as blosc_numcodecs  # noqa: E402
 from zarr_codec_blosc.zarr_python import BloscCodec  # noqa: E402
 from zarr_codec_shapes import UnsupportedError  # noqa: E402
-from zarr_codecs.bench import datasets  # noqa: E402
+from zarr_codecs_bench import datasets  # noqa: E402
 
 blosc2: Any
 try:

@@ -38,7 +38,7 @@ from zarr_codec_gzip import Gzip  # noqa: E402
 from zarr_codec_gzip import numcodecs as gzip_numcodecs  # noqa: E402
 from zarr_codec_gzip.zarr_python import GzipCodec  # noqa: E402
 from zarr_codec_scale_offset import numcodecs as scale_offset_numcodecs  # noqa: E402
-from zarr_codecs.bench import datasets  # noqa: E402
+from zarr_codecs_bench import datasets  # noqa: E402
 
 Array = npt.NDArray[Any]
 JSON = dict[str, Any]

@@ -32,7 +32,7 @@ if str(ROOT) not in sys.path:  # `pytest` (unlike `python -m pytest`) does not a
 from zarr_codec_gzip import Gzip  # noqa: E402
 from zarr_codec_gzip import numcodecs as gzip_numcodecs  # noqa: E402
 from zarr_codec_gzip.zarr_python import GzipCodec  # noqa: E402
-from zarr_codecs.bench import datasets  # noqa: E402
+from zarr_codecs_bench import datasets  # noqa: E402
 
 SIZE = 1 << 20
 LEVELS = [0, 1, 5, 9]

@@ -37,7 +37,7 @@ numcodecs = pytest.importorskip("numcodecs")
 zarr_codecs = pytest.importorskip("zarr_codecs")
 
 from zarr.storage import LocalStore  # noqa: E402
-from zarr_codecs.bench import datasets  # noqa: E402
+from zarr_codecs_bench import datasets  # noqa: E402
 
 Array = npt.NDArray[Any]
 JSON = dict[str, Any]

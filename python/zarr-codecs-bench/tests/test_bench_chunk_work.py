@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from zarr_codecs.bench import chunk_work, pipelines
+from zarr_codecs_bench import chunk_work, pipelines
 
 CHUNK = 1024
 

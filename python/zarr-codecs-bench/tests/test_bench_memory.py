@@ -6,7 +6,7 @@ import resource
 import tracemalloc
 
 import pytest
-from zarr_codecs.bench import memory
+from zarr_codecs_bench import memory
 
 MiB = 1 << 20
 

@@ -8,7 +8,7 @@ import statistics
 
 import numpy as np
 import pytest
-from zarr_codecs.bench import chunk_work, pipelines
+from zarr_codecs_bench import chunk_work, pipelines
 
 
 def test_every_pipeline_runs_on_both_stores(capsys: pytest.CaptureFixture[str]) -> None:

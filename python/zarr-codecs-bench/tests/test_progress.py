@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from zarr_codecs._progress import Progress
+from zarr_codecs_bench._progress import Progress
 
 
 class Terminal(io.StringIO):

@@ -35,13 +35,14 @@ def test_help_lists_every_command_and_the_exit_codes(capsys: pytest.CaptureFixtu
         cli.main(["--help"])
     assert exit_info.value.code == 0
     out = capsys.readouterr().out
-    for command in ("info", "bench", "inspect", "migrate", "demo"):
+    for command in ("info", "inspect", "migrate", "repair-order", "demo"):
         assert command in out
+    assert "bench" not in out  # the benchmarks are a development package: zarr-codecs-bench
     assert "exit status" in out and "ZARR_CODECS_INSTALL" in out
 
 
 def test_no_command_or_a_bad_one_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
-    for argv in ([], ["frobnicate"], ["bench", "--codecs", "nope"], ["bench", "--size", "0"]):
+    for argv in ([], ["frobnicate"], ["bench"], ["demo", "--size", "0"]):
         with pytest.raises(SystemExit) as exit_info:
             cli.main(argv)
         assert exit_info.value.code == 2, argv
@@ -207,21 +208,6 @@ def test_demo_sample_is_deterministic_and_realistic() -> None:
     land = np.isnan(a).mean()
     assert 0.1 < land < 0.6
     assert np.nanmin(a) >= -1.8 and np.nanmax(a) < 35
-
-
-def test_bench_runs_with_progress_and_plot(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    pytest.importorskip("matplotlib")
-    plot = tmp_path / "bench.png"
-    argv = ["bench", "--size", "0.01", "--repeats", "1", "--min-time", "0"]
-    status, out, err = run(
-        capsys, *argv, "--datasets", "uint8_image", "--codecs", "zlib", "--plot", str(plot)
-    )
-    assert status == 0, err
-    assert "| uint8_image | encode | gzip level=1 | zlib |" in out
-    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert "[1/1] done" in err  # progress on a non-terminal: one line per dataset
 
 
 def test_the_installed_script_runs() -> None:

@@ -1,4 +1,4 @@
-"""A progress bar on stderr for long commands (``zarr-codecs bench``), with no dependency.
+"""A progress bar on stderr for long commands (``zarr-codecs-bench``), with no dependency.
 
 On a terminal it redraws one line in place; elsewhere (a pipe, a CI log) it prints one line per
 finished step, so logs stay readable. Disabled, it prints nothing.

@@ -23,8 +23,9 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from zarr_codecs.bench.harness import Case
-from zarr_codecs.bench.peers import CaseFactory, Provider
+
+from zarr_codecs_bench.harness import Case
+from zarr_codecs_bench.peers import CaseFactory, Provider
 
 Array = npt.NDArray[Any]
 

@@ -13,8 +13,9 @@ from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
-from zarr_codecs.bench.harness import Case
-from zarr_codecs.bench.peers import CaseFactory, Provider
+
+from zarr_codecs_bench.harness import Case
+from zarr_codecs_bench.peers import CaseFactory, Provider
 
 INT_TARGETS = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
 FLOAT_DATASETS = ("float32_field", "float64_field")

@@ -55,7 +55,7 @@ def _owned(encoded: Any, caller: np.ndarray[Any, Any]) -> Any:
 
 class Subject(Protocol):
     """One way of storing the benchmark's array, taken through a round by
-    :func:`zarr_codecs.bench.pipelines.in_rounds`: each step runs inside :meth:`context`."""
+    :func:`zarr_codecs_bench.pipelines.in_rounds`: each step runs inside :meth:`context`."""
 
     def context(self) -> contextlib.AbstractContextManager[object]:
         """The configuration the steps run in (zarr-python's, for a pipeline)."""

@@ -14,7 +14,7 @@ after half a second to five seconds idle. A benchmark step that starts after an 
 kernel hands out recently freed, unreported memory first, so the step's new arrays, frames
 and page cache find memory the host backs, as they would on a machine of its own.
 
-``python -m zarr_codecs.bench.memory [--size MiB] [--idle SECONDS] [--repeats N]`` shows
+``python -m zarr_codecs_bench.memory [--size MiB] [--idle SECONDS] [--repeats N]`` shows
 whether a machine does this: it times the first touch of a new array right after a free,
 after an idle pause, and after the same pause with the memory made ready first.
 """
@@ -51,7 +51,7 @@ def first_touch(nbytes: int) -> float:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point."""
     parser = argparse.ArgumentParser(
-        prog="python -m zarr_codecs.bench.memory", description=__doc__.split("\n\n")[0]
+        prog="python -m zarr_codecs_bench.memory", description=__doc__.split("\n\n")[0]
     )
     parser.add_argument("--size", type=float, default=256, help="MiB per array (default 256)")
     parser.add_argument("--idle", type=float, default=3, help="seconds of pause (default 3)")

@@ -11,8 +11,9 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from zarr_codecs.bench.harness import Case, round_trip_cases
-from zarr_codecs.bench.peers import (
+
+from zarr_codecs_bench.harness import Case, round_trip_cases
+from zarr_codecs_bench.peers import (
     BLOSC_CLEVEL,
     BLOSC_CNAMES,
     BLOSC_SHUFFLES,

@@ -18,7 +18,8 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from zarr_codecs.bench.harness import OPERATIONS, Case, round_trip_cases
+
+from zarr_codecs_bench.harness import OPERATIONS, Case, round_trip_cases
 
 CaseFactory = Callable[[str, npt.NDArray[Any]], list[Case]]
 

@@ -1,12 +1,12 @@
 """End-to-end reads and writes through zarr-python, by codec pipeline:
-``python -m zarr_codecs.bench.pipelines [--size MiB] [--chunk MiB] [--repeats N]``.
+``python -m zarr_codecs_bench.pipelines [--size MiB] [--chunk MiB] [--repeats N]``.
 
 One float32 array (the ``float32_field`` dataset) is written and read whole through zarr-python
 with: zarr's default pipeline and codecs; zarr's opt-in ``FusedCodecPipeline`` (zarr 3.4 and
 later), with zarr's codecs; the default pipeline with our codecs installed; our
 ``ChainCodecPipeline`` with our codecs; and the ``zarrs`` pipeline (a Rust Zarr implementation;
 LocalStore only, strict, so it never silently falls back). A last row per store and compressor
-does the same chunk work with zarr-python taken out (:mod:`zarr_codecs.bench.chunk_work`):
+does the same chunk work with zarr-python taken out (:mod:`zarr_codecs_bench.chunk_work`):
 about the best a pipeline can do on the machine it runs on.
 
 Every pipeline runs several rounds, each round taking every pipeline in turn
@@ -14,7 +14,7 @@ Every pipeline runs several rounds, each round taking every pipeline in turn
 are printed: each pipeline's best round (whatever else runs only adds time, so the best is the
 steadiest measure of what a pipeline costs) and its median round; every round goes to stderr.
 Before every timed step, twice the array's size of free memory is made ready
-(:mod:`zarr_codecs.bench.memory`): on a virtual machine with free page reporting, memory left
+(:mod:`zarr_codecs_bench.memory`): on a virtual machine with free page reporting, memory left
 free for a couple of seconds goes back to the host, and a step that then allocates it pays the
 host's page faults (9-34x slower, measured). Ratios are against zarr's default. Values are
 checked after the first read. Never asserts a time.
@@ -43,8 +43,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from zarr_codecs.bench import chunk_work, datasets
-from zarr_codecs.bench.memory import back_free_memory
+
+from zarr_codecs_bench import chunk_work, datasets
+from zarr_codecs_bench.memory import back_free_memory
 
 MiB = 1 << 20
 
@@ -125,7 +126,7 @@ def pipelines() -> list[str]:
 
 class ZarrArray:
     """One pipeline's array, written and read whole through zarr-python (a
-    :class:`~zarr_codecs.bench.chunk_work.Subject`)."""
+    :class:`~zarr_codecs_bench.chunk_work.Subject`)."""
 
     def __init__(
         self,
@@ -198,7 +199,7 @@ def in_rounds(
     it and a read of it, so that a slow spell of a shared machine falls on every subject alike
     instead of on whichever was running. Before each timed step, untimed: on a LocalStore the
     file system's pending writes are flushed, then ``ready`` runs (the benchmark makes free
-    memory ready with it: :mod:`zarr_codecs.bench.memory`). ``clock`` is replaceable for
+    memory ready with it: :mod:`zarr_codecs_bench.memory`). ``clock`` is replaceable for
     tests."""
 
     def quiet() -> None:
@@ -353,7 +354,7 @@ def to_markdown(rows: Sequence[Row], nbytes: int) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point."""
     parser = argparse.ArgumentParser(
-        prog="python -m zarr_codecs.bench.pipelines", description=__doc__.split("\n\n")[0]
+        prog="python -m zarr_codecs_bench.pipelines", description=__doc__.split("\n\n")[0]
     )
     parser.add_argument("--size", type=float, default=256, help="MiB of float32 (default 256)")
     parser.add_argument("--chunk", type=float, default=2, help="MiB per chunk (default 2)")

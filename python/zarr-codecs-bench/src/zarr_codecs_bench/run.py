@@ -1,4 +1,4 @@
-"""Run the benchmarks: ``zarr-codecs bench [options]`` (``python -m benchmarks.run`` in the
+"""Run the benchmarks: ``zarr-codecs-bench [options]`` (``python -m benchmarks.run`` in the
 repository).
 
 Every provider in :data:`PROVIDERS` contributes cases for every dataset; the results are printed
@@ -8,6 +8,7 @@ is skipped with a note.
 """
 
 import argparse
+import importlib.util
 import os
 import platform
 import sys
@@ -15,11 +16,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-from zarr_codecs._progress import Progress
-from zarr_codecs.bench import affine, cast_ranges, casts, datasets
-from zarr_codecs.bench.harness import Result, plot, run_case, to_markdown
-from zarr_codecs.bench.ours import BASELINES, OURS
-from zarr_codecs.bench.peers import PEERS, CaseFactory, Provider
+
+from zarr_codecs_bench import affine, cast_ranges, casts, datasets
+from zarr_codecs_bench._progress import Progress
+from zarr_codecs_bench.harness import Result, plot, run_case, to_markdown
+from zarr_codecs_bench.ours import BASELINES, OURS
+from zarr_codecs_bench.peers import PEERS, CaseFactory, Provider
 
 #: Every case provider, in the order their rows appear. Add ours after the peers.
 PROVIDERS: tuple[Provider, ...] = (
@@ -46,12 +48,17 @@ def fixed_baseline(group: str) -> str | None:
     )
 
 
-def parse_args(argv: Sequence[str] | None, prog: str = "zarr-codecs bench") -> argparse.Namespace:
+#: The exit status of a usage error, as argparse's.
+USAGE = 2
+
+
+def parse_args(argv: Sequence[str] | None, prog: str = "zarr-codecs-bench") -> argparse.Namespace:
     """The command line."""
     parser = argparse.ArgumentParser(
         prog=prog,
-        description="Time codecs side by side with their peers on deterministic datasets, "
-        "in one process; print a Markdown table of throughputs and ratios.",
+        description="Time codecs side by side with their peers on deterministic datasets, in "
+        "one process; print a Markdown table of throughputs and ratios to a baseline. Peers "
+        "that are not installed are skipped with a note. Never asserts a time.",
     )
     add_arguments(parser)
     args = parser.parse_args(argv)
@@ -166,9 +173,21 @@ def report(results: Sequence[Result], notes: Sequence[str], args: argparse.Names
     return "\n".join(lines).rstrip() + "\n"
 
 
-def main(argv: Sequence[str] | None = None, prog: str = "zarr-codecs bench") -> int:
-    """Entry point of ``zarr-codecs bench`` and ``python -m benchmarks.run``."""
-    return execute(parse_args(argv, prog))
+def main(argv: Sequence[str] | None = None, prog: str = "zarr-codecs-bench") -> int:
+    """Entry point of ``zarr-codecs-bench`` and ``python -m benchmarks.run``: the exit status."""
+    args = parse_args(argv, prog)
+    # Checked before anything runs, so that a missing chart library costs no benchmark run.
+    if args.plot is not None and importlib.util.find_spec("matplotlib") is None:
+        print(
+            f"{prog}: error: --plot needs matplotlib: pip install 'zarr-codecs-bench[plot]'",
+            file=sys.stderr,
+        )
+        return USAGE
+    try:
+        return execute(args)
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted", file=sys.stderr)
+        return 130
 
 
 def execute(args: argparse.Namespace) -> int:

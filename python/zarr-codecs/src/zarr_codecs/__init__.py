@@ -9,7 +9,8 @@ an existing zarr-python program use our codecs, in Zarr v3 and v2 alike::
     zarr_codecs.uninstall()        # everything as it was
 
 or set ``ZARR_CODECS_INSTALL=1`` in the environment (no code change). The ``zarr-codecs``
-command (``info``, ``bench``, ``inspect``, ``migrate``, ``demo``) is in :mod:`zarr_codecs.cli`.
+command (``info``, ``inspect``, ``migrate``, ``repair-order``, ``demo``) is in
+:mod:`zarr_codecs.cli`.
 """
 
 from zarr_codecs._install import (

@@ -1,5 +1,5 @@
-"""The ``zarr-codecs`` command: ``info``, ``bench``, ``inspect``, ``migrate``, ``repair-order``
-and ``demo``.
+"""The ``zarr-codecs`` command: ``info``, ``inspect``, ``migrate``, ``repair-order`` and ``demo``.
+(The benchmarks are a development package of the repository: ``zarr-codecs-bench``.)
 
 Exit status: 0 success; 1 the command ran and found problems; 2 a usage error or something
 missing (a path, an optional dependency).
@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from zarr_codecs import __version__
@@ -47,14 +47,6 @@ def _info(args: argparse.Namespace) -> int:
     else:
         print(info.render(rows))
     return OK
-
-
-def _bench(args: argparse.Namespace) -> int:
-    from zarr_codecs.bench import run
-
-    if args.plot is not None:
-        _needs("matplotlib", "bench")
-    return run.execute(args)
 
 
 def _store(path: str) -> Path:
@@ -113,8 +105,6 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    from zarr_codecs.bench import run as bench_run
-
     parser = argparse.ArgumentParser(
         prog="zarr-codecs",
         description="Zarr's chunk codecs, fast and exact: gzip, blosc, zstd, crc32c, "
@@ -130,16 +120,6 @@ def _parser() -> argparse.ArgumentParser:
     )
     info.add_argument("--json", action="store_true", help="machine-readable output")
     info.set_defaults(run=_info)
-
-    bench = commands.add_parser(
-        "bench",
-        help="time our codecs against their peers (needs zarr-codecs[bench] for all peers)",
-        description="Time codecs side by side with their peers on deterministic datasets, in "
-        "one process; print a Markdown table of throughputs and ratios to a baseline. Peers "
-        "that are not installed are skipped with a note. Never asserts a time.",
-    )
-    bench_run.add_arguments(bench)
-    bench.set_defaults(run=_bench, check=bench_run.check_arguments)
 
     inspect = commands.add_parser(
         "inspect",
@@ -208,11 +188,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     parser = _parser()
     args = parser.parse_args(argv)
-    check: Callable[[argparse.ArgumentParser, argparse.Namespace], None] | None = getattr(
-        args, "check", None
-    )
-    if check is not None:
-        check(parser, args)
     try:
         status: int = args.run(args)
     except UserError as err:

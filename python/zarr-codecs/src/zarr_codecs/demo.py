@@ -10,7 +10,9 @@ to a thousandth of a degree, NaN mapped to a reserved integer, with blosc and wi
 from __future__ import annotations
 
 import shutil
+import statistics
 import tempfile
+import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
@@ -21,7 +23,6 @@ import numpy as np
 import numpy.typing as npt
 
 from zarr_codecs._install import install, installed_parts
-from zarr_codecs.bench.harness import measure
 
 __all__ = ["CHAINS", "DemoResult", "run_demo", "sample"]
 
@@ -118,8 +119,17 @@ class DemoResult:
 
 def _time(fn: Callable[[], object], repeats: int) -> float:
     """Median seconds of ``repeats`` calls after one untimed call (imports, compiled plans and
-    thread pools are set up once per process, for zarr-python's codecs as for ours)."""
-    return measure(fn, warmup=1, repeats=repeats, min_time=0)
+    thread pools are set up once per process, for zarr-python's codecs as for ours).
+
+    A timer of its own: the benchmark harness is a development package, not part of the bundle.
+    """
+    fn()
+    samples = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples)
 
 
 def _write(path: Path, data: npt.NDArray[np.float32], chain: str) -> None:
