@@ -247,6 +247,15 @@ impl CodecFromJson for CastValue {
                 "cast_value: {null} is null; leave an optional field out instead"
             )));
         }
+        // serde would read a struct from a list too; the schema's scalar_map is an object.
+        if let Some(map) = json.pointer("/configuration/scalar_map")
+            && !map.is_object()
+        {
+            return Err(CodecError::configuration(format!(
+                "cast_value: scalar_map must be an object with \"encode\" and \"decode\", not \
+                 {map}"
+            )));
+        }
         let config: Config = parse_v3_config(json, NAME)?;
         let data_type = DataType::from_json(&config.data_type).map_err(|err| {
             CodecError::configuration(format!("cast_value: data_type: {}", err.detail()))

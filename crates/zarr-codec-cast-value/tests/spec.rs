@@ -469,3 +469,12 @@ fn every_element_decodes_alone() {
     let capability = codec.partial_decode_capability();
     assert!(capability.partial_read && capability.partial_decode);
 }
+
+#[test]
+fn a_scalar_map_that_is_not_an_object_is_refused() {
+    for map in [json!([]), json!([["NaN", 0]]), json!("NaN")] {
+        let json = json!({"name": "cast_value", "configuration": {"data_type": "int8", "scalar_map": map}});
+        let error = CastValue::from_json(&json, ZarrFormat::V3).expect_err("accepted");
+        assert!(error.to_string().contains("scalar_map"), "{error}");
+    }
+}

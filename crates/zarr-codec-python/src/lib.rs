@@ -8,6 +8,7 @@
 
 mod array;
 mod batch;
+mod config;
 mod elementwise;
 mod errors;
 mod input;
@@ -18,6 +19,7 @@ pub mod runtime;
 
 pub use array::{ArrayInput, ArrayOutput, NewArray, data_type_of, new_array};
 pub use batch::{decode_batch_claimed, decode_batch_into, parallel_map, thread_count};
+pub use config::canonical_configuration;
 pub use elementwise::{Elementwise, transform_fill_json};
 pub use errors::{IntoPyResult, to_py_err};
 pub use input::BytesInput;

@@ -512,6 +512,14 @@ impl CodecFromJson for ScaleOffset {
                 "scale_offset: unknown key {key:?}"
             )));
         }
+        // The schema has no nulls: an optional field is present with a number, or absent.
+        if let Some(Value::Object(fields)) = object.get("configuration")
+            && let Some((key, _)) = fields.iter().find(|(_, value)| value.is_null())
+        {
+            return Err(CodecError::configuration(format!(
+                "scale_offset: {key} is null; leave an optional field out instead"
+            )));
+        }
         // The configuration may be omitted (the identity).
         let config: Config = match object.get("configuration") {
             None => Config::default(),

@@ -241,3 +241,12 @@ fn every_element_decodes_alone() {
     let capability = codec(json!(1), json!(2)).partial_decode_capability();
     assert!(capability.partial_read && capability.partial_decode);
 }
+
+#[test]
+fn null_parameters_are_refused_not_read_as_identities() {
+    for key in ["offset", "scale"] {
+        let json = json!({"name": "scale_offset", "configuration": {key: null}});
+        let error = ScaleOffset::from_json(&json, ZarrFormat::V3).expect_err("null accepted");
+        assert!(error.to_string().contains("is null"), "{error}");
+    }
+}

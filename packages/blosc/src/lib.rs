@@ -266,6 +266,13 @@ fn encode_kernel<'py>(
     )
 }
 
+/// The canonical v3 configuration (JSON text) of codec metadata `json` (JSON text) in Zarr
+/// format `zarr_format`: the Rust configuration type is the one place it is validated.
+#[pyfunction]
+fn canonical_configuration(py: Python<'_>, json: &str, zarr_format: u8) -> PyResult<String> {
+    zarr_codec_python::canonical_configuration::<zarr_codec_blosc::Blosc>(py, json, zarr_format)
+}
+
 #[pymodule]
 fn _blosc(module: &Bound<'_, PyModule>) -> PyResult<()> {
     let compressors: Vec<&str> = [
@@ -282,6 +289,7 @@ fn _blosc(module: &Bound<'_, PyModule>) -> PyResult<()> {
     .collect();
     module.add("COMPRESSORS", compressors)?;
     module.add("CBLOSC_VERSION", zarr_codec_blosc::version())?;
+    module.add_function(wrap_pyfunction!(canonical_configuration, module)?)?;
     module.add_function(wrap_pyfunction!(encode, module)?)?;
     module.add_function(wrap_pyfunction!(decode, module)?)?;
     module.add_function(wrap_pyfunction!(decode_into, module)?)?;

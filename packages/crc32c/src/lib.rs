@@ -205,6 +205,13 @@ fn encode_kernel<'py>(py: Python<'py>, location: &str) -> PyResult<Bound<'py, Py
     )
 }
 
+/// The canonical v3 configuration (JSON text) of codec metadata `json` (JSON text) in Zarr
+/// format `zarr_format`: the Rust configuration type is the one place it is validated.
+#[pyfunction]
+fn canonical_configuration(py: Python<'_>, json: &str, zarr_format: u8) -> PyResult<String> {
+    zarr_codec_python::canonical_configuration::<zarr_codec_crc32c::Crc32c>(py, json, zarr_format)
+}
+
 #[pymodule]
 fn _crc32c(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add(
@@ -215,6 +222,7 @@ fn _crc32c(module: &Bound<'_, PyModule>) -> PyResult<()> {
         ),
     )?;
     module.add_function(wrap_pyfunction!(checksum, module)?)?;
+    module.add_function(wrap_pyfunction!(canonical_configuration, module)?)?;
     module.add_function(wrap_pyfunction!(encode, module)?)?;
     module.add_function(wrap_pyfunction!(encode_into, module)?)?;
     module.add_function(wrap_pyfunction!(decode, module)?)?;

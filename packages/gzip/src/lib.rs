@@ -188,12 +188,20 @@ fn encode_kernel(py: Python<'_>, level: u32) -> PyResult<Bound<'_, PyCapsule>> {
     )
 }
 
+/// The canonical v3 configuration (JSON text) of codec metadata `json` (JSON text) in Zarr
+/// format `zarr_format`: the Rust configuration type is the one place it is validated.
+#[pyfunction]
+fn canonical_configuration(py: Python<'_>, json: &str, zarr_format: u8) -> PyResult<String> {
+    zarr_codec_python::canonical_configuration::<zarr_codec_gzip::Gzip>(py, json, zarr_format)
+}
+
 #[pymodule]
 fn _gzip(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add(
         "ENGINE",
         "libdeflate 1.26 (libdeflate-sys, built from source)",
     )?;
+    module.add_function(wrap_pyfunction!(canonical_configuration, module)?)?;
     module.add_function(wrap_pyfunction!(encode, module)?)?;
     module.add_function(wrap_pyfunction!(encode_into, module)?)?;
     module.add_function(wrap_pyfunction!(decode, module)?)?;

@@ -225,6 +225,13 @@ fn encode_kernel(py: Python<'_>, level: i64, checksum: bool) -> PyResult<Bound<'
     )
 }
 
+/// The canonical v3 configuration (JSON text) of codec metadata `json` (JSON text) in Zarr
+/// format `zarr_format`: the Rust configuration type is the one place it is validated.
+#[pyfunction]
+fn canonical_configuration(py: Python<'_>, json: &str, zarr_format: u8) -> PyResult<String> {
+    zarr_codec_python::canonical_configuration::<zarr_codec_zstd::Zstd>(py, json, zarr_format)
+}
+
 #[pymodule]
 fn _zstd(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add(
@@ -234,6 +241,7 @@ fn _zstd(module: &Bound<'_, PyModule>) -> PyResult<()> {
             zarr_codec_zstd::engine_version()
         ),
     )?;
+    module.add_function(wrap_pyfunction!(canonical_configuration, module)?)?;
     module.add_function(wrap_pyfunction!(encode, module)?)?;
     module.add_function(wrap_pyfunction!(encode_into, module)?)?;
     module.add_function(wrap_pyfunction!(decode, module)?)?;

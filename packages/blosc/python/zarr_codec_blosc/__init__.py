@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Buffer, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from zarr_codec_shapes import (
     BytesBytesCodecBase,
@@ -20,6 +20,7 @@ from zarr_codec_shapes import (
     check_keys,
 )
 from zarr_codec_shapes.base import item_size
+from zarr_codec_shapes.codec_json import canonical_configuration
 
 from zarr_codec_blosc import _blosc
 
@@ -38,7 +39,6 @@ def _kernel() -> object:
     return _blosc.decode_kernel()
 
 
-_SHUFFLES = ("noshuffle", "shuffle", "bitshuffle")
 _AUTOMATIC_BLOCK = 256 * 1024  # about the block size c-blosc chooses, for planning
 _V2_SHUFFLE = {-1: None, 0: "noshuffle", 1: "shuffle", 2: "bitshuffle"}
 
@@ -71,18 +71,21 @@ class Blosc(BytesBytesCodecBase):
         max_decoded_size: int | None = None,
         threads: int = 1,
     ) -> None:
-        if cname not in COMPRESSORS:
-            raise ConfigurationError(
-                f"blosc: cname {cname!r} is not available; this build has {list(COMPRESSORS)}"
-            )
-        if shuffle is not None and shuffle not in _SHUFFLES:
-            raise ConfigurationError(f"blosc: shuffle must be one of {_SHUFFLES}, got {shuffle!r}")
-        self.cname = cname
-        self.clevel = _int("clevel", clevel, 0, 9)
+        # The configuration is validated by the Rust configuration type, nowhere else; a
+        # shuffle or typesize left unset (resolved by `evolve`) stands in as "noshuffle" or 1.
+        probe: dict[str, Any] = {
+            "cname": cname,
+            "clevel": clevel,
+            "shuffle": "noshuffle" if shuffle is None else shuffle,
+            "typesize": 1 if typesize is None else typesize,
+            "blocksize": blocksize,
+        }
+        config = _configured(probe, 3)
+        self.cname: str = config["cname"]
+        self.clevel: int = config["clevel"]
         self.shuffle = shuffle
-        # Any positive typesize is valid metadata; c-blosc shuffles with 1 above 255.
-        self.typesize = None if typesize is None else _int("typesize", typesize, 1, 2**31 - 1)
-        self.blocksize = _int("blocksize", blocksize, 0, 2**31 - 1)
+        self.typesize: int | None = None if typesize is None else config["typesize"]
+        self.blocksize: int = config["blocksize"]
         if max_decoded_size is not None:  # any larger limit means none
             max_decoded_size = min(_int("max_decoded_size", max_decoded_size, 0, 2**200), 2**62)
         self.max_decoded_size = max_decoded_size
@@ -162,23 +165,7 @@ class Blosc(BytesBytesCodecBase):
 
     @classmethod
     def from_configuration(cls, config: dict[str, Any]) -> Blosc:
-        check_keys(
-            "blosc",
-            config,
-            required=("cname", "clevel", "shuffle", "blocksize"),
-            optional=("typesize",),
-        )
-        if config["shuffle"] not in _SHUFFLES:
-            raise ConfigurationError(f"blosc: shuffle must be one of {_SHUFFLES}")
-        if config.get("typesize") is None and config["shuffle"] != "noshuffle":
-            raise ConfigurationError('blosc: typesize is required unless shuffle is "noshuffle"')
-        return cls(
-            config["cname"],
-            config["clevel"],
-            config["shuffle"],
-            config.get("typesize"),
-            config["blocksize"],
-        )
+        return cls(**_configured(config, 3))
 
     @classmethod
     def from_zarr_python_configuration(cls, config: dict[str, Any]) -> Blosc:
@@ -193,20 +180,16 @@ class Blosc(BytesBytesCodecBase):
 
     @classmethod
     def from_v2_configuration(cls, config: dict[str, Any]) -> Blosc:
-        # numcodecs' Blosc takes a "typesize" key too (it is not in what numcodecs writes).
-        check_keys(
-            "blosc", config, optional=("cname", "clevel", "shuffle", "blocksize", "typesize")
-        )
-        shuffle = config.get("shuffle", 1)
-        if isinstance(shuffle, bool) or not isinstance(shuffle, int) or shuffle not in _V2_SHUFFLE:
-            raise ConfigurationError(f"blosc: v2 shuffle must be -1, 0, 1 or 2, got {shuffle!r}")
-        # numcodecs' defaults: lz4, level 5, byte shuffle, automatic blocks.
+        # numcodecs' Blosc takes a "typesize" key too (not in what numcodecs writes, nor in the
+        # v2 form the Rust type reads): kept aside, then checked with the rest.
+        rest = {key: value for key, value in config.items() if key != "typesize"}
+        canonical = _configured(rest, 2)  # numcodecs' defaults: lz4, level 5, byte shuffle
         return cls(
-            config.get("cname", "lz4"),
-            config.get("clevel", 5),
-            _V2_SHUFFLE[shuffle],
+            canonical["cname"],
+            canonical["clevel"],
+            _V2_SHUFFLE[canonical["shuffle"]],
             config.get("typesize"),
-            config.get("blocksize", 0),
+            canonical["blocksize"],
         )
 
     def evolve(self, spec: ChunkSpec) -> Blosc:
@@ -292,6 +275,10 @@ class Blosc(BytesBytesCodecBase):
         memory with another ``out`` or any chunk), in parallel with the GIL released; returns
         the bytes written into each."""
         return _blosc.decode_batch_into(list(chunks), list(outs), threads)
+
+
+def _configured(config: dict[str, Any], zarr_format: Literal[2, 3]) -> dict[str, Any]:
+    return canonical_configuration(_blosc.canonical_configuration, "blosc", config, zarr_format)
 
 
 def _rebuild(

@@ -41,3 +41,8 @@ def encode_kernel(
     cname: str, clevel: int, shuffle: str, typesize: int, blocksize: int = 0
 ) -> object:
     """Compression with these parameters as a chain kernel."""
+
+def canonical_configuration(json: str, zarr_format: int) -> str:
+    """The canonical configuration (JSON text) of codec metadata ``json`` (JSON text) in Zarr
+    format ``zarr_format``, as the Rust configuration type reads it: ``ConfigurationError``
+    for anything it refuses."""

@@ -10,13 +10,8 @@ import functools
 from collections.abc import Buffer, Sequence
 from typing import Any, ClassVar, Literal
 
-from zarr_codec_shapes import (
-    BytesBytesCodecBase,
-    ChunkSpec,
-    ConfigurationError,
-    UnsupportedError,
-    check_keys,
-)
+from zarr_codec_shapes import BytesBytesCodecBase, ChunkSpec, UnsupportedError
+from zarr_codec_shapes.codec_json import canonical_configuration
 
 from zarr_codec_crc32c import _crc32c
 
@@ -35,6 +30,10 @@ def checksum(data: Buffer, value: int = 0) -> int:
     return _crc32c.checksum(data, value)
 
 
+def _configured(config: dict[str, Any], zarr_format: Literal[2, 3]) -> dict[str, Any]:
+    return canonical_configuration(_crc32c.canonical_configuration, "crc32c", config, zarr_format)
+
+
 @functools.cache
 def _kernel(location: Location) -> object:
     return _crc32c.decode_kernel(location)
@@ -50,9 +49,9 @@ class Crc32c(BytesBytesCodecBase):
     codec_id: ClassVar[str | None] = "crc32c"
 
     def __init__(self, *, location: Location = "end") -> None:
-        if location not in ("end", "start"):
-            raise ConfigurationError(f'crc32c: location must be "end" or "start", got {location!r}')
-        self.location: Location = location
+        # Validated by the Rust configuration type (v2's form: the only one with a location).
+        config = _configured({"location": location}, 2)
+        self.location: Location = config.get("location", "end")
 
     def configuration(self) -> dict[str, Any]:
         return {} if self.location == "end" else {"location": self.location}
@@ -68,13 +67,11 @@ class Crc32c(BytesBytesCodecBase):
 
     @classmethod
     def from_configuration(cls, config: dict[str, Any]) -> Crc32c:
-        check_keys("crc32c", config)
-        return cls()
+        return cls(**_configured(config, 3))
 
     @classmethod
     def from_v2_configuration(cls, config: dict[str, Any]) -> Crc32c:
-        check_keys("crc32c", config, optional=("location",))
-        return cls(location=config.get("location", "end"))
+        return cls(**_configured(config, 2))
 
     def encode(self, data: Buffer, spec: ChunkSpec | None = None) -> bytes:
         """``data`` followed by its checksum."""

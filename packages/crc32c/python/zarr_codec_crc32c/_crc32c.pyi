@@ -30,3 +30,8 @@ def decode_kernel(location: _Location = "end") -> object:
 
 def encode_kernel(location: _Location = "end") -> object:
     """Appending the checksum as a chain kernel."""
+
+def canonical_configuration(json: str, zarr_format: int) -> str:
+    """The canonical configuration (JSON text) of codec metadata ``json`` (JSON text) in Zarr
+    format ``zarr_format``, as the Rust configuration type reads it: ``ConfigurationError``
+    for anything it refuses."""

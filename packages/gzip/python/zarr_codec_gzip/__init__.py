@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Buffer, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
-from zarr_codec_shapes import BytesBytesCodecBase, ChunkSpec, ConfigurationError, check_keys
+from zarr_codec_shapes import BytesBytesCodecBase, ChunkSpec, ConfigurationError
+from zarr_codec_shapes.codec_json import canonical_configuration
 
 from zarr_codec_gzip import _gzip
 
@@ -39,15 +40,15 @@ class Gzip(BytesBytesCodecBase):
     codec_id: ClassVar[str | None] = "gzip"
 
     def __init__(self, level: int = 5, *, max_decoded_size: int | None = None) -> None:
-        if isinstance(level, bool) or not isinstance(level, int) or not 0 <= level <= 9:
-            raise ConfigurationError(f"gzip: level must be an integer 0 to 9, got {level!r}")
+        # The configuration is validated by the Rust configuration type, nowhere else.
+        config = _configured({"level": level}, 3)
         if max_decoded_size is not None and (
             isinstance(max_decoded_size, bool)
             or not isinstance(max_decoded_size, int)
             or max_decoded_size < 0
         ):
             raise ConfigurationError(f"gzip: invalid max_decoded_size {max_decoded_size!r}")
-        self.level = level
+        self.level: int = config["level"]
         self.max_decoded_size = max_decoded_size
 
     def configuration(self) -> dict[str, Any]:
@@ -64,15 +65,12 @@ class Gzip(BytesBytesCodecBase):
 
     @classmethod
     def from_configuration(cls, config: dict[str, Any]) -> Gzip:
-        check_keys("gzip", config, required=("level",))
-        return cls(config["level"])
+        return cls(**_configured(config, 3))
 
     @classmethod
     def from_v2_configuration(cls, config: dict[str, Any]) -> Gzip:
-        check_keys("gzip", config, optional=("level",))
-        level = config.get("level", 1)  # numcodecs' GZip defaults to level 1
-        # numcodecs hands the level to zlib, for which -1 means its default level, 6.
-        return cls(6 if level == -1 and not isinstance(level, bool) else level)
+        # numcodecs' defaults (level 1; -1, zlib's default, is 6) are the Rust type's.
+        return cls(**_configured(config, 2))
 
     def encode(self, data: Buffer, spec: ChunkSpec | None = None) -> bytes:
         """Compress ``data`` (any buffer; non-contiguous arrays in C order)."""
@@ -118,6 +116,10 @@ class Gzip(BytesBytesCodecBase):
         memory with another ``out`` or any chunk), in parallel with the GIL released; returns
         the bytes written into each."""
         return _gzip.decode_batch_into(list(chunks), list(outs), threads)
+
+
+def _configured(config: dict[str, Any], zarr_format: Literal[2, 3]) -> dict[str, Any]:
+    return canonical_configuration(_gzip.canonical_configuration, "gzip", config, zarr_format)
 
 
 def _rebuild(level: int, max_decoded_size: int | None) -> Gzip:

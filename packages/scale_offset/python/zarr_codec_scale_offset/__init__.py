@@ -36,19 +36,18 @@ class ScaleOffset(BoundMethods, ArrayArrayCodecBase):
     codec_id: ClassVar[str | None] = None
 
     def __init__(self, offset: int | float | str = 0, scale: int | float | str = 1) -> None:
-        for label, value in (("offset", offset), ("scale", scale)):
-            if isinstance(value, bool) or not isinstance(value, int | float | str):
-                raise ConfigurationError(
-                    f"scale_offset: {label} must be a number or a fill-value string, got {value!r}"
-                )
         config: dict[str, Any] = {}
         if not _is(offset, 0.0):
             config["offset"] = offset
         if not _is(scale, 1.0):
             config["scale"] = scale
-        self._json = json.dumps(
-            {"name": "scale_offset", "configuration": config} if config else {"name": self.name}
-        )
+        data = {"name": "scale_offset", "configuration": config} if config else {"name": self.name}
+        # The configuration is validated by the Rust configuration type, nowhere else.
+        try:
+            self._json = json.dumps(data)
+        except (TypeError, ValueError) as err:  # not JSON: the codec could never be stored
+            message = f"scale_offset: the configuration is not JSON: {err}"
+            raise ConfigurationError(message) from None
         _scale_offset.check_configuration(self._json)
         self._config = config
         self.offset = offset

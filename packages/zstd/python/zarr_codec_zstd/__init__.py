@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Buffer, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
-from zarr_codec_shapes import BytesBytesCodecBase, ChunkSpec, ConfigurationError, check_keys
+from zarr_codec_shapes import BytesBytesCodecBase, ChunkSpec, ConfigurationError
+from zarr_codec_shapes.codec_json import canonical_configuration
 
 from zarr_codec_zstd import _zstd
 
@@ -53,16 +54,12 @@ class Zstd(BytesBytesCodecBase):
     def __init__(
         self, level: int = 0, checksum: bool = False, *, max_decoded_size: int | None = None
     ) -> None:
-        if not _is_int(level) or not MIN_LEVEL <= level <= MAX_LEVEL:
-            raise ConfigurationError(
-                f"zstd: level must be an integer {MIN_LEVEL} to {MAX_LEVEL}, got {level!r}"
-            )
-        if not isinstance(checksum, bool):
-            raise ConfigurationError(f"zstd: checksum must be true or false, got {checksum!r}")
+        # The configuration is validated by the Rust configuration type, nowhere else.
+        config = _configured({"level": level, "checksum": checksum}, 3)
         if max_decoded_size is not None and (not _is_int(max_decoded_size) or max_decoded_size < 0):
             raise ConfigurationError(f"zstd: invalid max_decoded_size {max_decoded_size!r}")
-        self.level = level
-        self.checksum = checksum
+        self.level: int = config["level"]
+        self.checksum: bool = config.get("checksum", False)
         self.max_decoded_size = max_decoded_size
 
     def configuration(self) -> dict[str, Any]:
@@ -84,17 +81,12 @@ class Zstd(BytesBytesCodecBase):
 
     @classmethod
     def from_configuration(cls, config: dict[str, Any]) -> Zstd:
-        check_keys("zstd", config, required=("level",), optional=("checksum",))
-        return cls(config["level"], config.get("checksum", False))
+        return cls(**_configured(config, 3))
 
     @classmethod
     def from_v2_configuration(cls, config: dict[str, Any]) -> Zstd:
-        check_keys("zstd", config, optional=("level", "checksum"))
-        level = config.get("level", NUMCODECS_DEFAULT_LEVEL)
-        # numcodecs hands any integer to libzstd, which clamps it into range.
-        if _is_int(level):
-            level = min(max(level, MIN_LEVEL), MAX_LEVEL)
-        return cls(level, config.get("checksum", False))
+        # numcodecs' default level and its clamping of any integer level are the Rust type's.
+        return cls(**_configured(config, 2))
 
     def encode(self, data: Buffer, spec: ChunkSpec | None = None) -> bytes:
         """Compress ``data`` (any buffer; non-contiguous arrays in C order) into one frame."""
@@ -140,6 +132,10 @@ class Zstd(BytesBytesCodecBase):
     def encode_kernel(self, spec: ChunkSpec | None = None) -> object:
         """Compression as a compiled kernel for a :class:`zarr_codec_runtime.Chain`."""
         return _zstd.encode_kernel(self.level, self.checksum)
+
+
+def _configured(config: dict[str, Any], zarr_format: Literal[2, 3]) -> dict[str, Any]:
+    return canonical_configuration(_zstd.canonical_configuration, "zstd", config, zarr_format)
 
 
 def _rebuild(level: int, checksum: bool, max_decoded_size: int | None) -> Zstd:

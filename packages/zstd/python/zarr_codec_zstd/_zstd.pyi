@@ -27,3 +27,8 @@ def decode_kernel() -> object:
 
 def encode_kernel(level: int, checksum: bool) -> object:
     """Compression at ``level`` as a chain kernel."""
+
+def canonical_configuration(json: str, zarr_format: int) -> str:
+    """The canonical configuration (JSON text) of codec metadata ``json`` (JSON text) in Zarr
+    format ``zarr_format``, as the Rust configuration type reads it: ``ConfigurationError``
+    for anything it refuses."""

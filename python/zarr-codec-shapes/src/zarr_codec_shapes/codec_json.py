@@ -8,8 +8,9 @@ configuration dict and check configuration keys, so every codec rejects unknown 
 
 from __future__ import annotations
 
+import json
 import numbers
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 import numpy as np
@@ -17,7 +18,7 @@ import numpy as np
 from zarr_codec_shapes.errors import ConfigurationError
 from zarr_codec_shapes.protocols import ZarrFormat
 
-__all__ = ["check_keys", "codec_name_of", "split_codec_json"]
+__all__ = ["canonical_configuration", "check_keys", "codec_name_of", "split_codec_json"]
 
 
 def split_codec_json(data: object, zarr_format: ZarrFormat) -> tuple[str, dict[str, Any]]:
@@ -91,3 +92,35 @@ def check_keys(
     unknown = sorted(set(config) - set(required) - set(optional))
     if unknown:
         raise ConfigurationError(f"{codec}: unknown configuration keys {unknown}")
+
+
+#: A compiled codec module's configuration check: codec JSON text and its Zarr format in, the
+#: canonical configuration (JSON text) out, or a ``ConfigurationError``.
+ConfigurationCheck = Callable[[str, int], str]
+
+
+def canonical_configuration(
+    check: ConfigurationCheck, codec: str, config: Mapping[str, Any], zarr_format: ZarrFormat
+) -> dict[str, Any]:
+    """``config`` of codec ``codec`` in ``zarr_format``, as the codec's compiled configuration
+    type reads and writes it back: the one place a configuration is validated, so that a
+    Python class and its Rust core never disagree on what a codec accepts. Keys and values
+    that are not JSON are a ``ConfigurationError`` here already."""
+    _check_json(config, codec)
+    data = {"name": codec, "configuration": dict(config)} if zarr_format == 3 else {
+        "id": codec,
+        **config,
+    }
+    try:
+        text = json.dumps(data, allow_nan=False, default=_json_scalar)
+    except (TypeError, ValueError) as err:
+        raise ConfigurationError(f"{codec}: the configuration is not JSON: {err}") from None
+    canonical: dict[str, Any] = json.loads(check(text, zarr_format))
+    return canonical
+
+
+def _json_scalar(value: object) -> object:
+    """numpy scalars as the Python numbers JSON writes."""
+    if isinstance(value, np.generic):
+        return value.item()
+    raise TypeError(f"{value!r} is not JSON")
