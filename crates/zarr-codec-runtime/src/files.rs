@@ -274,6 +274,34 @@ pub fn read_stored_into(path: &Path, out: &mut [u8]) -> ChunkResult<Outcome> {
     Ok(Outcome::Done)
 }
 
+/// Bytes `range` of a chunk stored as is, whose file must hold exactly `stored_len` bytes (a
+/// `Corrupt` error otherwise), read from `path` into the same range of `out`: the part of a
+/// chunk a small read needs, without reading the rest. `Missing` when there is no file.
+pub fn read_stored_range(
+    path: &Path,
+    stored_len: usize,
+    range: std::ops::Range<usize>,
+    out: &mut [u8],
+) -> ChunkResult<Outcome> {
+    let Some((mut file, size)) = open_chunk(path)? else {
+        return Ok(Outcome::Missing);
+    };
+    if size != stored_len as u64 || range.end > stored_len || out.len() < range.end {
+        return Err(wrong_size(path, stored_len));
+    }
+    let failed = |err: io::Error| {
+        if err.kind() == io::ErrorKind::UnexpectedEof {
+            wrong_size(path, stored_len) // the file shrank since its size was read
+        } else {
+            ChunkError::Io(err, path.to_path_buf())
+        }
+    };
+    file.seek(SeekFrom::Start(range.start as u64))
+        .map_err(failed)?;
+    file.read_exact(&mut out[range]).map_err(failed)?;
+    Ok(Outcome::Done)
+}
+
 /// One chunk file decoded by `plan` into all of `out`.
 pub fn decode_file(plan: &Plan, path: &Path, out: &mut [u8]) -> ChunkResult<Outcome> {
     if plan.is_identity() {

@@ -11,7 +11,9 @@ use std::path::Path;
 
 use zarr_codec_shapes::CodecError;
 
-use crate::files::{ChunkError, ChunkResult, Outcome, read_stored_into, with_chunk_file};
+use crate::files::{
+    ChunkError, ChunkResult, Outcome, read_stored_into, read_stored_range, with_chunk_file,
+};
 use crate::plan::Plan;
 use crate::pool::parallel_map;
 use crate::region::{Layout, OutArray, Region, any_overlap, copy_region};
@@ -139,6 +141,10 @@ unsafe fn read_one(
             unsafe { decode_and_place(plan, chunk, decoded_len, data, read, out) }?;
             true
         }
+        (Source::File(path), None) if plan.is_identity() => {
+            // SAFETY: the caller's contract.
+            unsafe { read_stored_part(chunk, decoded_len, path, read, out) }?
+        }
         (Source::File(path), None) => with_chunk_file(path, plan.input_len(), |data| {
             // SAFETY: the caller's contract.
             unsafe { decode_and_place(plan, chunk, decoded_len, data, read, out) }
@@ -151,6 +157,49 @@ unsafe fn read_one(
         unsafe { out.fill(&read.out, fill) };
     }
     Ok(present)
+}
+
+/// The part `read.chunk` of a chunk stored as is in file `path`: only the bytes from its first
+/// element to its last read (a small read of a large chunk reads little), then copied into
+/// place; whether the file was there.
+///
+/// # Safety
+/// As [`read_one`].
+unsafe fn read_stored_part(
+    chunk: &Layout,
+    decoded_len: usize,
+    path: &Path,
+    read: &ReadItem<'_>,
+    out: &OutArray<'_>,
+) -> ChunkResult<bool> {
+    let Some(range) = chunk.byte_range(&read.chunk) else {
+        return Ok(true); // no element: nothing to read
+    };
+    DECODED.with_borrow_mut(|decoded| {
+        if decoded.len() < decoded_len {
+            decoded
+                .try_reserve(decoded_len - decoded.len())
+                .map_err(|_| CodecError::OutputLimit { limit: decoded_len })?;
+            decoded.resize(decoded_len, 0);
+        }
+        let outcome = read_stored_range(path, decoded_len, range, decoded)?;
+        if outcome == Outcome::Done {
+            // SAFETY: the part lies within the chunk (its bytes were just read), the place
+            // within `out` (checked by `read_batch`); the caller keeps other threads off it.
+            unsafe {
+                copy_region(
+                    (decoded.as_ptr(), chunk),
+                    &read.chunk,
+                    out.target(),
+                    &read.out,
+                );
+            }
+        }
+        if decoded.capacity() > KEPT_DECODED {
+            *decoded = Vec::new();
+        }
+        Ok(outcome == Outcome::Done)
+    })
 }
 
 /// `data` decoded whole into this thread's scratch, and the part `read.chunk` copied into

@@ -257,6 +257,25 @@ impl Layout {
         (first, steps)
     }
 
+    /// The bytes from the first element of `region` (within an array of non-negative strides)
+    /// to the end of its last; `None` for an empty region.
+    pub(crate) fn byte_range(&self, region: &Region) -> Option<std::ops::Range<usize>> {
+        if region.is_empty() {
+            return None;
+        }
+        let (first, steps) = self.walk(region);
+        let last = region
+            .spans
+            .iter()
+            .zip(&steps)
+            .try_fold(first, |offset, (span, &step)| {
+                offset.checked_add(step.checked_mul(isize::try_from(span.count - 1).ok()?)?)
+            })?;
+        let start = usize::try_from(first).ok()?;
+        let end = usize::try_from(last).ok()?.checked_add(self.item)?;
+        Some(start..end)
+    }
+
     /// The byte range of `region` (within the array) when its elements are one contiguous run
     /// in C order.
     fn contiguous_range(&self, region: &Region) -> Option<std::ops::Range<isize>> {

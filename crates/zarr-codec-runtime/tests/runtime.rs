@@ -653,3 +653,77 @@ fn a_write_naming_a_chunk_twice_is_refused() {
     ));
     assert!(!path.exists());
 }
+
+#[test]
+fn parts_of_chunks_stored_as_is_are_read_from_their_files_alone() {
+    let dir = Scratch::new("stored-parts");
+    let (shape, chunk_shape) = ([10, 7], [4, 4]);
+    let chain = Chain::new(&[], None, &[], spec(&chunk_shape, DataType::UInt8)).expect("a chain");
+    let whole: Vec<u8> = (0..70)
+        .map(|i| u8::try_from(i + 1).expect("small"))
+        .collect();
+    let values = InArray::contiguous(&whole, &shape, 1).expect("values");
+    write_region(
+        &chain,
+        &dir.0,
+        shape,
+        chunk_shape,
+        [0, 0],
+        &values,
+        EmptyRule::Never,
+    );
+    // One element, and a strided part, of chunk 3 (rows 4-7, columns 4-6).
+    let path = dir.0.join("3");
+    for (part, expected) in [
+        (Region::block(&[1, 2], &[1, 1]), vec![whole[5 * 7 + 6]]),
+        (
+            Region {
+                spans: vec![
+                    Span {
+                        start: 0,
+                        step: 2,
+                        count: 2,
+                    },
+                    Span {
+                        start: 0,
+                        step: 2,
+                        count: 2,
+                    },
+                ],
+            },
+            vec![
+                whole[4 * 7 + 4],
+                whole[4 * 7 + 6],
+                whole[6 * 7 + 4],
+                whole[6 * 7 + 6],
+            ],
+        ),
+    ] {
+        let counts = part.counts();
+        let items = [ReadItem {
+            source: Source::File(&path),
+            chunk: part,
+            out: Region::whole(&counts),
+        }];
+        let mut array = vec![0; expected.len()];
+        let out = OutArray::contiguous(&mut array, &counts, 1).expect("an array");
+        let found =
+            read_batch(chain.decode_plan(), &chunk_shape, &items, &out, &[0], 1).expect("read");
+        assert_eq!(found, [true]);
+        assert_eq!(array, expected);
+    }
+    // A file of another size than a chunk's is corrupt, even when the part read is there.
+    std::fs::write(&path, [1u8; 20]).expect("written");
+    let items = [ReadItem {
+        source: Source::File(&path),
+        chunk: Region::block(&[0, 0], &[1, 1]),
+        out: Region::whole(&[1, 1]),
+    }];
+    let mut array = vec![0; 1];
+    let out = OutArray::contiguous(&mut array, &[1, 1], 1).expect("an array");
+    let read = read_batch(chain.decode_plan(), &chunk_shape, &items, &out, &[0], 1);
+    assert!(
+        matches!(read, Err(ChunkError::Codec(CodecError::Corrupt(_)))),
+        "{read:?}"
+    );
+}
