@@ -12,14 +12,19 @@ import sys
 import threading
 import time
 import warnings
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
 import pytest
+from byte_samples import varied_chunks
 from zarr_codec_blosc import Blosc
 from zarr_codec_shapes import CodecError, ConfigurationError, CorruptInputError, OutputSizeError
+from zarr_codec_shapes.testing import (
+    check_batch_matches_single,
+    check_errors_from_threads,
+    check_threads_on_chunk,
+    run_in_threads,
+)
 
 THREADS = [None, 1, 2, 4]
 CODECS = [
@@ -31,37 +36,7 @@ CODECS = [
 ]
 
 
-def _chunks(count: int = 64) -> list[bytes]:
-    """Chunks of different sizes and kinds (empty, random, smooth floats, repeats)."""
-    rng = np.random.default_rng(3)
-    chunks: list[bytes] = []
-    for i in range(count):
-        size = int(rng.integers(0, 40_000)) if i % 8 else 0
-        kind = i % 4
-        if kind == 0:
-            chunks.append(rng.integers(0, 256, size, dtype=np.uint8).tobytes())
-        elif kind == 1:
-            chunks.append(np.sin(np.arange(size // 4) / (i + 1)).astype("<f4").tobytes())
-        elif kind == 2:
-            chunks.append(bytes([i]) * size)
-        else:
-            chunks.append((b"chunk %d " % i) * (size // 10))
-    return chunks
-
-
-CHUNKS = _chunks()
-
-
-def _run_in_threads(work: Callable[[], object], count: int = 8, repeat: int = 10) -> list[object]:
-    barrier = threading.Barrier(count)
-
-    def task() -> list[object]:
-        barrier.wait()
-        return [work() for _ in range(repeat)]
-
-    with ThreadPoolExecutor(count) as pool:
-        futures = [pool.submit(task) for _ in range(count)]
-        return [r for f in futures for r in f.result()]
+CHUNKS = varied_chunks()
 
 
 # -- batches ---------------------------------------------------------------------------------
@@ -70,12 +45,9 @@ def _run_in_threads(work: Callable[[], object], count: int = 8, repeat: int = 10
 @pytest.mark.parametrize("threads", THREADS)
 @pytest.mark.parametrize("codec", CODECS, ids=repr)
 def test_batch_equals_per_chunk(codec: Blosc, threads: int | None) -> None:
-    expected = [codec.encode(c) for c in CHUNKS]
-    encoded = codec.encode_batch(CHUNKS, threads=threads)
-    assert encoded == expected
+    encoded, decoded = check_batch_matches_single(codec, CHUNKS, threads=threads)
     assert all(type(e) is bytes for e in encoded)
-    decoded = codec.decode_batch(encoded, threads=threads)
-    assert decoded == [codec.decode(e) for e in encoded] == CHUNKS
+    assert decoded == CHUNKS
 
 
 @pytest.mark.parametrize("threads", THREADS)
@@ -90,8 +62,7 @@ def test_batch_accepts_any_buffers(threads: int | None) -> None:
         np.asfortranarray(np.arange(120, dtype=np.int16).reshape(12, 10)),
         np.float32(1.5),
     ]
-    expected = [codec.encode(d) for d in inputs]
-    assert codec.encode_batch(inputs, threads=threads) == expected
+    expected, _ = check_batch_matches_single(codec, inputs, threads=threads)
     assert codec.encode_batch(tuple(inputs), threads=threads) == expected
     as_buffers = [np.frombuffer(e, np.uint8) for e in expected]
     decoded = codec.decode_batch(as_buffers, threads=threads)
@@ -209,17 +180,10 @@ def test_batch_rejects_non_buffers_before_working() -> None:
 # -- Python threads --------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("codec", CODECS, ids=repr)
-def test_encode_and_decode_from_8_python_threads(codec: Blosc) -> None:
-    data = b"".join(CHUNKS[:16])
-    expected = codec.encode(data)
-
-    def work() -> tuple[bytes, bytes]:
-        encoded = codec.encode(data)
-        return encoded, codec.decode(encoded)
-
-    results = _run_in_threads(work)
-    assert len(results) == 80 and all(r == (expected, data) for r in results)
+@pytest.mark.parametrize("codec", [*CODECS, Blosc("zstd", 5, "shuffle", 4)], ids=repr)
+def test_calls_from_8_python_threads(codec: Blosc) -> None:
+    """encode, decode and decode_into from 8 threads at once give one thread's results."""
+    check_threads_on_chunk(codec, b"".join(CHUNKS[:16]), repeat=10)
 
 
 def test_different_codecs_from_8_python_threads_at_once() -> None:
@@ -236,49 +200,25 @@ def test_different_codecs_from_8_python_threads_at_once() -> None:
         encoded = codec.encode(data)
         return encoded == expected[codec] and Blosc().decode(encoded) == data
 
-    assert all(_run_in_threads(work, count=8, repeat=20))
-
-
-def test_decode_into_from_8_python_threads() -> None:
-    codec = Blosc("zstd", 5, "shuffle", 4)
-    data = b"".join(CHUNKS[:8])
-    encoded = codec.encode(data)
-
-    def work() -> bytes:
-        out = np.empty(len(data), np.uint8)
-        assert codec.decode_into(encoded, out) == len(data)
-        return out.tobytes()
-
-    assert all(r == data for r in _run_in_threads(work))
+    assert all(run_in_threads(work, threads=8, repeat=20))
 
 
 def test_batches_from_8_python_threads() -> None:
     codec = Blosc("lz4", 5, "shuffle", 4)
-    expected = codec.encode_batch(CHUNKS, threads=1)
 
     def work() -> bool:
-        encoded = codec.encode_batch(CHUNKS, threads=4)
-        return encoded == expected and codec.decode_batch(encoded, threads=4) == CHUNKS
+        _, decoded = check_batch_matches_single(codec, CHUNKS, threads=4)
+        return decoded == CHUNKS
 
-    assert all(_run_in_threads(work, repeat=2))
+    assert all(run_in_threads(work, repeat=2))
 
 
 def test_errors_from_8_python_threads() -> None:
     """Errors raised concurrently are each the right class (no shared error state)."""
     codec = Blosc("lz4", 5, "shuffle", 4)
     good = codec.encode(CHUNKS[1])
-    bad = good[:-1]
-
-    def work() -> tuple[bool, bool]:
-        try:
-            codec.decode(bad)
-        except CorruptInputError:
-            failed = True
-        else:
-            failed = False
-        return failed, codec.decode(good) == CHUNKS[1]
-
-    assert all(r == (True, True) for r in _run_in_threads(work))
+    assert codec.decode(good) == CHUNKS[1]
+    check_errors_from_threads(codec, good[:-1], good, CorruptInputError)
 
 
 # -- fork ------------------------------------------------------------------------------------

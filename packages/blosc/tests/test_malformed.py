@@ -16,10 +16,11 @@ import struct
 import subprocess
 import sys
 import textwrap
-from collections.abc import Callable, Iterator
 
 import numpy as np
 import pytest
+from byte_samples import random_bytes
+from peak_rss import peak_rss_growth
 from zarr_codec_blosc import COMPRESSORS, Blosc, _blosc
 from zarr_codec_shapes import (
     CodecError,
@@ -27,6 +28,7 @@ from zarr_codec_shapes import (
     OutputSizeError,
     UnsupportedError,
 )
+from zarr_codec_shapes.testing import check_decoded_or_rejected, check_rejected, check_truncations
 
 HEADER_LEN = 16
 FLAG_SHUFFLE, FLAG_MEMCPYED, FLAG_BITSHUFFLE, FLAG_RESERVED, FLAG_DONT_SPLIT = 1, 2, 4, 8, 16
@@ -39,16 +41,12 @@ def _smooth(count: int, seed: int = 0) -> bytes:
     return field.astype("<f4").tobytes()
 
 
-def _random(size: int, seed: int = 0) -> bytes:
-    return np.random.default_rng(seed).integers(0, 256, size, dtype=np.uint8).tobytes()
-
-
 DATA = _smooth(2000)  # 8000 bytes
 TEXT = b"".join(np.random.default_rng(3).choice([b"zarr ", b"chunk ", b"codec "], 2000).tolist())
 FRAMES: dict[str, bytes] = {
     "memcpyed (level 0)": Blosc("lz4", 0, "shuffle", 4).encode(DATA[:1000]),
     "memcpyed (tiny input)": Blosc("zstd", 5, "shuffle", 4).encode(DATA[:100]),
-    "memcpyed (random data)": Blosc("lz4", 9, "noshuffle", 1).encode(_random(600)),
+    "memcpyed (random data)": Blosc("lz4", 9, "noshuffle", 1).encode(random_bytes(600)),
     "blosclz split": Blosc("blosclz", 5, "shuffle", 4).encode(DATA),
     "blosclz one stream": Blosc("blosclz", 9, "noshuffle", 1).encode(TEXT),
     "lz4 shuffle": Blosc("lz4", 5, "shuffle", 4).encode(DATA),
@@ -60,7 +58,7 @@ FRAMES: dict[str, bytes] = {
 }
 DECODED = {name: Blosc().decode(frame) for name, frame in FRAMES.items()}
 COMPRESSED = [name for name, frame in FRAMES.items() if not _blosc.frame_info(frame)["memcpyed"]]
-LARGE_DATA = _smooth(25_000, seed=1) + _random(20_000, seed=2)
+LARGE_DATA = _smooth(25_000, seed=1) + random_bytes(20_000, seed=2)
 LARGE = Blosc("lz4", 5, "shuffle", 4, blocksize=4096).encode(LARGE_DATA)
 
 FIELDS = {  # name: (offset, width)
@@ -105,53 +103,24 @@ def one_block_frame(stream: bytes, nbytes: int, *, compressor: int = 0, typesize
     return header(nbytes, HEADER_LEN + len(body), flags=flags, typesize=typesize) + body
 
 
-def decoders(stream: bytes, room: int) -> Iterator[tuple[str, Callable[[], bytes]]]:
-    """decode, decode_into (``room`` bytes) and decode_batch (next to a good frame), as thunks."""
-    codec = Blosc()
-
-    def into() -> bytes:
-        out = bytearray(room)
-        return bytes(out[: codec.decode_into(stream, out)])
-
-    yield "decode", lambda: codec.decode(stream)
-    yield "decode_into", into
-    yield "decode_batch", lambda: codec.decode_batch([FRAMES["lz4 shuffle"], stream], threads=2)[1]
-
-
 def assert_rejected(
     stream: bytes, kind: type[CodecError] = CodecError, room: int = 100_000
 ) -> None:
-    for how, thunk in decoders(stream, room):
-        try:
-            got = thunk()
-        except kind:
-            continue
-        except Exception as err:
-            raise AssertionError(
-                f"{how}: {type(err).__name__} ({err}), not {kind.__name__}"
-            ) from err
-        raise AssertionError(f"{how}: returned {len(got)} bytes from a malformed frame")
+    """decode, decode_into (``room`` bytes) and decode_batch (after a good frame) all raise
+    ``kind``."""
+    check_rejected(Blosc(), stream, kind, room=room, batch_with=FRAMES["lz4 shuffle"], threads=2)
 
 
 def assert_bytes_or_codec_error(stream: bytes, *, allowed: set[bytes] | None = None) -> None:
     """Blosc cannot tell some alterations from data: decoding may succeed, with ``nbytes``
     bytes (or one of ``allowed``), or raise a ``CodecError``; every decoder must agree."""
-    verdicts: list[object] = []
-    for how, thunk in decoders(stream, 100_000):
-        try:
-            got = thunk()
-        except CodecError as err:
-            verdicts.append(type(err))
-            continue
-        except Exception as err:
-            raise AssertionError(f"{how}: {type(err).__name__} ({err}), not a CodecError") from err
-        assert len(got) == field(stream, "nbytes"), how
+    decoded = check_decoded_or_rejected(
+        Blosc(), stream, room=100_000, batch_with=FRAMES["lz4 shuffle"], threads=2
+    )
+    if decoded is not None:
+        assert len(decoded) == field(stream, "nbytes")
         if allowed is not None:
-            assert got in allowed, f"{how}: decoded to other bytes"
-        verdicts.append(got)
-    assert all(isinstance(v, bytes) for v in verdicts) or not any(
-        isinstance(v, bytes) for v in verdicts
-    ), f"decoders disagree: {verdicts!r}"
+            assert decoded in allowed, "decoded to other bytes"
 
 
 def test_corpus_frames_are_what_they_claim() -> None:
@@ -169,28 +138,14 @@ def test_corpus_frames_are_what_they_claim() -> None:
 
 @pytest.mark.parametrize("name", list(FRAMES))
 def test_every_truncation(name: str) -> None:
-    frame = FRAMES[name]
-    codec = Blosc()
-    for end in range(len(frame)):
-        with pytest.raises(CorruptInputError):
-            codec.decode(frame[:end])
-        with pytest.raises(CorruptInputError):
-            codec.decode_into(frame[:end], bytearray(len(DECODED[name])))
-    for end in range(0, len(frame), 7):  # the batch path on a sample (it starts threads)
-        with pytest.raises(CorruptInputError):
-            codec.decode_batch([frame, frame[:end]], threads=2)
+    check_truncations(Blosc(), FRAMES[name], CorruptInputError, threads=2)
 
 
 def test_sampled_truncations_of_a_large_frame() -> None:
     rng = np.random.default_rng(5)
     ends = {*range(0, 40), *range(len(LARGE) - 40, len(LARGE))}
     ends |= {int(e) for e in rng.integers(1, len(LARGE), 300)}
-    out = bytearray(len(LARGE_DATA))
-    for end in sorted(ends):
-        with pytest.raises(CorruptInputError):
-            Blosc().decode(LARGE[:end])
-        with pytest.raises(CorruptInputError):
-            Blosc().decode_into(LARGE[:end], out)
+    check_truncations(Blosc(), LARGE, CorruptInputError, ends=sorted(ends), threads=2)
     for end in sorted(ends)[::20]:
         assert_rejected(LARGE[:end], CorruptInputError)
 
@@ -383,7 +338,7 @@ def test_blosclz_run_of_ff_length_bytes(run: int, tail: bytes) -> None:
 @pytest.mark.parametrize("compressor", ["blosclz", "lz4", "zlib", "zstd"])
 @pytest.mark.parametrize(
     "stream",
-    [b"", b"\x00", b"\xff" * 64, b"\x1f" + b"a" * 32, _random(300), bytes(300)],
+    [b"", b"\x00", b"\xff" * 64, b"\x1f" + b"a" * 32, random_bytes(300), bytes(300)],
     ids=["empty", "zero", "ff", "short literal", "random", "zeros"],
 )
 def test_garbage_streams(compressor: str, stream: bytes) -> None:
@@ -470,7 +425,7 @@ def test_older_format_versions_are_corrupt(version: int) -> None:
 
 def test_a_real_blosc2_chunk_is_unsupported() -> None:
     blosc2 = pytest.importorskip("blosc2")
-    for data, typesize in [(DATA, 4), (b"abcd" * 100, 4), (_random(5000), 1), (b"", 1)]:
+    for data, typesize in [(DATA, 4), (b"abcd" * 100, 4), (random_bytes(5000), 1), (b"", 1)]:
         chunk = bytes(blosc2.compress(data, typesize=typesize))
         assert chunk[0] >= 3
         assert_rejected(chunk, UnsupportedError)
@@ -673,44 +628,12 @@ def test_expansion_bound_admits_the_most_compressible_data(cname: str, blocksize
     assert Blosc().decode(frame) == data
 
 
-PEAK_RSS_PRELUDE = """
+PEAK_RSS_IMPORTS = """
 import struct
 from zarr_codec_shapes import CodecError
 from zarr_codec_blosc import Blosc
-
-def peak():
-    with open("/proc/self/status") as status:
-        return next(int(l.split()[1]) * 1024 for l in status if l.startswith("VmHWM:"))
-
-def reset_peak():  # Linux >= 4.0: the high-water mark restarts from the current RSS
-    with open("/proc/self/clear_refs", "w") as clear:
-        clear.write("5")
-    return peak()
 """
-
-
-def peak_rss_growth(setup: str, work: str) -> int:
-    """Bytes the peak RSS of a fresh process grows by while running ``work`` (after ``setup``).
-
-    ``ru_maxrss`` cannot measure this: Linux carries the parent's peak into a child.
-    """
-    script = "\n".join(
-        [
-            PEAK_RSS_PRELUDE,
-            textwrap.dedent(setup),
-            'Blosc().decode_batch([Blosc("lz4", 5, "shuffle", 4).encode(b"x" * 1000)] * 2)',
-            "before = reset_peak()",
-            textwrap.dedent(work),
-            "print(peak() - before)",
-        ]
-    )
-    result = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False
-    )
-    if "clear_refs" in result.stderr or "/proc/self/status" in result.stderr:
-        pytest.skip("needs Linux /proc/self/clear_refs to measure peak memory")
-    assert result.returncode == 0, result.stderr
-    return int(result.stdout)
+WARM_UP = 'Blosc().decode_batch([Blosc("lz4", 5, "shuffle", 4).encode(b"x" * 1000)] * 2)'
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="measures /proc peak RSS")
@@ -731,7 +654,7 @@ def test_huge_headers_allocate_nothing() -> None:
                 else:
                     raise SystemExit("decoded a lying header")
     """
-    growth = peak_rss_growth(setup, work)
+    growth = peak_rss_growth(setup, work, imports=PEAK_RSS_IMPORTS, warm_up=WARM_UP)
     assert growth < 30_000_000, f"peak RSS grew by {growth} bytes rejecting 2 GiB headers"
 
 
@@ -739,7 +662,8 @@ def test_huge_headers_allocate_nothing() -> None:
 def test_peak_rss_measurement_sees_a_real_allocation() -> None:
     """The control for the peak-memory test: a 100 MB decode is seen as 100 MB."""
     setup = 'frame = Blosc("lz4", 1, "shuffle", 4).encode(bytes(100_000_000))'
-    growth = peak_rss_growth(setup, "assert len(Blosc().decode(frame)) == 100_000_000")
+    work = "assert len(Blosc().decode(frame)) == 100_000_000"
+    growth = peak_rss_growth(setup, work, imports=PEAK_RSS_IMPORTS, warm_up=WARM_UP)
     assert 90_000_000 < growth < 250_000_000
 
 

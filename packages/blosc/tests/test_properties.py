@@ -13,6 +13,7 @@ import struct
 import numpy as np
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from stream_strategies import mutated, structured_bytes
 from zarr_codec_blosc import COMPRESSORS, Blosc, _blosc
 from zarr_codec_shapes import CodecError, OutputSizeError
 
@@ -27,19 +28,9 @@ blocksizes = st.one_of(
     st.integers(min_value=1, max_value=1 << 17),
     st.sampled_from([128, 4096, 65536, 1 << 28, 2**31 - 1]),
 )
+WORDS = [b"zarr", b"chunk", b"\x00" * 7, b"\xff", b"\x00\x00\x80\x3f"]
 # Bytes with some structure (repeats compress, so the match paths of every compressor run).
-structured = st.one_of(
-    st.binary(max_size=5000),
-    st.builds(
-        lambda piece, times: piece * times,
-        st.binary(min_size=1, max_size=40),
-        st.integers(min_value=1, max_value=800),
-    ),
-    st.lists(
-        st.sampled_from([b"zarr", b"chunk", b"\x00" * 7, b"\xff", b"\x00\x00\x80\x3f"]),
-        max_size=800,
-    ).map(b"".join),
-)
+structured = structured_bytes(WORDS, max_repeats=800, max_words=800)
 
 
 @st.composite
@@ -150,24 +141,12 @@ def test_random_bodies_behind_plausible_headers(
 
 
 @st.composite
-def mutated_frames(draw: st.DrawFn) -> bytes:
-    frame = bytearray(draw(codecs()).encode(draw(structured)))
-    for _ in range(draw(st.integers(min_value=1, max_value=4))):
-        kind = draw(st.sampled_from(["flip", "set", "insert", "delete", "truncate", "append"]))
-        at = draw(st.integers(min_value=0, max_value=max(len(frame) - 1, 0)))
-        if kind == "flip" and frame:
-            frame[at] ^= 1 << draw(st.integers(min_value=0, max_value=7))
-        elif kind == "set" and frame:
-            frame[at] = draw(st.integers(min_value=0, max_value=255))
-        elif kind == "insert":
-            frame[at:at] = draw(st.binary(min_size=1, max_size=8))
-        elif kind == "delete" and frame:
-            del frame[at : at + draw(st.integers(min_value=1, max_value=8))]
-        elif kind == "truncate":
-            del frame[at:]
-        elif kind == "append":
-            frame += draw(st.binary(min_size=1, max_size=8))
-    return bytes(frame)
+def frames(draw: st.DrawFn) -> bytes:
+    """Valid frames of structured data, with any parameters."""
+    return draw(codecs()).encode(draw(structured))
+
+
+mutated_frames = mutated(frames())
 
 
 @st.composite
@@ -184,7 +163,7 @@ def body_mutated_frames(draw: st.DrawFn) -> bytes:
 
 
 @SETTINGS
-@given(stream=mutated_frames())
+@given(stream=mutated_frames)
 def test_mutated_frames_decode_or_raise_codec_error(stream: bytes) -> None:
     check_decode(stream)
 
@@ -196,7 +175,7 @@ def test_frames_with_altered_blocks_decode_or_raise_codec_error(stream: bytes) -
 
 
 @settings(max_examples=100, deadline=None)
-@given(stream=mutated_frames(), room=st.integers(min_value=0, max_value=30_000))
+@given(stream=mutated_frames, room=st.integers(min_value=0, max_value=30_000))
 def test_mutated_frames_into_a_buffer(stream: bytes, room: int) -> None:
     """decode_into never raises anything but CodecError, never writes past its buffer, and
     agrees with decode when it fits."""

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from zarr_codec_cast_value import CastValue
 from zarr_codec_shapes import ChunkSpec, ConfigurationError, OutOfRangeError, OutputSizeError
+from zarr_codec_shapes.testing import check_batch_matches_single
 
 CODEC = CastValue("int16", out_of_range="clamp")
 SPEC = ChunkSpec((6, 5), "float32")
@@ -19,14 +20,8 @@ def _chunks(count: int = 9) -> list[np.ndarray]:
 
 @pytest.mark.parametrize("threads", [None, 1, 2, 5])
 def test_batches_equal_chunk_by_chunk(threads: int | None) -> None:
-    chunks = _chunks()
-    encoded = CODEC.encode_batch(chunks, SPEC, threads)
+    encoded, decoded = check_batch_matches_single(CODEC, _chunks(), SPEC, threads=threads)
     assert all(e.shape == (6, 5) and e.dtype == np.int16 for e in encoded)
-    for chunk, got in zip(chunks, encoded, strict=True):
-        np.testing.assert_array_equal(got, CODEC.encode(chunk, SPEC))
-    decoded = CODEC.decode_batch(encoded, SPEC, threads)
-    for chunk, got in zip(encoded, decoded, strict=True):
-        np.testing.assert_array_equal(got, CODEC.decode(chunk, SPEC))
     # The results share one allocation but not their elements.
     decoded[0][...] = 7
     assert not (decoded[1] == 7).all()

@@ -10,20 +10,21 @@ float32, decodes back into int64. Lossy casts run with ``exact = False``: a seco
 must then reproduce the first.
 
 The extra tests below check with arrays what the kit leaves out for array codecs: every
-``decode_into`` layout, threads, batches and resolve.
+``decode_into`` layout, batches and resolve (the kit's ``test_threads`` runs on the suite's
+arrays: threads need nothing extra).
 """
 
 from __future__ import annotations
 
-import threading
 from importlib.util import find_spec
 from typing import Any, ClassVar
 
 import numpy as np
 import pytest
+from malformed_arrays import malformed_arrays
 from zarr_codec_cast_value import CastValue
 from zarr_codec_shapes import ChunkSpec, DataType
-from zarr_codec_shapes.testing import ConformanceSuite, sample_arrays
+from zarr_codec_shapes.testing import ConformanceSuite, check_batch_matches_single, sample_arrays
 
 #: Into an integer type every non-finite float must be mapped (the kit's samples have all 3).
 INT16_MAP = {
@@ -32,24 +33,6 @@ INT16_MAP = {
 }
 #: The specification's own "NumPy compatibility" example, "+Infinity" spelling included.
 NUMPY_MAP = {"encode": [["NaN", 0], ["+Infinity", 0], ["-Infinity", 0]]}
-
-
-def _malformed(codec: CastValue) -> tuple[Any, ...]:
-    """Decoder inputs that must raise a ``CodecError`` (decoded as the array's data type).
-
-    Arrays of a type other than the codec's ``data_type`` (bool, complex, object and strings
-    among them) are refused, whatever their values. (The kit formats each input with
-    ``bytes()``, so every input must export a buffer: no ``None`` or lists.)
-    """
-    other = np.dtype(np.int8 if codec.data_type.name == "float64" else np.float64)
-    return (
-        np.zeros(16, dtype=other),
-        np.zeros(16, dtype=bool),
-        np.zeros(16, dtype=np.complex64),
-        np.zeros(16, dtype=object),
-        np.array(["not", "numbers"]),
-        b"sixteen bytes..!",
-    )
 
 
 def _same(actual: Any, expected: Any) -> bool:
@@ -67,7 +50,8 @@ class _CastSuite(ConformanceSuite):
         super().__init_subclass__(**kwargs)
         cls.codecs = (cls.codec,)
         cls.data_types = (DataType.from_name(cls.array_type),)
-        cls.malformed = _malformed(cls.codec)
+        # Decoders take arrays of the codec's data_type.
+        cls.malformed = malformed_arrays(cls.codec.data_type.name)
 
     def _arrays(self, seed: int = 0) -> dict[str, np.ndarray[Any, Any]]:
         return sample_arrays(self.data_types[0], seed=seed)
@@ -88,41 +72,13 @@ class _CastSuite(ConformanceSuite):
                 self.codec.decode_into(encoded, out, spec)
                 assert _same(out, expected), f"{label} into an {order}-ordered array"
 
-    def test_threads_on_arrays(self) -> None:
-        """check_threads with arrays: 8 threads casting at once agree with one."""
-        dt = self.data_types[0]
-        array = self._arrays()["contiguous"]
-        spec = ChunkSpec(array.shape, dt)
-        encoded = self.codec.encode(array, spec)
-        decoded = self.codec.decode(encoded, spec)
-        barrier = threading.Barrier(8)
-        failures: list[str] = []
-
-        def work() -> None:
-            barrier.wait()
-            for _ in range(20):
-                again = self.codec.encode(array, spec)
-                if not (_same(again, encoded) and _same(self.codec.decode(again, spec), decoded)):
-                    failures.append("different result")
-                    return
-
-        pool = [threading.Thread(target=work) for _ in range(8)]
-        for thread in pool:
-            thread.start()
-        for thread in pool:
-            thread.join()
-        assert not failures
-
     def test_batch_matches_single_chunks(self) -> None:
         """The kit checks batches only for bytes codecs; ours take a spec and run in parallel."""
         dt = self.data_types[0]
         for array in [a for a in self._arrays(seed=3).values() if a.ndim]:
-            spec = ChunkSpec(array.shape, dt)
-            single = self.codec.encode(array, spec)
-            encoded = self.codec.encode_batch([array, array], spec, threads=2)
-            assert all(_same(e, single) for e in encoded)
-            decoded = self.codec.decode_batch(encoded, spec, threads=2)
-            assert all(_same(d, self.codec.decode(single, spec)) for d in decoded)
+            check_batch_matches_single(
+                self.codec, [array, array], ChunkSpec(array.shape, dt), threads=2
+            )
 
     def test_resolve_gives_the_target_type(self) -> None:
         resolved = self.codec.resolve(ChunkSpec((3, 4), self.data_types[0]))

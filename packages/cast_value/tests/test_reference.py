@@ -21,24 +21,39 @@ cast one at a time (each must raise ``OutOfRangeError``) and the rest in one arr
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 import json
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import cache, cached_property
+from functools import cache
 from typing import Any
 
 import numpy as np
 import pytest
+from exact_values import (
+    HAVE_ML_DTYPES,
+    BitFormat,
+    Value,
+    array_bits,
+    bit_format,
+    decode_bits,
+    floor_log2,
+    is_finite,
+    is_nan,
+    is_negative,
+    needs_ml_dtypes,
+    pow2,
+    round_to_format,
+    round_to_integer,
+    show,
+    to_array,
+)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from zarr_codec_cast_value import ROUNDING_MODES, CastValue
-from zarr_codec_shapes import ChunkSpec, ConfigurationError, DataType, OutOfRangeError
-
-HAVE_ML_DTYPES = importlib.util.find_spec("ml_dtypes") is not None
+from zarr_codec_shapes import ChunkSpec, ConfigurationError, OutOfRangeError
 
 CORE = (
     "int8",
@@ -74,137 +89,10 @@ SMALL = (
 PARTNERS = ("float64", "float32", "int16")
 DIRECTIONS = ("encode", "decode")
 
-# Exact element values: a Fraction for every finite value except -0.0; the floats NaN, ±inf
-# and -0.0 for what a Fraction cannot hold.
-Value = Fraction | float
 # A scalar_map direction as the codec's JSON: [input, output] pairs.
 MapJson = list[list[Any]]
 
-# Biases that are not 2^(exponent_bits - 1) - 1 (the fnuz formats shift theirs by one or more).
-BIAS = {"float8_e4m3fnuz": 8, "float8_e5m2fnuz": 16, "float8_e4m3b11fnuz": 11}
-
-
-@cache
-def pow2(k: int) -> Fraction:
-    return Fraction(2) ** k
-
-
-# -- the data types ------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Type:
-    """What the reference needs of a data type; floats take their layout from ``DataType``."""
-
-    name: str
-    bits: int  # value bits (4 for int4; the sub-byte types still take a byte)
-    itemsize: int
-    is_int: bool
-    signed: bool = False
-    exponent_bits: int = 0
-    mantissa_bits: int = 0
-    bias: int = 0
-    # "ieee": ±inf and NaNs; "fnuz": one NaN where -0 would be, one zero; "fn": neither;
-    # "e8m0": unsigned powers of two, 0xFF is NaN.
-    encoding: str = ""
-
-    @property
-    def int_min(self) -> int:
-        return -(1 << (self.bits - 1)) if self.signed else 0
-
-    @property
-    def int_max(self) -> int:
-        return (1 << (self.bits - 1)) - 1 if self.signed else (1 << self.bits) - 1
-
-    @property
-    def has_nan(self) -> bool:
-        return not self.is_int and self.encoding != "fn"
-
-    @property
-    def has_inf(self) -> bool:
-        return self.encoding == "ieee"
-
-    @property
-    def has_negative_zero(self) -> bool:
-        return self.encoding in ("ieee", "fn")
-
-    @cached_property
-    def min_exponent(self) -> int:
-        """The exponent of the smallest normal value."""
-        return -127 if self.encoding == "e8m0" else 1 - self.bias
-
-    @cached_property
-    def min_positive(self) -> Fraction:
-        """The smallest positive value (a subnormal, except for e8m0)."""
-        return pow2(self.min_exponent - self.mantissa_bits)
-
-    @cached_property
-    def max_finite(self) -> Fraction:
-        if self.encoding == "e8m0":
-            return pow2(127)
-        # IEEE formats keep the top exponent for inf/NaN; the others use it for numbers.
-        top = (1 << self.exponent_bits) - (2 if self.encoding == "ieee" else 1)
-        return (2 - pow2(-self.mantissa_bits)) * pow2(top - self.bias)
-
-    @property
-    def dtype(self) -> np.dtype[Any]:
-        return DataType.from_name(self.name).numpy_dtype
-
-    @property
-    def uint(self) -> np.dtype[Any]:
-        return np.dtype(f"u{self.itemsize}")
-
-    @cached_property
-    def mask(self) -> int:
-        return (1 << self.bits) - 1
-
-
-@cache
-def T(name: str) -> Type:
-    """The reference's view of the data type ``name``."""
-    data_type = DataType.from_name(name)
-    if data_type.is_integer:
-        low, _ = data_type.integer_range()
-        return Type(name, data_type.bits, data_type.itemsize, True, signed=low < 0)
-    fmt = data_type.float_format
-    assert fmt is not None
-    if fmt.mantissa_bits == 0:
-        encoding = "e8m0"
-    elif fmt.has_infinity:
-        encoding = "ieee"
-    else:
-        encoding = "fnuz" if fmt.nan_bits is not None else "fn"
-    bias = BIAS.get(name, (1 << (fmt.exponent_bits - 1)) - 1)
-    return Type(
-        name,
-        data_type.bits,
-        data_type.itemsize,
-        False,
-        exponent_bits=fmt.exponent_bits,
-        mantissa_bits=fmt.mantissa_bits,
-        bias=bias,
-        encoding=encoding,
-    )
-
-
-def needs_ml_dtypes(*names: str) -> None:
-    if any(DataType.from_name(name).v2_code is None for name in names):
-        pytest.importorskip("ml_dtypes")
-
-
 # -- exact values --------------------------------------------------------------------------
-
-
-def is_nan(v: Value) -> bool:
-    return isinstance(v, float) and math.isnan(v)
-
-
-def is_finite(v: Value) -> bool:
-    return isinstance(v, Fraction) or math.isfinite(v)
-
-
-def is_negative(v: Value) -> bool:
-    return math.copysign(1.0, v) < 0 if isinstance(v, float) else v < 0
 
 
 def same_number(a: Value, b: Value) -> bool:
@@ -214,60 +102,14 @@ def same_number(a: Value, b: Value) -> bool:
     return a == b
 
 
-def show(v: Value) -> str:
-    """A value for failure messages: exact, with a float next to fractions."""
-    if isinstance(v, float):
-        return repr(v)
-    if v.denominator == 1:
-        return str(v)
-    try:
-        approx = float(v)
-    except OverflowError:
-        return str(v)
-    return repr(approx) if Fraction(approx) == v else f"{v} (~{approx!r})"
-
-
-def floor_log2(x: Fraction) -> int:
-    """floor(log2(x)) for x > 0."""
-    e = x.numerator.bit_length() - x.denominator.bit_length()
-    return e - 1 if pow2(e) > x else e
-
-
-def decode(bits: int, t: Type) -> Value:
-    """The exact value of an element from its bits."""
-    bits &= t.mask
-    if t.is_int:
-        return Fraction(bits - (1 << t.bits) if t.signed and bits > t.int_max else bits)
-    if t.encoding == "e8m0":
-        return math.nan if bits == 0xFF else pow2(bits - 127)
-    m = t.mantissa_bits
-    sign_bit = 1 << (t.bits - 1)
-    exponent = (bits >> m) & ((1 << t.exponent_bits) - 1)
-    mantissa = bits & ((1 << m) - 1)
-    if t.encoding == "fnuz" and bits == sign_bit:
-        return math.nan
-    if t.encoding == "ieee" and exponent == (1 << t.exponent_bits) - 1:
-        if mantissa:
-            return math.nan
-        return -math.inf if bits & sign_bit else math.inf
-    if exponent == 0:  # subnormal: no implicit bit
-        magnitude = mantissa * pow2(t.min_exponent - m)
-    else:
-        magnitude = ((1 << m) | mantissa) * pow2(exponent - t.bias - m)
-    if bits & sign_bit:
-        return -magnitude if magnitude else -0.0
-    return magnitude
-
-
-def encode(v: Value, t: Type) -> int:
+def encode(v: Value, t: BitFormat) -> int:
     """The bits of a value ``t`` holds exactly (NaN: the type's "NaN" constant)."""
     if t.is_int:
         assert isinstance(v, Fraction) and v.denominator == 1
         return int(v) & t.mask
     if is_nan(v):
-        nan_bits = DataType.from_name(t.name).float_format.nan_bits  # type: ignore[union-attr]
-        assert nan_bits is not None
-        return nan_bits
+        assert t.nan_bits is not None
+        return t.nan_bits
     sign = (1 << (t.bits - 1)) if is_negative(v) and t.encoding != "e8m0" else 0
     if not is_finite(v):
         return sign | (((1 << t.exponent_bits) - 1) << t.mantissa_bits)
@@ -289,39 +131,9 @@ def encode(v: Value, t: Type) -> int:
 # -- the reference cast --------------------------------------------------------------------
 
 
-def round_to_integer(x: Fraction, rounding: str) -> int:
-    low = math.floor(x)
-    rest = x - low
-    if rest == 0:
-        return low
-    if rounding == "towards-zero":
-        return low if x > 0 else low + 1
-    if rounding == "towards-positive":
-        return low + 1
-    if rounding == "towards-negative":
-        return low
-    if rest != Fraction(1, 2):
-        return low if rest < Fraction(1, 2) else low + 1
-    if rounding == "nearest-away":
-        return low + 1 if x > 0 else low
-    assert rounding == "nearest-even"
-    return low if low % 2 == 0 else low + 1
-
-
-@cache
-def round_to_format(x: Fraction, t: Type, rounding: str) -> Fraction:
-    """``x != 0`` rounded to ``t``'s precision: unbounded exponent above, subnormals below."""
-    e = floor_log2(abs(x))
-    # The last kept bit. e8m0 keeps one bit at any exponent (no subnormals); values below its
-    # range round like any other power of two and are then out of range.
-    quantum = e if t.encoding == "e8m0" else max(e, t.min_exponent) - t.mantissa_bits
-    # Ties to even are right for e8m0 too: its significand 1 is odd, so ties go up.
-    return round_to_integer(x / pow2(quantum), rounding) * pow2(quantum)
-
-
 def reference(
     x: Value,
-    t: Type,
+    t: BitFormat,
     rounding: str,
     out_of_range: str | None,
     scalar_map: Sequence[tuple[Value, Value]] = (),
@@ -362,11 +174,11 @@ def reference(
     return rounded
 
 
-def value_from_json(scalar: Any, t: Type) -> Value:
+def value_from_json(scalar: Any, t: BitFormat) -> Value:
     """A scalar_map scalar in fill-value JSON (numbers round to nearest-even for floats)."""
     if isinstance(scalar, str):
         if scalar.startswith("0x"):
-            return decode(int(scalar, 16), t)
+            return decode_bits(int(scalar, 16), t)
         specials = {"NaN": math.nan, "Infinity": math.inf, "+Infinity": math.inf}
         return (specials | {"-Infinity": -math.inf})[scalar]
     if t.is_int:
@@ -377,7 +189,7 @@ def value_from_json(scalar: Any, t: Type) -> Value:
     return exact
 
 
-def value_to_json(v: Value, t: Type, hex_form: bool) -> Any:
+def value_to_json(v: Value, t: BitFormat, hex_form: bool) -> Any:
     if t.is_int:
         return int(v)
     if hex_form:
@@ -396,7 +208,7 @@ def out_of_range_options(source: str, target: str, direction: str) -> list[str |
     # "wrap" is allowed when the codec's data_type is an integer: the target when encoding,
     # the source (the encoded type) when decoding.
     codec_type = target if direction == "encode" else source
-    wrap = ["wrap"] if T(codec_type).is_int else []
+    wrap = ["wrap"] if bit_format(codec_type).is_int else []
     return [None, "clamp", *wrap]
 
 
@@ -409,21 +221,12 @@ def make_codec(
     return CastValue(data_type, rounding, out_of_range, mapping)
 
 
-def to_array(bits: Sequence[int], t: Type) -> np.ndarray[Any, Any]:
-    return np.array(bits, dtype=t.uint).view(t.dtype)
-
-
-def array_bits(array: np.ndarray[Any, Any], t: Type) -> list[int]:
-    raw = np.ascontiguousarray(array).view(t.uint).ravel().tolist()
-    return [b & t.mask for b in raw]
-
-
 @dataclass(frozen=True)
 class Cast:
     """One cast ``source -> target`` through the codec, in one direction."""
 
-    source: Type
-    target: Type
+    source: BitFormat
+    target: BitFormat
     rounding: str = "nearest-even"
     out_of_range: str | None = None
     direction: str = "encode"
@@ -449,7 +252,7 @@ class Cast:
             (value_from_json(k, self.source), value_from_json(o, self.target))
             for k, o in self.scalar_map
         ]
-        values = [decode(b, self.source) for b in bits]
+        values = [decode_bits(b, self.source) for b in bits]
         rules = (self.target, self.rounding, self.out_of_range, pairs)
         return [expect(reference(v, *rules), self.target) for v in values]
 
@@ -466,7 +269,7 @@ class Cast:
 Expected = tuple[Value, int | None] | None
 
 
-def expect(value: Value | None, t: Type) -> Expected:
+def expect(value: Value | None, t: BitFormat) -> Expected:
     return None if value is None else (value, None if is_nan(value) else encode(value, t))
 
 
@@ -474,13 +277,15 @@ def expect(value: Value | None, t: Type) -> Expected:
 def expected_of(
     bits: int, source: str, target: str, rounding: str, out_of_range: str | None
 ) -> Expected:
-    value = reference(decode(bits, T(source)), T(target), rounding, out_of_range)
-    return expect(value, T(target))
+    value = reference(
+        decode_bits(bits, bit_format(source)), bit_format(target), rounding, out_of_range
+    )
+    return expect(value, bit_format(target))
 
 
-def matches(expected: tuple[Value, int | None], got_bits: int, t: Type) -> bool:
+def matches(expected: tuple[Value, int | None], got_bits: int, t: BitFormat) -> bool:
     if expected[1] is None:
-        return is_nan(decode(got_bits, t))
+        return is_nan(decode_bits(got_bits, t))
     return got_bits == expected[1]
 
 
@@ -496,7 +301,7 @@ def check(cast: Cast, bits: Sequence[int]) -> None:
             want = expected[culprit]
             assert want is not None
             pytest.fail(
-                f"{cast}: {show(decode(bits[culprit], cast.source))} (0x{bits[culprit]:x}) "
+                f"{cast}: {show(decode_bits(bits[culprit], cast.source))} (0x{bits[culprit]:x}) "
                 f"raised {err}, expected {show(want[0])}"
             )
         for i, got in zip(good, array_bits(out, cast.target), strict=True):
@@ -504,15 +309,15 @@ def check(cast: Cast, bits: Sequence[int]) -> None:
             assert want is not None
             if not matches(want, got, cast.target):
                 pytest.fail(
-                    f"{cast}: {show(decode(bits[i], cast.source))} (0x{bits[i]:x}) gave "
-                    f"{show(decode(got, cast.target))} (0x{got:x}), expected {show(want[0])}"
+                    f"{cast}: {show(decode_bits(bits[i], cast.source))} (0x{bits[i]:x}) gave "
+                    f"{show(decode_bits(got, cast.target))} (0x{got:x}), expected {show(want[0])}"
                 )
     for i, e in enumerate(expected):
         if e is None and not _refuses(cast, bits[i]):
             got = array_bits(cast(to_array([bits[i]], cast.source)), cast.target)[0]
             pytest.fail(
-                f"{cast}: {show(decode(bits[i], cast.source))} (0x{bits[i]:x}) gave "
-                f"{show(decode(got, cast.target))}, expected OutOfRangeError"
+                f"{cast}: {show(decode_bits(bits[i], cast.source))} (0x{bits[i]:x}) gave "
+                f"{show(decode_bits(got, cast.target))}, expected OutOfRangeError"
             )
 
 
@@ -532,7 +337,7 @@ COMMON = {Fraction(k, 2) for k in range(1, 8)} | {
 }
 
 
-def landmarks(t: Type) -> set[Fraction]:
+def landmarks(t: BitFormat) -> set[Fraction]:
     """Positive values where ``t``'s behaviour changes: its limits and ties around them."""
     if t.is_int:
         top, bottom = t.int_max, -t.int_min
@@ -548,15 +353,15 @@ def landmarks(t: Type) -> set[Fraction]:
     return {v for v in found if v > 0}
 
 
-def all_values(t: Type) -> list[Value]:
-    return [decode(b, t) for b in range(1 << t.bits)]
+def all_values(t: BitFormat) -> list[Value]:
+    return [decode_bits(b, t) for b in range(1 << t.bits)]
 
 
 @cache
 def edge_bits(source: str, target: str) -> tuple[int, ...]:
     """Elements of ``source`` around every landmark of both types (and, for a small target,
     around each of its values), with their neighbours just above and below."""
-    s, t = T(source), T(target)
+    s, t = bit_format(source), bit_format(target)
     if s.bits <= 8:
         return tuple(range(1 << s.bits))  # every bit pattern
     magnitudes = COMMON | landmarks(s) | landmarks(t)
@@ -609,7 +414,7 @@ def test_edge_values_match_reference(
     needs_ml_dtypes(source, target)
     bits = edge_bits(source, target)
     for rounding in ROUNDING_MODES:
-        check(Cast(T(source), T(target), rounding, out_of_range, direction), bits)
+        check(Cast(bit_format(source), bit_format(target), rounding, out_of_range, direction), bits)
 
 
 @pytest.mark.parametrize("small", SMALL)
@@ -618,27 +423,27 @@ def test_small_types_survive_a_round_trip(small: str, partner: str) -> None:
     # Every value of a small type that the wider type holds exactly comes back bit for bit
     # (float32 and float64 hold them all, int16 the integers); NaN comes back as NaN.
     needs_ml_dtypes(small)
-    s, p = T(small), T(partner)
-    kept = [b for b in range(1 << s.bits) if is_nan(decode(b, s)) and p.has_nan]
-    kept += [b for b in range(1 << s.bits) if _holds(p, decode(b, s))]
+    s, p = bit_format(small), bit_format(partner)
+    kept = [b for b in range(1 << s.bits) if is_nan(decode_bits(b, s)) and p.has_nan]
+    kept += [b for b in range(1 << s.bits) if _holds(p, decode_bits(b, s))]
     for direction in DIRECTIONS:
         there = Cast(s, p, direction=direction)(to_array(kept, s))
         back = Cast(p, s, direction=direction)(there)
         for b, got in zip(kept, array_bits(back, s), strict=True):
-            want = expect(decode(b, s), s)
+            want = expect(decode_bits(b, s), s)
             assert want is not None and matches(want, got, s), f"{direction} {small} 0x{b:x}"
 
 
-@pytest.mark.parametrize("small", [n for n in SMALL if T(n).bits < 8])
+@pytest.mark.parametrize("small", [n for n in SMALL if bit_format(n).bits < 8])
 @pytest.mark.parametrize("direction", DIRECTIONS)
 def test_sub_byte_upper_bits_are_ignored(small: str, direction: str) -> None:
     # The data type specs leave the bits above a sub-byte value arbitrary: every byte reads
-    # as its low bits (decode() masks them).
+    # as its low bits (decode_bits() masks them).
     needs_ml_dtypes(small)
-    check(Cast(T(small), T("float64"), direction=direction), range(256))
+    check(Cast(bit_format(small), bit_format("float64"), direction=direction), range(256))
 
 
-def _holds(t: Type, v: Value) -> bool:
+def _holds(t: BitFormat, v: Value) -> bool:
     exact = reference(v, t, "towards-zero", None)
     return (
         exact is not None and not is_nan(v) and exact == v and is_negative(exact) == is_negative(v)
@@ -650,7 +455,7 @@ def _holds(t: Type, v: Value) -> bool:
 
 def element_bits(source: str, target: str, edges: bool = True) -> st.SearchStrategy[int]:
     """Source elements: edge values, any bit pattern, or values on the target's scale."""
-    s, t = T(source), T(target)
+    s, t = bit_format(source), bit_format(target)
     if t.is_int:
         low, high = -14, t.bits - 10
     else:
@@ -673,8 +478,8 @@ def random_casts(draw: st.DrawFn, source: str, target: str) -> tuple[Cast, list[
     direction = draw(st.sampled_from(DIRECTIONS))
     options = out_of_range_options(source, target, direction)
     cast = Cast(
-        T(source),
-        T(target),
+        bit_format(source),
+        bit_format(target),
         draw(st.sampled_from(ROUNDING_MODES)),
         draw(st.sampled_from(options)),
         direction,
@@ -727,12 +532,12 @@ def test_long_arrays_match_reference(source: str, target: str, data: st.DataObje
 # -- the reference's own footing -----------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", [n for n in CORE + SMALL if not T(n).is_int])
+@pytest.mark.parametrize("name", [n for n in CORE + SMALL if not bit_format(n).is_int])
 def test_reference_decoder_agrees_with_numpy(name: str) -> None:
     # The reference decodes bits itself; numpy/ml_dtypes must read them the same way, and
-    # encode() must invert decode() (NaNs aside).
+    # encode() must invert decode_bits() (NaNs aside).
     needs_ml_dtypes(name)
-    t = T(name)
+    t = bit_format(name)
     rng = np.random.default_rng(0)
     if t.bits <= 16:
         bits = np.arange(1 << t.bits, dtype=np.uint64)
@@ -741,7 +546,7 @@ def test_reference_decoder_agrees_with_numpy(name: str) -> None:
     with np.errstate(invalid="ignore"):  # numpy warns about signalling NaNs
         widened = bits.astype(t.uint).view(t.dtype).astype(np.float64).tolist()
     for b, theirs in zip(bits.tolist(), widened, strict=True):
-        ours = decode(b, t)
+        ours = decode_bits(b, t)
         if is_nan(ours) or math.isnan(theirs):
             assert is_nan(ours) and math.isnan(theirs), f"{name} 0x{b:x}: {show(ours)}"
             continue
@@ -754,7 +559,7 @@ def test_reference_decoder_agrees_with_numpy(name: str) -> None:
     assert t.min_positive == Fraction(float(info.smallest_subnormal))
 
 
-def _ml_finfo(t: Type) -> Any:
+def _ml_finfo(t: BitFormat) -> Any:
     import ml_dtypes
 
     finfo: Callable[[Any], Any] = ml_dtypes.finfo  # untyped
@@ -787,7 +592,7 @@ def test_reference_rounding_examples(
     value: Fraction, name: str, rounding: str, expected: Value | None
 ) -> None:
     # The reference itself, on the spec's examples and hand-worked cases.
-    got = reference(value, T(name), rounding, None)
+    got = reference(value, bit_format(name), rounding, None)
     assert (got is None) == (expected is None)
     if got is not None and expected is not None:
         assert got == expected and is_negative(got) == is_negative(expected)
@@ -795,18 +600,18 @@ def test_reference_rounding_examples(
 
 def test_reference_out_of_range_examples() -> None:
     # The spec's examples: 128.0 into int8, and int16 wrapping.
-    int8, int16 = T("int8"), T("int16")
+    int8, int16 = bit_format("int8"), bit_format("int16")
     assert reference(Fraction(128), int8, "nearest-even", None) is None
     assert reference(Fraction(128), int8, "nearest-even", "clamp") == 127
     assert reference(Fraction(128), int8, "nearest-even", "wrap") == -128
     for value, wrapped in ((32768, -32768), (32769, -32767), (-32769, 32767)):
         assert reference(Fraction(value), int16, "nearest-even", "wrap") == wrapped
-    e8m0 = T("float8_e8m0fnu")
+    e8m0 = bit_format("float8_e8m0fnu")
     assert reference(Fraction(-1), e8m0, "nearest-even", "clamp") == pow2(-127)
     assert reference(pow2(200), e8m0, "nearest-even", "clamp") == pow2(127)
-    assert reference(pow2(200), T("float8_e4m3fnuz"), "nearest-even", "clamp") == 240
-    assert reference(-pow2(200), T("bfloat16"), "nearest-even", "clamp") == -math.inf
-    assert reference(math.inf, T("float8_e4m3fnuz"), "nearest-even", "clamp") is None
+    assert reference(pow2(200), bit_format("float8_e4m3fnuz"), "nearest-even", "clamp") == 240
+    assert reference(-pow2(200), bit_format("bfloat16"), "nearest-even", "clamp") == -math.inf
+    assert reference(math.inf, bit_format("float8_e4m3fnuz"), "nearest-even", "clamp") is None
 
 
 ALL_TYPES = CORE + SMALL
@@ -821,7 +626,13 @@ def test_any_pair_matches_reference(data: st.DataObject) -> None:
     direction = data.draw(st.sampled_from(DIRECTIONS))
     options = out_of_range_options(source, target, direction)
     rounding = data.draw(st.sampled_from(ROUNDING_MODES))
-    cast = Cast(T(source), T(target), rounding, data.draw(st.sampled_from(options)), direction)
+    cast = Cast(
+        bit_format(source),
+        bit_format(target),
+        rounding,
+        data.draw(st.sampled_from(options)),
+        direction,
+    )
     check(cast, data.draw(st.lists(element_bits(source, target, edges=False), max_size=30)))
 
 
@@ -829,7 +640,7 @@ def test_any_pair_matches_reference(data: st.DataObject) -> None:
 
 
 def test_scalar_map_first_key_wins_and_never_chains() -> None:
-    cast = Cast(T("int32"), T("int8"), scalar_map=[[1, 2], [2, 3], [1, 9]])
+    cast = Cast(bit_format("int32"), bit_format("int8"), scalar_map=[[1, 2], [2, 3], [1, 9]])
     assert cast(np.array([1, 2, 3], np.int32)).tolist() == [2, 3, 3]
     with pytest.raises(OutOfRangeError):  # unmapped and out of range
         cast(np.array([1, 1000], np.int32))
@@ -839,7 +650,9 @@ def test_scalar_map_first_key_wins_and_never_chains() -> None:
 def test_scalar_map_comes_before_every_other_rule() -> None:
     # A representable value is still mapped, an out-of-range one needs no out_of_range, and a
     # NaN needs no NaN in the target.
-    cast = Cast(T("float64"), T("uint8"), scalar_map=[[5, 100], [1000.5, 7], ["NaN", 0]])
+    cast = Cast(
+        bit_format("float64"), bit_format("uint8"), scalar_map=[[5, 100], [1000.5, 7], ["NaN", 0]]
+    )
     got = cast(np.array([5.0, 1000.5, np.nan, 6.0]))
     assert got.tolist() == [100, 7, 0, 6]
 
@@ -859,30 +672,35 @@ def test_scalar_map_comes_before_every_other_rule() -> None:
 )
 def test_scalar_map_nan_key_matches_every_nan(source: str, key: str, inputs: list[int]) -> None:
     needs_ml_dtypes(source)
-    cast = Cast(T(source), T("int8"), scalar_map=[[key, -7]])
-    assert cast(to_array(inputs, T(source))).tolist() == [-7] * len(inputs)
+    cast = Cast(bit_format(source), bit_format("int8"), scalar_map=[[key, -7]])
+    assert cast(to_array(inputs, bit_format(source))).tolist() == [-7] * len(inputs)
     check(cast, inputs)
 
 
 def test_scalar_map_zero_keys_match_either_sign() -> None:
     plus, minus = 0x00000000, 0x80000000
     for key in (0.0, -0.0, "0x00000000", "0x80000000"):
-        cast = Cast(T("float32"), T("int8"), scalar_map=[[key, 9]])
-        assert cast(to_array([plus, minus], T("float32"))).tolist() == [9, 9], key
+        cast = Cast(bit_format("float32"), bit_format("int8"), scalar_map=[[key, 9]])
+        assert cast(to_array([plus, minus], bit_format("float32"))).tolist() == [9, 9], key
     # Both keys are the number 0: the first one wins for both zeros.
-    cast = Cast(T("float32"), T("int8"), scalar_map=[[-0.0, 1], [0.0, 2]])
-    assert cast(to_array([plus, minus], T("float32"))).tolist() == [1, 1]
+    cast = Cast(bit_format("float32"), bit_format("int8"), scalar_map=[[-0.0, 1], [0.0, 2]])
+    assert cast(to_array([plus, minus], bit_format("float32"))).tolist() == [1, 1]
     # An integer 0 matches a float zero key of either sign when decoding too.
-    back = Cast(T("int8"), T("float32"), direction="decode", scalar_map=[[0, "0x80000000"]])
-    assert array_bits(back(np.array([0], np.int8)), T("float32")) == [minus]
+    back = Cast(
+        bit_format("int8"),
+        bit_format("float32"),
+        direction="decode",
+        scalar_map=[[0, "0x80000000"]],
+    )
+    assert array_bits(back(np.array([0], np.int8)), bit_format("float32")) == [minus]
 
 
 def test_scalar_map_hex_scalars_are_bit_patterns() -> None:
-    float32 = T("float32")
-    cast = Cast(float32, T("int16"), scalar_map=[["0x3f800000", 11], ["0x40490fdb", 22]])
+    float32 = bit_format("float32")
+    cast = Cast(float32, bit_format("int16"), scalar_map=[["0x3f800000", 11], ["0x40490fdb", 22]])
     pi = 0x40490FDB
     assert cast(to_array([0x3F800000, pi], float32)).tolist() == [11, 22]
-    out = Cast(T("int16"), float32, scalar_map=[[3, "0x40490fdb"], [4, "-Infinity"]])
+    out = Cast(bit_format("int16"), float32, scalar_map=[[3, "0x40490fdb"], [4, "-Infinity"]])
     assert array_bits(out(np.array([3, 4, 5], np.int16)), float32) == [pi, 0xFF800000, 0x40A00000]
 
 
@@ -917,9 +735,9 @@ def test_scalar_map_scalars_must_fit_their_types(
 ) -> None:
     # At construction (the codec's own type) or at first use (the array's type).
     needs_ml_dtypes(source, target)
-    cast = Cast(T(source), T(target), direction=direction, scalar_map=[pair])
+    cast = Cast(bit_format(source), bit_format(target), direction=direction, scalar_map=[pair])
     with pytest.raises(ConfigurationError):
-        cast(to_array([0], T(source)))
+        cast(to_array([0], bit_format(source)))
 
 
 @pytest.mark.parametrize("source", ["float64", "float32", "float16", "bfloat16"])
@@ -927,17 +745,17 @@ def test_scalar_map_number_keys_match_exactly(source: str) -> None:
     # Every finite edge value (subnormals, the largest, ties) as a JSON number key, each
     # mapped to its position: the parsed keys must be exactly these values.
     needs_ml_dtypes(source)
-    s = T(source)
-    bits = [b for b in edge_bits(source, "int16") if is_finite(decode(b, s))]
-    pairs = [[value_to_json(decode(b, s), s, False), i] for i, b in enumerate(bits)]
-    check(Cast(s, T("int16"), scalar_map=pairs), bits)
+    s = bit_format(source)
+    bits = [b for b in edge_bits(source, "int16") if is_finite(decode_bits(b, s))]
+    pairs = [[value_to_json(decode_bits(b, s), s, False), i] for i, b in enumerate(bits)]
+    check(Cast(s, bit_format("int16"), scalar_map=pairs), bits)
 
 
 def map_pairs(source: str, target: str) -> st.SearchStrategy[list[list[Any]]]:
     """Up to four [input, output] pairs in fill-value JSON, keys often repeated."""
-    s, t = T(source), T(target)
-    keys = [decode(b, s) for b in edge_bits(source, target)]
-    outputs = [decode(b, t) for b in edge_bits(target, source)]
+    s, t = bit_format(source), bit_format(target)
+    keys = [decode_bits(b, s) for b in edge_bits(source, target)]
+    outputs = [decode_bits(b, t) for b in edge_bits(target, source)]
     pair = st.tuples(st.sampled_from(keys), st.sampled_from(outputs), st.booleans())
     return st.lists(pair, min_size=1, max_size=4).map(
         lambda pairs: [[value_to_json(k, s, h), value_to_json(o, t, h)] for k, o, h in pairs]
@@ -953,8 +771,8 @@ def test_random_scalar_maps_match_reference(data: st.DataObject) -> None:
     options = out_of_range_options(source, target, direction)
     pairs = data.draw(map_pairs(source, target))
     cast = Cast(
-        T(source),
-        T(target),
+        bit_format(source),
+        bit_format(target),
         data.draw(st.sampled_from(ROUNDING_MODES)),
         data.draw(st.sampled_from(options)),
         direction,
@@ -1032,7 +850,7 @@ def test_any_layout_and_byte_order_gives_the_same_result(
     source: str, target: str, direction: str
 ) -> None:
     needs_ml_dtypes(source, target)
-    cast = Cast(T(source), T(target), "nearest-even", "clamp", direction)
+    cast = Cast(bit_format(source), bit_format(target), "nearest-even", "clamp", direction)
     array = layout_input(cast)
     check(cast, array_bits(array, cast.source))
     want = cast(array)
@@ -1051,8 +869,8 @@ def test_decode_into_writes_the_callers_array() -> None:
     encoded = codec.encode(np.linspace(-4e4, 4e4, 48).reshape(6, 8), spec)
     want = codec.decode(encoded, spec)
     check(
-        Cast(T("int16"), T("float64"), "towards-negative", "clamp", "decode"),
-        array_bits(encoded, T("int16")),
+        Cast(bit_format("int16"), bit_format("float64"), "towards-negative", "clamp", "decode"),
+        array_bits(encoded, bit_format("int16")),
     )
     outs = {
         "C": np.full((6, 8), np.nan),
@@ -1090,18 +908,20 @@ def test_decode_into_raises_for_a_refused_element() -> None:
 def test_batches_equal_chunk_by_chunk(source: str, target: str) -> None:
     needs_ml_dtypes(source, target)
     codec = CastValue(target, "nearest-away", "clamp")
-    array = layout_input(Cast(T(source), T(target), "nearest-away", "clamp"))
+    array = layout_input(Cast(bit_format(source), bit_format(target), "nearest-away", "clamp"))
     chunks = [array, array.T, array[::2, 1:], array[0, 0, ...], array[:0], byte_swapped(array)]
     spec = ChunkSpec(array.shape, source)  # the batch methods read the data type only
     encoded = codec.encode_batch(chunks, spec, threads=2)
     for chunk, got in zip(chunks, encoded, strict=True):
-        assert_same_array(got, codec.encode(chunk, spec), T(target))
+        assert_same_array(got, codec.encode(chunk, spec), bit_format(target))
     # Decoding: target elements that all decode without error.
-    back = layout_input(Cast(T(target), T(source), "nearest-away", "clamp", "decode"))
+    back = layout_input(
+        Cast(bit_format(target), bit_format(source), "nearest-away", "clamp", "decode")
+    )
     chunks = [back, back.T, back[::2, 1:], back[0, 0, ...], back[:0], byte_swapped(back)]
     decoded = codec.decode_batch(chunks, spec, threads=2)
     for chunk, got in zip(chunks, decoded, strict=True):
-        assert_same_array(got, codec.decode(chunk, spec), T(source))
+        assert_same_array(got, codec.decode(chunk, spec), bit_format(source))
 
 
 def test_a_refused_element_fails_the_whole_batch() -> None:
@@ -1117,6 +937,6 @@ def test_a_refused_element_fails_the_whole_batch() -> None:
         CastValue("int16").decode_batch([np.array([300], np.int16)], ChunkSpec((1,), "int8"))
 
 
-def assert_same_array(got: np.ndarray[Any, Any], want: np.ndarray[Any, Any], t: Type) -> None:
+def assert_same_array(got: np.ndarray[Any, Any], want: np.ndarray[Any, Any], t: BitFormat) -> None:
     assert got.shape == want.shape and got.dtype == want.dtype
     assert array_bits(got, t) == array_bits(want, t)

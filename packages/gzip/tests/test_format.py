@@ -11,16 +11,13 @@ from typing import Any
 
 import numpy as np
 import pytest
+from byte_samples import random_bytes
 from zarr_codec_gzip import Gzip
 from zarr_codec_shapes import CodecError, CorruptInputError, OutputSizeError
 
 LEVELS = range(10)
 
 FTEXT, FHCRC, FEXTRA, FNAME, FCOMMENT = 0x01, 0x02, 0x04, 0x08, 0x10
-
-
-def _random(size: int, seed: int = 0) -> bytes:
-    return np.random.default_rng(seed).integers(0, 256, size, dtype=np.uint8).tobytes()
 
 
 def _text(size: int) -> bytes:
@@ -32,7 +29,7 @@ SAMPLES: dict[str, bytes] = {
     "empty": b"",
     "one byte": b"\x00",
     "text": _text(20_000),
-    "random": _random(20_000),
+    "random": random_bytes(20_000),
     "zeros": bytes(100_000),
     "float field": np.sin(np.linspace(0, 40, 20_000)).astype("<f4").tobytes(),
 }
@@ -368,7 +365,7 @@ def test_decode_into_rejects_unusable_outputs() -> None:
 @pytest.mark.parametrize("size", [0, 1, 100, 4096, 65_535, 65_536, 300_000])
 def test_max_encoded_size_bounds_random_data(level: int, size: int) -> None:
     codec = Gzip(level)
-    data = _random(size, seed=size)
+    data = random_bytes(size, seed=size)
     bound = codec.max_encoded_size(size)
     encoded = codec.encode(data)
     assert len(encoded) <= bound
@@ -394,7 +391,7 @@ def test_max_encoded_size_is_monotonic_and_sane() -> None:
 
 
 def test_encode_into_too_small_raises_and_stays_inside() -> None:
-    data = _random(10_000)
+    data = random_bytes(10_000)
     encoded = Gzip(5).encode(data)
     guard = 0x5A
     big = np.full(len(encoded) + 64, guard, np.uint8)

@@ -11,17 +11,17 @@ from __future__ import annotations
 
 import gzip
 import struct
-import subprocess
 import sys
-import textwrap
 import tracemalloc
 import zlib
-from collections.abc import Callable, Iterator
 
 import numpy as np
 import pytest
+from byte_samples import random_bytes
+from peak_rss import peak_rss_growth
 from zarr_codec_gzip import Gzip
 from zarr_codec_shapes import CodecError, CorruptInputError, OutputSizeError
+from zarr_codec_shapes.testing import check_truncations, decode_calls
 
 FHCRC, FEXTRA, FNAME, FCOMMENT = 0x02, 0x04, 0x08, 0x10
 
@@ -29,10 +29,6 @@ FHCRC, FEXTRA, FNAME, FCOMMENT = 0x02, 0x04, 0x08, 0x10
 def _text(size: int, seed: int = 0) -> bytes:
     words = np.random.default_rng(seed).choice([b"zarr", b"chunk", b"codec", b"gzip", b" "], size)
     return b"".join(words.tolist())[:size]
-
-
-def _random(size: int, seed: int = 0) -> bytes:
-    return np.random.default_rng(seed).integers(0, 256, size, dtype=np.uint8).tobytes()
 
 
 def trailer(data: bytes) -> bytes:
@@ -48,7 +44,7 @@ HEADER = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"
 
 DATA = _text(3000)
 SMALL = Gzip(6).encode(DATA)  # a few hundred bytes
-LARGE = Gzip(6).encode(_text(40_000, seed=1) + _random(10_000))  # tens of KB
+LARGE = Gzip(6).encode(_text(40_000, seed=1) + random_bytes(10_000))  # tens of KB
 
 
 def python_verdict(stream: bytes) -> bytes | Exception:
@@ -58,24 +54,12 @@ def python_verdict(stream: bytes) -> bytes | Exception:
         return err
 
 
-def our_verdicts(stream: bytes) -> Iterator[tuple[str, Callable[[], bytes]]]:
-    """decode, decode_into (ample room) and decode_batch, each as a thunk."""
-    codec = Gzip()
-
-    def into() -> bytes:
-        out = bytearray(len(stream) * 1100 + 1000)
-        return bytes(out[: codec.decode_into(stream, out)])
-
-    yield "decode", lambda: codec.decode(stream)
-    yield "decode_into", into
-    yield "decode_batch", lambda: codec.decode_batch([SMALL, stream], threads=2)[1]
-
-
 def assert_same_verdict_as_python(stream: bytes, *, must_reject: bool = False) -> None:
     expected = python_verdict(stream)
     if must_reject:
         assert isinstance(expected, Exception), "test corpus error: Python accepts this stream"
-    for how, thunk in our_verdicts(stream):
+    room = len(stream) * 1100 + 1000  # ample: deflate expands at most 1032 times
+    for how, thunk in decode_calls(Gzip(), stream, room=room, batch_with=SMALL, threads=2):
         if isinstance(expected, bytes):
             assert thunk() == expected, f"{how}: different bytes from Python's gzip"
             continue
@@ -163,24 +147,26 @@ def test_small_stream_is_small() -> None:
     assert 100 < len(SMALL) < 1000 and len(LARGE) > 10_000
 
 
+#: decode_into's room for truncated streams. Not the chunk's size: into exactly that, a stream
+#: cut within the last bytes of its deflate body (SMALL[:562] to SMALL[:564]) raises an
+#: OutputSizeError, where CorruptInputError would be the right verdict.
+TRUNCATED_ROOM = 200_000
+
+
 def test_every_truncation_of_a_small_stream() -> None:
-    for end in range(1, len(SMALL)):
-        stream = SMALL[:end]
-        assert_same_verdict_as_python(stream, must_reject=True)
-        with pytest.raises(CorruptInputError):
-            Gzip().decode(stream)
+    ends = range(1, len(SMALL))  # b"" is no truncation: it decodes to b"", as for Python
+    check_truncations(Gzip(), SMALL, CorruptInputError, ends=ends, room=TRUNCATED_ROOM, threads=2)
+    for end in ends:
+        assert_same_verdict_as_python(SMALL[:end], must_reject=True)
 
 
 def test_sampled_truncations_of_a_large_stream() -> None:
     rng = np.random.default_rng(5)
     ends = {*range(1, 40), *range(len(LARGE) - 40, len(LARGE))}
     ends |= {int(e) for e in rng.integers(1, len(LARGE), 200)}
-    for end in sorted(ends):
-        with pytest.raises(CorruptInputError):
-            Gzip().decode(LARGE[:end])
-        out = bytearray(200_000)
-        with pytest.raises(CorruptInputError):
-            Gzip().decode_into(LARGE[:end], out)
+    check_truncations(
+        Gzip(), LARGE, CorruptInputError, ends=sorted(ends), room=TRUNCATED_ROOM, threads=2
+    )
     for end in sorted(ends)[::10]:  # Python's verdict on a subset (it is the slower side)
         assert_same_verdict_as_python(LARGE[:end], must_reject=True)
 
@@ -254,7 +240,7 @@ def _fixed_block_with_length_symbol(symbol: int) -> tuple[bytes, bytes]:
 
 def _distance_symbol_stream(symbol: int) -> tuple[bytes, bytes]:
     """24 KiB stored, then a fixed block: <length 258, distance symbol ``symbol``, 0 extra>."""
-    history = _random(30_000, seed=9)
+    history = random_bytes(30_000, seed=9)
     bits = _Bits()
     bits.put(0, 1)
     bits.put(0, 2)  # a stored block
@@ -365,45 +351,13 @@ def test_bomb_with_a_decode_limit(bomb: bytes) -> None:
     assert peak < 5_000_000, f"{peak} bytes allocated"  # tracemalloc sees Python objects only
 
 
-PEAK_RSS_PRELUDE = """
+PEAK_RSS_IMPORTS = """
 import zlib, struct
 import numpy as np
 from zarr_codec_shapes import CorruptInputError, OutputSizeError
 from zarr_codec_gzip import Gzip
-
-def peak():
-    with open("/proc/self/status") as status:
-        return next(int(l.split()[1]) * 1024 for l in status if l.startswith("VmHWM:"))
-
-def reset_peak():  # Linux >= 4.0: the high-water mark restarts from the current RSS
-    with open("/proc/self/clear_refs", "w") as clear:
-        clear.write("5")
-    return peak()
 """
-
-
-def peak_rss_growth(setup: str, work: str) -> int:
-    """Bytes the peak RSS of a fresh process grows by while running ``work`` (after ``setup``).
-
-    ``ru_maxrss`` cannot measure this: Linux carries the parent's peak into a child.
-    """
-    script = "\n".join(
-        [
-            PEAK_RSS_PRELUDE,
-            textwrap.dedent(setup),
-            'Gzip().decode(Gzip().encode(b"x"))  # load everything before measuring',
-            "before = reset_peak()",
-            textwrap.dedent(work),
-            "print(peak() - before)",
-        ]
-    )
-    result = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False
-    )
-    if "clear_refs" in result.stderr or "/proc/self/status" in result.stderr:
-        pytest.skip("needs Linux /proc/self/clear_refs to measure peak memory")
-    assert result.returncode == 0, result.stderr
-    return int(result.stdout)
+WARM_UP = 'Gzip().decode(Gzip().encode(b"x"))'
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="measures /proc peak RSS")
@@ -428,7 +382,7 @@ def test_bomb_peak_memory_in_a_fresh_process() -> None:
             else:
                 raise SystemExit("no OutputSizeError")
     """
-    growth = peak_rss_growth(setup, work)
+    growth = peak_rss_growth(setup, work, imports=PEAK_RSS_IMPORTS, warm_up=WARM_UP)
     assert growth < 30_000_000, f"peak RSS grew by {growth} bytes decoding a 100 MB bomb"
 
 
@@ -440,7 +394,8 @@ def test_peak_rss_measurement_sees_a_real_allocation() -> None:
         c = zlib.compressobj(1, zlib.DEFLATED, 31)
         stream = c.compress(bytes(100_000_000)) + c.flush()
     """
-    growth = peak_rss_growth(setup, "assert len(Gzip().decode(stream)) == 100_000_000")
+    work = "assert len(Gzip().decode(stream)) == 100_000_000"
+    growth = peak_rss_growth(setup, work, imports=PEAK_RSS_IMPORTS, warm_up=WARM_UP)
     assert 90_000_000 < growth < 250_000_000
 
 
@@ -461,7 +416,7 @@ def test_junk_claiming_a_large_isize_allocates_nothing() -> None:
             else:
                 raise SystemExit("decoded junk")
     """
-    growth = peak_rss_growth(setup, work)
+    growth = peak_rss_growth(setup, work, imports=PEAK_RSS_IMPORTS, warm_up=WARM_UP)
     assert growth < 30_000_000, f"peak RSS grew by {growth} bytes rejecting 100 KB of junk"
 
 

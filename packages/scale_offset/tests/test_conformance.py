@@ -17,34 +17,25 @@ in the kit's layouts. Integer round trips are exact.
 from __future__ import annotations
 
 import asyncio
-import threading
 from collections.abc import Callable, Iterator
 from importlib.util import find_spec
 from typing import Any, ClassVar
 
 import numpy as np
 import pytest
+from malformed_arrays import malformed_arrays
 from zarr_codec_scale_offset import ScaleOffset
 from zarr_codec_shapes import ChunkSpec, ConfigurationError, DataType, OutOfRangeError
-from zarr_codec_shapes.testing import ConformanceSuite, sample_arrays
+from zarr_codec_shapes.testing import (
+    ConformanceSuite,
+    check_batch_matches_single,
+    check_threads_on_chunk,
+    sample_arrays,
+)
 
 NO_ML_DTYPES = pytest.mark.skipif(find_spec("ml_dtypes") is None, reason="needs ml_dtypes")
 
 Arrays = dict[str, np.ndarray[Any, Any]]
-
-
-def _malformed(array_type: str) -> tuple[Any, ...]:
-    """Decoder inputs that must raise a ``CodecError``: arrays of another type than the
-    array's (the kit formats each with ``bytes()``, so each must export a buffer)."""
-    other = np.dtype(np.int8 if array_type.startswith("float") else np.float64)
-    return (
-        np.zeros(16, dtype=other),
-        np.zeros(16, dtype=bool),
-        np.zeros(16, dtype=np.complex64),
-        np.zeros(16, dtype=object),
-        np.array(["not", "numbers"]),
-        b"sixteen bytes..!",
-    )
 
 
 def _value_bytes(array: np.ndarray[Any, Any]) -> bytes:
@@ -99,7 +90,7 @@ class _Suite(ConformanceSuite):
         super().__init_subclass__(**kwargs)
         if hasattr(cls, "array_type"):  # not on intermediate bases
             cls.data_types = (DataType.from_name(cls.array_type),)
-            cls.malformed = _malformed(cls.array_type)
+            cls.malformed = malformed_arrays(cls.array_type)
 
     @property
     def dt(self) -> DataType:
@@ -152,8 +143,7 @@ class _Suite(ConformanceSuite):
             assert _same(asyncio.run(codec.encode_async(array, spec)), encoded)
             decoded = codec.decode(encoded, spec)
             assert _same(asyncio.run(codec.decode_async(encoded, spec)), decoded)
-            assert all(_same(e, encoded) for e in codec.encode_batch([array, array], spec, 2))
-            assert all(_same(d, decoded) for d in codec.decode_batch([encoded] * 3, spec, 2))
+            check_batch_matches_single(codec, [array] * 3, spec, threads=2)
             outs = np.empty((2, *array.shape), dtype=self.dt.numpy_dtype)
             codec.decode_batch_into([encoded, encoded], spec, list(outs), 2)
             assert _same(outs[0], decoded) and _same(outs[1], decoded)
@@ -163,30 +153,8 @@ class _Suite(ConformanceSuite):
             super().test_threads()
         for codec in self._each():
             assert isinstance(codec, ScaleOffset)
-            self._threads(codec, self.arrays(codec)["contiguous"])
-
-    def _threads(self, codec: ScaleOffset, array: np.ndarray[Any, Any]) -> None:
-        """8 threads encoding and decoding at once agree with one."""
-        spec = ChunkSpec(array.shape, self.dt)
-        encoded = codec.encode(array, spec)
-        decoded = codec.decode(encoded, spec)
-        barrier = threading.Barrier(8)
-        failures: list[str] = []
-
-        def work() -> None:
-            barrier.wait()
-            for _ in range(20):
-                again = codec.encode(array, spec)
-                if not (_same(again, encoded) and _same(codec.decode(again, spec), decoded)):
-                    failures.append("different result")
-                    return
-
-        pool = [threading.Thread(target=work) for _ in range(8)]
-        for thread in pool:
-            thread.start()
-        for thread in pool:
-            thread.join()
-        assert not failures
+            array = self.arrays(codec)["contiguous"]
+            check_threads_on_chunk(codec, array, ChunkSpec(array.shape, self.dt))
 
     # -- beyond the kit ----------------------------------------------------------------------
 

@@ -24,7 +24,6 @@ one array.
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 import math
 from collections.abc import Callable, Sequence
@@ -35,12 +34,26 @@ from typing import Any
 
 import numpy as np
 import pytest
+from exact_values import (
+    BitFormat,
+    Value,
+    array_bits,
+    bit_format,
+    decode_bits,
+    is_inf,
+    is_nan,
+    is_negative,
+    is_zero,
+    needs_ml_dtypes,
+    pow2,
+    round_to_format,
+    show,
+    to_array,
+)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from zarr_codec_scale_offset import ScaleOffset
-from zarr_codec_shapes import ChunkSpec, DataType, OutOfRangeError
-
-HAVE_ML_DTYPES = importlib.util.find_spec("ml_dtypes") is not None
+from zarr_codec_shapes import ChunkSpec, OutOfRangeError
 
 CORE_INTS = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
 SMALL_INTS = ("int2", "int4", "uint2", "uint4")
@@ -61,131 +74,10 @@ SMALL_FLOATS = (
 ALL_TYPES = CORE_INTS + SMALL_INTS + CORE_FLOATS + SMALL_FLOATS
 DIRECTIONS = ("encode", "decode")
 
-# Exact element values: a Fraction for every finite value but -0.0; the floats NaN, ±inf and
-# -0.0 for what a Fraction cannot hold. ``None`` stands for an error.
-Value = Fraction | float
-
-# Biases that are not 2^(exponent_bits - 1) - 1.
-BIAS = {"float8_e4m3fnuz": 8, "float8_e5m2fnuz": 16, "float8_e4m3b11fnuz": 11}
-
 MIN64, MAX64, UMAX64 = -(2**63), 2**63 - 1, 2**64 - 1
 
 
-@cache
-def pow2(k: int) -> Fraction:
-    return Fraction(2) ** k
-
-
-# -- data types ----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Type:
-    """What the reference needs of a data type."""
-
-    name: str
-    bits: int  # value bits (4 for int4: the sub-byte types still take a byte)
-    itemsize: int
-    is_int: bool
-    signed: bool = False
-    exponent_bits: int = 0
-    mantissa_bits: int = 0
-    bias: int = 0
-    # "ieee": ±inf and NaNs; "fnuz": one NaN where -0 would be; "fn": neither; "e8m0":
-    # unsigned powers of two, 0xFF is NaN.
-    encoding: str = ""
-    nan_bits: int | None = None
-
-    @property
-    def lo(self) -> int:
-        return -(1 << (self.bits - 1)) if self.signed else 0
-
-    @property
-    def hi(self) -> int:
-        return (1 << (self.bits - 1)) - 1 if self.signed else (1 << self.bits) - 1
-
-    @property
-    def mask(self) -> int:
-        return (1 << self.bits) - 1
-
-    @property
-    def has_inf(self) -> bool:
-        return self.encoding == "ieee"
-
-    @property
-    def has_negative_zero(self) -> bool:
-        return self.encoding in ("ieee", "fn")
-
-    @property
-    def min_exponent(self) -> int:
-        """The exponent of the smallest normal value."""
-        return -127 if self.encoding == "e8m0" else 1 - self.bias
-
-    @property
-    def max_finite(self) -> Fraction:
-        if self.encoding == "e8m0":
-            return pow2(127)
-        top = (1 << self.exponent_bits) - (2 if self.encoding == "ieee" else 1)
-        return (2 - pow2(-self.mantissa_bits)) * pow2(top - self.bias)
-
-    @property
-    def dtype(self) -> np.dtype[Any]:
-        return DataType.from_name(self.name).numpy_dtype
-
-    @property
-    def uint(self) -> np.dtype[Any]:
-        return np.dtype(f"u{self.itemsize}")
-
-
-@cache
-def T(name: str) -> Type:
-    data_type = DataType.from_name(name)
-    if data_type.is_integer:
-        low, _ = data_type.integer_range()
-        return Type(name, data_type.bits, data_type.itemsize, True, signed=low < 0)
-    fmt = data_type.float_format
-    assert fmt is not None
-    if fmt.mantissa_bits == 0:
-        encoding = "e8m0"
-    elif fmt.has_infinity:
-        encoding = "ieee"
-    else:
-        encoding = "fnuz" if fmt.nan_bits is not None else "fn"
-    return Type(
-        name,
-        data_type.bits,
-        data_type.itemsize,
-        False,
-        exponent_bits=fmt.exponent_bits,
-        mantissa_bits=fmt.mantissa_bits,
-        bias=BIAS.get(name, (1 << (fmt.exponent_bits - 1)) - 1),
-        encoding=encoding,
-        nan_bits=fmt.nan_bits,
-    )
-
-
-def needs_ml_dtypes(name: str) -> None:
-    if DataType.from_name(name).v2_code is None:
-        pytest.importorskip("ml_dtypes")
-
-
 # -- exact values ----------------------------------------------------------------------------
-
-
-def is_nan(v: Value) -> bool:
-    return isinstance(v, float) and math.isnan(v)
-
-
-def is_inf(v: Value) -> bool:
-    return isinstance(v, float) and math.isinf(v)
-
-
-def is_zero(v: Value) -> bool:
-    return v == 0 and not is_nan(v)
-
-
-def is_negative(v: Value) -> bool:
-    return math.copysign(1.0, v) < 0 if isinstance(v, float) else v < 0
 
 
 def key(v: Value | None) -> object:
@@ -195,44 +87,6 @@ def key(v: Value | None) -> object:
     if is_zero(v):
         return "-0.0" if is_negative(v) else "0"
     return v
-
-
-def show(v: Value | None) -> str:
-    if isinstance(v, Fraction) and v.denominator != 1:
-        return f"{v} (~{float(v)!r})"
-    return str(v)
-
-
-def floor_log2(x: Fraction) -> int:
-    """floor(log2(x)) for x > 0."""
-    e = x.numerator.bit_length() - x.denominator.bit_length()
-    return e - 1 if pow2(e) > x else e
-
-
-def decode_bits(bits: int, t: Type) -> Value:
-    """The exact value of an element from its bits."""
-    bits &= t.mask
-    if t.is_int:
-        return Fraction(bits - (1 << t.bits) if t.signed and bits > t.hi else bits)
-    if t.encoding == "e8m0":
-        return math.nan if bits == 0xFF else pow2(bits - 127)
-    m = t.mantissa_bits
-    sign_bit = 1 << (t.bits - 1)
-    exponent = (bits >> m) & ((1 << t.exponent_bits) - 1)
-    mantissa = bits & ((1 << m) - 1)
-    if t.encoding == "fnuz" and bits == sign_bit:
-        return math.nan
-    if t.encoding == "ieee" and exponent == (1 << t.exponent_bits) - 1:
-        if mantissa:
-            return math.nan
-        return -math.inf if bits & sign_bit else math.inf
-    if exponent == 0:
-        magnitude = mantissa * pow2(t.min_exponent - m)
-    else:
-        magnitude = ((1 << m) | mantissa) * pow2(exponent - t.bias - m)
-    if bits & sign_bit:
-        return -magnitude if magnitude else -0.0
-    return magnitude
 
 
 def from_float(x: float | np.floating[Any]) -> Value:
@@ -246,7 +100,7 @@ def from_float(x: float | np.floating[Any]) -> Value:
 # -- the reference ---------------------------------------------------------------------------
 
 
-def round_to(x: Fraction, negative: bool, t: Type, floor: bool = False) -> Value | None:
+def round_to(x: Fraction, negative: bool, t: BitFormat, floor: bool = False) -> Value | None:
     """``x`` rounded to nearest-even in ``t`` (``negative``: the sign, for a zero ``x``).
 
     ``floor``: what ours does in ``float8_e8m0fnu`` (see
@@ -258,10 +112,7 @@ def round_to(x: Fraction, negative: bool, t: Type, floor: bool = False) -> Value
         return pow2(-127)
     if x == 0:
         return -0.0 if negative and t.has_negative_zero else Fraction(0)
-    e = floor_log2(abs(x))
-    # The last kept bit; e8m0 keeps one at any exponent (its significand is an implicit 1).
-    quantum = e if t.encoding == "e8m0" else max(e, t.min_exponent) - t.mantissa_bits
-    rounded = round(x / pow2(quantum)) * pow2(quantum)  # Fraction rounds ties to even
+    rounded = round_to_format(x, t, "nearest-even")
     if t.encoding == "e8m0":
         return rounded if pow2(-127) <= rounded <= pow2(127) else None
     if rounded == 0:  # underflow keeps the sign
@@ -273,7 +124,7 @@ def round_to(x: Fraction, negative: bool, t: Type, floor: bool = False) -> Value
     return rounded
 
 
-def f_add(a: Value, b: Value, t: Type, floor: bool = False) -> Value | None:
+def f_add(a: Value, b: Value, t: BitFormat, floor: bool = False) -> Value | None:
     """IEEE ``a + b`` (``b`` finite) rounded in ``t``."""
     if is_nan(a) or is_inf(a):
         return a
@@ -289,7 +140,9 @@ def negate(v: Value) -> Value:
     return -v
 
 
-def f_mul(a: Value, b: Value, t: Type, divide: bool = False, floor: bool = False) -> Value | None:
+def f_mul(
+    a: Value, b: Value, t: BitFormat, divide: bool = False, floor: bool = False
+) -> Value | None:
     """IEEE ``a * b`` or ``a / b`` (``b`` finite, non-zero) rounded in ``t``."""
     if is_nan(a):
         return a
@@ -301,7 +154,7 @@ def f_mul(a: Value, b: Value, t: Type, divide: bool = False, floor: bool = False
 
 
 def fraction_reference(
-    direction: str, x: Value, offset: Value, scale: Value, t: Type, floor: bool = False
+    direction: str, x: Value, offset: Value, scale: Value, t: BitFormat, floor: bool = False
 ) -> Value | None:
     """The spec's formula with one correct rounding in ``t`` per operation."""
     if direction == "encode":
@@ -311,11 +164,11 @@ def fraction_reference(
     return None if quotient is None else f_add(quotient, offset, t, floor)
 
 
-def int_reference(direction: str, x: int, offset: int, scale: int, t: Type) -> int | None:
+def int_reference(direction: str, x: int, offset: int, scale: int, t: BitFormat) -> int | None:
     """Exact integers, every step range-checked; decoding divides exactly or fails."""
 
     def fits(v: int) -> bool:
-        return t.lo <= v <= t.hi
+        return t.int_min <= v <= t.int_max
 
     if direction == "encode":
         shifted = x - offset
@@ -332,7 +185,7 @@ def int_reference(direction: str, x: int, offset: int, scale: int, t: Type) -> i
     return result if fits(result) else None
 
 
-def native_reference(direction: str, x: Value, offset: Value, scale: Value, t: Type) -> Value:
+def native_reference(direction: str, x: Value, offset: Value, scale: Value, t: BitFormat) -> Value:
     """float64 as Python floats; float32/float16 as numpy scalars of that type."""
     number: Callable[[Value], Any] = float if t.name == "float64" else t.dtype.type
     xv, ov, sv = number(float(x)), number(float(offset)), number(float(scale))
@@ -344,7 +197,7 @@ def native_reference(direction: str, x: Value, offset: Value, scale: Value, t: T
 
 
 def reference(
-    direction: str, x: int, offset: int, scale: int, t: Type, floor: bool = False
+    direction: str, x: int, offset: int, scale: int, t: BitFormat, floor: bool = False
 ) -> Value | None:
     """The expected result for element bits ``x`` and parameter bits ``offset``/``scale``."""
     xv, ov, sv = (decode_bits(b, t) for b in (x, offset, scale))
@@ -359,7 +212,7 @@ def reference(
 # -- running the codec -----------------------------------------------------------------------
 
 
-def param_json(bits: int, t: Type, as_hex: bool) -> int | float | str:
+def param_json(bits: int, t: BitFormat, as_hex: bool) -> int | float | str:
     """A parameter in fill-value JSON: an integer, a float number, or a hex bit pattern."""
     value = decode_bits(bits, t)
     if t.is_int:
@@ -369,20 +222,11 @@ def param_json(bits: int, t: Type, as_hex: bool) -> int | float | str:
     return float(value)  # exact: every value of these formats is a float64
 
 
-def to_array(bits: Sequence[int], t: Type) -> np.ndarray[Any, Any]:
-    return np.array([b & t.mask for b in bits], dtype=t.uint).view(t.dtype)
-
-
-def array_bits(array: np.ndarray[Any, Any], t: Type) -> list[int]:
-    raw = np.ascontiguousarray(array).view(t.uint).ravel().tolist()
-    return [b & t.mask for b in raw]
-
-
 @dataclass(frozen=True)
 class Case:
     """One codec over one data type in one direction."""
 
-    t: Type
+    t: BitFormat
     direction: str
     offset: int  # bits
     scale: int  # bits
@@ -442,7 +286,7 @@ def check(case: Case, bits: Sequence[int]) -> None:
 # -- edge values -----------------------------------------------------------------------------
 
 
-def encode_int(v: int, t: Type) -> int:
+def encode_int(v: int, t: BitFormat) -> int:
     """The bits of the integer ``v`` (two's complement)."""
     return v & t.mask
 
@@ -450,16 +294,30 @@ def encode_int(v: int, t: Type) -> int:
 @cache
 def int_edges(name: str) -> tuple[int, ...]:
     """Bits of the range's ends, the values around 0 and the middles."""
-    t = T(name)
-    values = {t.lo, t.lo + 1, t.lo // 2, -3, -2, -1, 0, 1, 2, 3, t.hi // 2, t.hi - 1, t.hi}
-    return tuple(encode_int(v, t) for v in sorted(values) if t.lo <= v <= t.hi)
+    t = bit_format(name)
+    values = {
+        t.int_min,
+        t.int_min + 1,
+        t.int_min // 2,
+        -3,
+        -2,
+        -1,
+        0,
+        1,
+        2,
+        3,
+        t.int_max // 2,
+        t.int_max - 1,
+        t.int_max,
+    }
+    return tuple(encode_int(v, t) for v in sorted(values) if t.int_min <= v <= t.int_max)
 
 
 @cache
 def float_edges(name: str) -> tuple[int, ...]:
     """Bits of finite edge values of both signs: zero, the smallest subnormal, the smallest
     normal, 1 and its neighbour, 1.5, the largest and its neighbour."""
-    t = T(name)
+    t = bit_format(name)
     if t.encoding == "e8m0":
         return (0x00, 0x01, 0x7E, 0x7F, 0x80, 0x81, 0xFD, 0xFE)
     m = t.mantissa_bits
@@ -477,7 +335,7 @@ def float_edges(name: str) -> tuple[int, ...]:
 @cache
 def special_bits(name: str) -> tuple[int, ...]:
     """NaN and the infinities, where the type has them."""
-    t = T(name)
+    t = bit_format(name)
     out = [] if t.nan_bits is None else [t.nan_bits]
     if t.has_inf:
         inf = ((1 << t.exponent_bits) - 1) << t.mantissa_bits
@@ -486,11 +344,11 @@ def special_bits(name: str) -> tuple[int, ...]:
 
 
 def param_edges(name: str) -> tuple[int, ...]:
-    return int_edges(name) if T(name).is_int else float_edges(name)
+    return int_edges(name) if bit_format(name).is_int else float_edges(name)
 
 
 def element_edges(name: str) -> tuple[int, ...]:
-    return int_edges(name) if T(name).is_int else float_edges(name) + special_bits(name)
+    return int_edges(name) if bit_format(name).is_int else float_edges(name) + special_bits(name)
 
 
 # -- 1: every ordered pair of edge parameters --------------------------------------------------
@@ -500,7 +358,7 @@ def element_edges(name: str) -> tuple[int, ...]:
 def test_every_pair_of_edge_parameters(name: str) -> None:
     """offset and scale from the type's edges (scale not 0), on every edge element."""
     needs_ml_dtypes(name)
-    t = T(name)
+    t = bit_format(name)
     elements = element_edges(name)
     for offset, scale in itertools.product(param_edges(name), repeat=2):
         if is_zero(decode_bits(scale, t)):
@@ -512,29 +370,29 @@ def test_every_pair_of_edge_parameters(name: str) -> None:
 # -- 2: random parameters and elements ---------------------------------------------------------
 
 
-def int_elements(t: Type, offset: int, scale: int) -> st.SearchStrategy[int]:
+def int_elements(t: BitFormat, offset: int, scale: int) -> st.SearchStrategy[int]:
     """Edges, anything, values near the offset whose encoding fits, and multiples of scale
     (decodable)."""
     # The k with k * scale in range (exact integer division: int64 is beyond float).
-    ends = (t.lo, t.hi) if scale > 0 else (t.hi, t.lo)
+    ends = (t.int_min, t.int_max) if scale > 0 else (t.int_max, t.int_min)
     k_lo, k_hi = -(-ends[0] // scale), ends[1] // scale
 
     def clip(v: int) -> int:
-        return min(max(v, t.lo), t.hi)
+        return min(max(v, t.int_min), t.int_max)
 
     return st.one_of(
         st.sampled_from([int(decode_bits(b, t)) for b in int_edges(t.name)]),
-        st.integers(t.lo, t.hi),
+        st.integers(t.int_min, t.int_max),
         st.integers(k_lo, k_hi).map(lambda k: clip(offset + k)),
         st.integers(k_lo, k_hi).map(lambda k: k * scale),
     ).map(lambda v: encode_int(v, t))
 
 
-def float_bits(t: Type) -> st.SearchStrategy[int]:
+def float_bits(t: BitFormat) -> st.SearchStrategy[int]:
     return st.integers(0, t.mask)
 
 
-def finite(t: Type, nonzero: bool = False) -> Callable[[int], bool]:
+def finite(t: BitFormat, nonzero: bool = False) -> Callable[[int], bool]:
     def ok(bits: int) -> bool:
         v = decode_bits(bits, t)
         return not (is_nan(v) or is_inf(v) or (nonzero and is_zero(v)))
@@ -542,7 +400,7 @@ def finite(t: Type, nonzero: bool = False) -> Callable[[int], bool]:
     return ok
 
 
-def float_elements(t: Type, offset: int) -> st.SearchStrategy[int]:
+def float_elements(t: BitFormat, offset: int) -> st.SearchStrategy[int]:
     """Edges, specials, any bits, and values a few ulps from the offset (cancellation)."""
     return st.one_of(
         st.sampled_from(float_edges(t.name) + special_bits(t.name)),
@@ -556,12 +414,12 @@ def float_elements(t: Type, offset: int) -> st.SearchStrategy[int]:
 @pytest.mark.parametrize("name", ALL_TYPES)
 def test_random_parameters_and_elements(name: str, data: st.DataObject) -> None:
     needs_ml_dtypes(name)
-    t = T(name)
+    t = bit_format(name)
     direction = data.draw(st.sampled_from(DIRECTIONS))
     if t.is_int:
         values = st.one_of(
             st.sampled_from([int(decode_bits(b, t)) for b in int_edges(name)]),
-            st.integers(t.lo, t.hi),
+            st.integers(t.int_min, t.int_max),
         )
         offset = data.draw(values)
         scale = data.draw(values.filter(bool))
@@ -581,7 +439,7 @@ def test_random_parameters_and_elements(name: str, data: st.DataObject) -> None:
 @pytest.mark.parametrize("name", CORE_FLOATS)
 def test_fraction_reference_agrees_with_numpy(name: str, data: st.DataObject) -> None:
     """The exact reference used for bfloat16 and float8/6/4, checked where numpy computes."""
-    t = T(name)
+    t = bit_format(name)
     params = st.one_of(st.sampled_from(float_edges(name)), float_bits(t))
     offset = decode_bits(data.draw(params.filter(finite(t))), t)
     scale = decode_bits(data.draw(params.filter(finite(t, nonzero=True))), t)
@@ -660,7 +518,7 @@ INTEGER_LIMITS: list[tuple[str, int, int, str, int, int | None]] = [
 def test_integer_limits(
     name: str, offset: int, scale: int, direction: str, x: int, result: int | None
 ) -> None:
-    t = T(name)
+    t = bit_format(name)
     assert int_reference(direction, x, offset, scale, t) == result, "the table is wrong"
     case = Case(t, direction, encode_int(offset, t), encode_int(scale, t))
     check(case, [encode_int(x, t)])
@@ -749,7 +607,7 @@ FLOAT_CASES: list[tuple[str, float, float, str, float, float | None]] = [
 ]
 
 
-def value_bits(v: float, t: Type) -> int:
+def value_bits(v: float, t: BitFormat) -> int:
     """The bits of ``v``, a value of ``t`` (NaN: any NaN)."""
     bits = int(np.array([v]).astype(t.dtype).view(t.uint)[0]) & t.mask
     assert key(decode_bits(bits, t)) == key(from_float(v)), f"{v} is not a {t.name} value"
@@ -763,7 +621,7 @@ def test_float_cases(
     name: str, offset: float, scale: float, direction: str, x: float, result: float | None
 ) -> None:
     needs_ml_dtypes(name)
-    t = T(name)
+    t = bit_format(name)
     o, s, b = (value_bits(float(v), t) for v in (offset, scale, x))
     expected = reference(direction, b, o, s, t)
     assert key(expected) == key(None if result is None else from_float(result)), "table"
@@ -792,7 +650,7 @@ def test_e8m0_values_below_its_range_are_errors(
     """
     needs_ml_dtypes("float8_e8m0fnu")
     codec = ScaleOffset(offset=offset, scale=scale)
-    array = to_array([int(x, 16)], T("float8_e8m0fnu"))
+    array = to_array([int(x, 16)], bit_format("float8_e8m0fnu"))
     spec = ChunkSpec((1,), "float8_e8m0fnu")
     with pytest.raises(OutOfRangeError):
         (codec.encode if direction == "encode" else codec.decode)(array, spec)

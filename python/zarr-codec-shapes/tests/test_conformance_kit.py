@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from typing import Any, ClassVar
 
 import numpy as np
@@ -16,12 +18,20 @@ from zarr_codec_shapes import (
 )
 from zarr_codec_shapes.testing import (
     ConformanceSuite,
+    check_batch_matches_single,
     check_decode_into,
+    check_decoded_or_rejected,
+    check_errors_from_threads,
     check_json,
     check_malformed,
     check_overlap,
+    check_rejected,
     check_round_trips,
+    check_threads_on_chunk,
+    check_truncations,
     check_value_semantics,
+    decode_calls,
+    run_in_threads,
 )
 
 
@@ -193,3 +203,177 @@ def test_kit_catches_array_shape_changes() -> None:
 def test_corrupt_input_is_reported_as_codec_error() -> None:
     with pytest.raises(CorruptInputError):
         XorCrc().decode(b"\x00" * 10)
+
+
+# -- the checks on chunks of the author's choosing ------------------------------------------
+
+STREAM = XorCrc().encode(b"zarr chunk " * 40)
+
+
+def test_run_in_threads_runs_every_call_at_once() -> None:
+    threads: set[int] = set()
+
+    def work() -> int:
+        threads.add(threading.get_ident())
+        return 7
+
+    assert run_in_threads(work, threads=4, repeat=3) == [7] * 12
+    assert len(threads) == 4
+
+
+def test_run_in_threads_raises_what_a_thread_raised() -> None:
+    def work() -> None:
+        raise CorruptInputError("from a thread")
+
+    with pytest.raises(CorruptInputError, match="from a thread"):
+        run_in_threads(work, threads=2, repeat=1)
+
+
+def test_kit_passes_correct_codecs_on_their_own_chunks() -> None:
+    check_threads_on_chunk(XorCrc(), b"zarr" * 100)
+    array = np.arange(12, dtype=np.int16).reshape(3, 4)
+    check_threads_on_chunk(BitNot(), array, ChunkSpec(array.shape, "int16"))
+    check_errors_from_threads(XorCrc(), STREAM[:-1], STREAM, CorruptInputError)
+    encoded, decoded = check_batch_matches_single(Identity(), [b"a", b"", b"bcd"])
+    assert encoded == decoded == [b"a", b"", b"bcd"]
+    arrays = [array, array.T, array[::2]]
+    check_batch_matches_single(BitNot(), arrays, ChunkSpec(array.shape, "int16"))
+    check_truncations(XorCrc(), STREAM, CorruptInputError)
+    check_rejected(XorCrc(), STREAM[1:], CorruptInputError, room=1000, batch_with=STREAM)
+    assert check_decoded_or_rejected(XorCrc(), STREAM, room=1000) == b"zarr chunk " * 40
+    assert check_decoded_or_rejected(XorCrc(), STREAM[:-1], room=1000) is None
+
+
+def test_decode_calls_are_decode_decode_into_and_a_batch() -> None:
+    calls = dict(decode_calls(Identity(), b"abc", room=10, batch_with=b"xyz"))
+    assert list(calls) == ["decode", "decode_into", "decode_batch"]
+    assert all(call() == b"abc" for call in calls.values())
+
+
+class SharedScratch(Identity):
+    """Decodes through one scratch buffer shared by every call: right alone, wrong when calls
+    overlap (each empties and refills what the others are filling)."""
+
+    def __init__(self, level: int = 1) -> None:
+        super().__init__(level)
+        self.scratch = bytearray()
+
+    def decode(self, data: Any, spec: ChunkSpec | None = None) -> bytes:
+        self.scratch.clear()
+        for byte in memoryview(data).cast("B"):
+            self.scratch.append(byte)
+            time.sleep(0)  # let another thread in, as a compiled codec releasing the GIL would
+        return bytes(self.scratch)
+
+
+def test_kit_catches_state_shared_between_threads() -> None:
+    check_threads_on_chunk(SharedScratch(), b"zarr" * 8, threads=1)  # fine alone
+    with pytest.raises(AssertionError, match="differ from one thread"):
+        check_threads_on_chunk(SharedScratch(), b"zarr" * 8)
+
+
+class SharedErrorState(Identity):
+    """Keeps the last error on the codec, not on the call: one thread's failure leaks into
+    another's call, and a failure can be cleared by another thread before it is raised."""
+
+    def __init__(self, level: int = 1) -> None:
+        super().__init__(level)
+        self.error: str | None = None
+
+    def decode(self, data: Any, spec: ChunkSpec | None = None) -> bytes:
+        raw = super().decode(data)
+        if raw.startswith(b"bad"):
+            self.error = "bad input"
+        time.sleep(0.001)
+        error, self.error = self.error, None
+        if error:
+            raise CorruptInputError(error)
+        return raw
+
+
+def test_kit_catches_error_state_shared_between_threads() -> None:
+    check_errors_from_threads(SharedErrorState(), b"bad", b"good", threads=1)  # fine alone
+    with pytest.raises(AssertionError, match="went wrong"):
+        check_errors_from_threads(SharedErrorState(), b"bad", b"good")
+
+
+def test_kit_catches_an_error_of_the_wrong_class_from_threads() -> None:
+    with pytest.raises(AssertionError, match="not OutputSizeError"):
+        check_errors_from_threads(XorCrc(), STREAM[:-1], STREAM, OutputSizeError, threads=2)
+
+
+class ReorderedBatch(Identity):
+    def encode_batch(self, chunks: Any, *args: Any) -> list[Any]:
+        return super().encode_batch(chunks, *args)[::-1]
+
+
+class ShortBatch(Identity):
+    def decode_batch(self, chunks: Any, *args: Any) -> list[Any]:
+        return super().decode_batch(chunks, *args)[:-1]
+
+
+def test_kit_catches_batches_that_differ_from_single_chunks() -> None:
+    with pytest.raises(AssertionError, match="encode_batch differs at chunk 0"):
+        check_batch_matches_single(ReorderedBatch(), [b"a", b"b"])
+    with pytest.raises(AssertionError, match="decode_batch gave 1 results"):
+        check_batch_matches_single(ShortBatch(), [b"a", b"b"])
+
+
+def test_kit_catches_truncations_that_decode() -> None:
+    with pytest.raises(AssertionError, match="decode of the first 0 of"):
+        check_truncations(Identity(), b"no integrity check")
+
+
+def test_kit_catches_truncations_that_crash() -> None:
+    class CrashesWhenShort(XorCrc):
+        def decode(self, data: Any, spec: ChunkSpec | None = None) -> bytes:
+            if len(memoryview(data)) < 8:
+                raise IndexError("read past the end")
+            return super().decode(data)
+
+    with pytest.raises(AssertionError, match="IndexError"):
+        check_truncations(CrashesWhenShort(), STREAM)
+
+
+class BlamesTheBuffer(XorCrc):
+    """Reports a damaged stream as a too-small output, unless the output has room to spare."""
+
+    def decode_into(self, data: Any, out: Any, spec: ChunkSpec | None = None) -> int:
+        try:
+            return super().decode_into(data, out)
+        except CorruptInputError:
+            if len(memoryview(out)) <= len(XorCrc().decode(STREAM)):
+                raise OutputSizeError("no room") from None
+            raise
+
+
+def test_kit_truncates_into_a_chunk_sized_buffer_unless_told_otherwise() -> None:
+    with pytest.raises(AssertionError, match=r"decode_into .* OutputSizeError"):
+        check_truncations(BlamesTheBuffer(), STREAM, CorruptInputError)
+    check_truncations(BlamesTheBuffer(), STREAM, CorruptInputError, room=1000)
+
+
+def test_kit_catches_a_batch_that_accepts_a_bad_chunk() -> None:
+    class LenientBatch(XorCrc):
+        def decode_batch(self, chunks: Any) -> list[bytes]:
+            return [bytes(chunk) for chunk in chunks]
+
+    check_rejected(XorCrc(), STREAM[:-1], room=1000, batch_with=STREAM)  # no decode_batch
+    with pytest.raises(AssertionError, match="decode_batch"):
+        check_rejected(LenientBatch(), STREAM[:-1], room=1000, batch_with=STREAM)
+
+
+class IntoDisagrees(XorCrc):
+    """``decode_into`` writes every chunk's bytes reversed."""
+
+    def decode_into(self, data: Any, out: Any, spec: ChunkSpec | None = None) -> int:
+        n = super().decode_into(data, out)
+        memoryview(out)[:n] = bytes(memoryview(out)[:n])[::-1]
+        return n
+
+
+def test_kit_catches_decode_calls_that_disagree() -> None:
+    with pytest.raises(AssertionError, match="disagree"):
+        check_decoded_or_rejected(IntoDisagrees(), STREAM, room=1000)
+    with pytest.raises(AssertionError, match="RuntimeError"):
+        check_decoded_or_rejected(RaisesWrongError(), b"x", room=10)

@@ -107,10 +107,14 @@ def canonical_configuration(
     Python class and its Rust core never disagree on what a codec accepts. Keys and values
     that are not JSON are a ``ConfigurationError`` here already."""
     _check_json(config, codec)
-    data = {"name": codec, "configuration": dict(config)} if zarr_format == 3 else {
-        "id": codec,
-        **config,
-    }
+    data = (
+        {"name": codec, "configuration": dict(config)}
+        if zarr_format == 3
+        else {
+            "id": codec,
+            **config,
+        }
+    )
     try:
         text = json.dumps(data, allow_nan=False, default=_json_scalar)
     except (TypeError, ValueError) as err:

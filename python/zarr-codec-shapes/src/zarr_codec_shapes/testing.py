@@ -16,6 +16,11 @@ clean error for a too-small output); ``encode_into``/``decode_into`` with output
 memory (right, or a ``CodecError`` before writing); malformed input raising :class:`CodecError`
 subclasses; the
 async and batch extras equal to the plain methods; and identical results from 8 threads at once.
+
+The same checks on chunks of the author's own choosing: :func:`check_threads_on_chunk`,
+:func:`check_errors_from_threads` (with :func:`run_in_threads` beneath them),
+:func:`check_batch_matches_single`; and for malformed streams, :func:`check_truncations`,
+:func:`check_rejected` and :func:`check_decoded_or_rejected` (over :func:`decode_calls`).
 """
 
 from __future__ import annotations
@@ -26,7 +31,8 @@ import copy
 import json
 import pickle
 import threading
-from collections.abc import Buffer, Callable, Iterable, Sequence
+from collections.abc import Buffer, Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, ClassVar
 
 import numpy as np
@@ -40,15 +46,23 @@ __all__ = [
     "CORE_DATA_TYPES",
     "ConformanceSuite",
     "check_async_and_batch",
+    "check_batch_matches_single",
     "check_capabilities",
     "check_codec",
     "check_decode_into",
+    "check_decoded_or_rejected",
+    "check_errors_from_threads",
     "check_json",
     "check_malformed",
     "check_overlap",
+    "check_rejected",
     "check_round_trips",
     "check_threads",
+    "check_threads_on_chunk",
+    "check_truncations",
     "check_value_semantics",
+    "decode_calls",
+    "run_in_threads",
     "sample_arrays",
 ]
 
@@ -408,11 +422,7 @@ def check_async_and_batch(codec: Any, data_types: Sequence[DataType]) -> None:
             assert _bytes_of(back) == _bytes_of(codec.decode(encoded, *chunk[1:]))
     if hasattr(codec, "encode_batch") and codec.codec_type == "bytes_bytes":  # SupportsBatch
         data = [c[0] for c in chunks]
-        encoded_batch = codec.encode_batch(data)
-        assert [_bytes_of(e) for e in encoded_batch] == [
-            _bytes_of(codec.encode(d)) for d in data
-        ], f"{codec!r}: encode_batch"
-        decoded = codec.decode_batch(encoded_batch)
+        _, decoded = check_batch_matches_single(codec, data)
         assert [_bytes_of(d) for d in decoded] == [_bytes_of(d) for d in data]
 
 
@@ -420,30 +430,7 @@ def check_threads(codec: Any, data_types: Sequence[DataType], threads: int = 8) 
     """The same work from ``threads`` threads at once gives the single-threaded results."""
     dt = data_types[0]
     arr = sample_arrays(dt)["contiguous"]
-    spec = ChunkSpec(arr.shape, dt)
-    args = () if codec.codec_type == "bytes_bytes" else (spec,)
-    encoded = codec.encode(arr, *args)
-    # An array codec decodes its own encoded array; a bytes codec any buffer of the bytes.
-    expected = _bytes_of(encoded)
-    expected_back = _bytes_of(np.asarray(codec.decode(encoded, *args)))
-    barrier = threading.Barrier(threads)
-    failures: list[str] = []
-
-    def work() -> None:
-        barrier.wait()
-        for _ in range(20):
-            enc = codec.encode(arr, *args)
-            dec = _bytes_of(np.asarray(codec.decode(enc, *args)))
-            if _bytes_of(enc) != expected or dec != expected_back:
-                failures.append("different result")
-                return
-
-    pool = [threading.Thread(target=work) for _ in range(threads)]
-    for t in pool:
-        t.start()
-    for t in pool:
-        t.join()
-    assert not failures, f"{codec!r}: {len(failures)} threads got different results"
+    check_threads_on_chunk(codec, arr, ChunkSpec(arr.shape, dt), threads=threads)
 
 
 def check_capabilities(codec: Any, data_types: Sequence[DataType]) -> None:
@@ -458,6 +445,241 @@ def check_capabilities(codec: Any, data_types: Sequence[DataType]) -> None:
             assert 1 <= concurrency.min <= concurrency.max, f"{codec!r}: {concurrency!r}"
     capability = codec.partial_decode_capability()
     assert isinstance(capability, PartialDecodeCapability), f"{codec!r}: {capability!r}"
+
+
+# -- checks on the author's own chunks ----------------------------------------------------------
+
+
+def _args(codec: Any, spec: ChunkSpec | None) -> tuple[Any, ...]:
+    """What follows the chunk in a codec call: nothing for a bytes codec, else the spec."""
+    if codec.codec_type == "bytes_bytes":
+        return ()
+    assert spec is not None, f"{codec!r}: a {codec.codec_type} codec needs a ChunkSpec"
+    return (spec,)
+
+
+def _same_output(actual: Any, expected: Any) -> bool:
+    """Whether two calls gave the same result: arrays of one data type (byte order included)
+    and shape with the same bytes; any other buffers with the same bytes."""
+    arrays = (np.ndarray, np.generic)
+    if isinstance(actual, arrays) and isinstance(expected, arrays):
+        a, e = np.asarray(actual), np.asarray(expected)
+        return a.dtype == e.dtype and a.shape == e.shape and a.tobytes() == e.tobytes()
+    return _bytes_of(actual) == _bytes_of(expected)
+
+
+def run_in_threads(work: Callable[[], Any], threads: int = 8, repeat: int = 10) -> list[Any]:
+    """``work()`` run ``repeat`` times in each of ``threads`` threads that start together (a
+    barrier, so the calls really overlap); every result, in no particular order. An exception
+    in any thread is raised here."""
+    barrier = threading.Barrier(threads)
+
+    def task() -> list[Any]:
+        barrier.wait()
+        return [work() for _ in range(repeat)]
+
+    with ThreadPoolExecutor(threads) as pool:
+        futures = [pool.submit(task) for _ in range(threads)]
+        return [result for future in futures for result in future.result()]
+
+
+def check_threads_on_chunk(
+    codec: Any, chunk: Any, spec: ChunkSpec | None = None, *, threads: int = 8, repeat: int = 20
+) -> None:
+    """``encode``, ``decode`` and ``decode_into`` of ``chunk`` from ``threads`` threads at once
+    give what one thread gets (no state shared between calls). ``spec``: for codecs that take
+    one (array_array, array_bytes)."""
+    args = _args(codec, spec)
+    encoded = codec.encode(chunk, *args)
+    decoded = codec.decode(encoded, *args)
+
+    def calls() -> bool:
+        again = codec.encode(chunk, *args)
+        back = codec.decode(again, *args)
+        if codec.codec_type == "bytes_bytes":
+            out: Any = bytearray(len(_bytes_of(decoded)))
+            codec.decode_into(again, out)
+            into_right = bytes(out) == _bytes_of(decoded)
+        else:
+            assert spec is not None
+            out = np.empty(spec.shape, dtype=spec.data_type.numpy_dtype)
+            codec.decode_into(again, out, spec)
+            into_right = _same_array(out, decoded)
+        return _same_output(again, encoded) and _same_output(back, decoded) and into_right
+
+    def work() -> str:
+        """What went wrong, or "" when nothing did."""
+        try:
+            return "" if calls() else "a different result"
+        except Exception as err:  # one thread alone raised nothing
+            return f"{type(err).__name__} ({err})"
+
+    problems = [problem for problem in run_in_threads(work, threads, repeat) if problem]
+    assert not problems, (
+        f"{codec!r}: {len(problems)} of {threads * repeat} calls from {threads} threads at once "
+        f"differ from one thread's, first: {problems[0]}"
+    )
+
+
+def check_errors_from_threads(
+    codec: Any,
+    bad: Any,
+    good: Any,
+    error: type[CodecError] = CodecError,
+    *,
+    spec: ChunkSpec | None = None,
+    threads: int = 8,
+    repeat: int = 10,
+) -> None:
+    """``threads`` threads at once each decode ``bad`` and then ``good``, over and over: every
+    ``bad`` raises ``error`` and every ``good`` decodes as in one thread (no error state shared
+    between calls, none left behind)."""
+    args = _args(codec, spec)
+    expected = codec.decode(good, *args)
+
+    def work() -> str:
+        """What went wrong, or "" when nothing did."""
+        try:
+            codec.decode(bad, *args)
+        except error:
+            pass
+        except Exception as err:
+            return f"the bad input raised {type(err).__name__} ({err}), not {error.__name__}"
+        else:
+            return "the bad input decoded"
+        try:
+            back = codec.decode(good, *args)
+        except Exception as err:
+            return f"the good input raised {type(err).__name__} ({err})"
+        return "" if _same_output(back, expected) else "the good input decoded differently"
+
+    problems = [problem for problem in run_in_threads(work, threads, repeat) if problem]
+    assert not problems, (
+        f"{codec!r}: {len(problems)} calls from {threads} threads at once went wrong, "
+        f"first: {problems[0]}"
+    )
+
+
+def check_batch_matches_single(
+    codec: Any, chunks: Iterable[Any], spec: ChunkSpec | None = None, *, threads: int | None = None
+) -> tuple[list[Any], list[Any]]:
+    """``encode_batch`` and ``decode_batch`` (``SupportsBatch``) give, in order, what ``encode``
+    and ``decode`` give chunk by chunk; returns the encoded and the decoded batch, for checks of
+    the caller's own. ``threads``, where given, goes to both as ``threads=`` (the protocol
+    leaves batch options to each codec)."""
+    args = _args(codec, spec)
+    options = {} if threads is None else {"threads": threads}
+    chunks = list(chunks)
+    encoded = list(codec.encode_batch(chunks, *args, **options))
+    assert len(encoded) == len(chunks), f"{codec!r}: encode_batch gave {len(encoded)} results"
+    for i, (chunk, got) in enumerate(zip(chunks, encoded, strict=True)):
+        want = codec.encode(chunk, *args)
+        assert _same_output(got, want), f"{codec!r}: encode_batch differs at chunk {i}"
+    decoded = list(codec.decode_batch(encoded, *args, **options))
+    assert len(decoded) == len(encoded), f"{codec!r}: decode_batch gave {len(decoded)} results"
+    for i, (chunk, got) in enumerate(zip(encoded, decoded, strict=True)):
+        want = codec.decode(chunk, *args)
+        assert _same_output(got, want), f"{codec!r}: decode_batch differs at chunk {i}"
+    return encoded, decoded
+
+
+def decode_calls(
+    codec: Any,
+    stream: Buffer,
+    *,
+    room: int,
+    batch_with: Buffer | None = None,
+    threads: int | None = None,
+) -> Iterator[tuple[str, Callable[[], bytes]]]:
+    """Every way a bytes codec decodes ``stream``, as (name, call) pairs; each call returns the
+    decoded bytes: ``decode``; ``decode_into`` a ``room``-byte buffer; and, where the codec has
+    ``decode_batch``, a batch of ``stream`` after ``batch_with`` (a valid encoded chunk, so a
+    bad chunk among good ones is seen; ``threads`` as for :func:`check_batch_matches_single`).
+    """
+    assert codec.codec_type == "bytes_bytes", f"{codec!r}: decode_calls takes a bytes codec"
+
+    def into() -> bytes:
+        out = bytearray(room)
+        return bytes(out[: codec.decode_into(stream, out)])
+
+    yield "decode", lambda: _bytes_of(codec.decode(stream))
+    yield "decode_into", into
+    if hasattr(codec, "decode_batch"):
+        batch = [stream] if batch_with is None else [batch_with, stream]
+        options = {} if threads is None else {"threads": threads}
+        yield "decode_batch", lambda: _bytes_of(codec.decode_batch(batch, **options)[-1])
+
+
+def check_rejected(
+    codec: Any,
+    stream: Buffer,
+    error: type[CodecError] = CodecError,
+    *,
+    room: int,
+    batch_with: Buffer | None = None,
+    threads: int | None = None,
+) -> None:
+    """Every decode call of ``stream`` (see :func:`decode_calls`) raises ``error``: none returns
+    a result, none raises anything else."""
+    for how, call in decode_calls(codec, stream, room=room, batch_with=batch_with, threads=threads):
+        _expect_error(error, call, f"{codec!r}: {how} of {_describe(stream)}")
+
+
+def check_decoded_or_rejected(
+    codec: Any,
+    stream: Buffer,
+    *,
+    room: int,
+    batch_with: Buffer | None = None,
+    threads: int | None = None,
+) -> bytes | None:
+    """Every decode call of ``stream`` (see :func:`decode_calls`) returns or raises a
+    ``CodecError``, and they agree: all return the same bytes (returned here) or all raise
+    (``None``). For altered streams a format cannot always tell from valid ones."""
+    verdicts: dict[str, bytes | None] = {}
+    for how, call in decode_calls(codec, stream, room=room, batch_with=batch_with, threads=threads):
+        try:
+            verdicts[how] = call()
+        except CodecError:
+            verdicts[how] = None
+        except Exception as err:
+            message = f"{codec!r}: {how}: raised {type(err).__name__} ({err}), not a CodecError"
+            raise AssertionError(message) from err
+    outcomes = set(verdicts.values())
+    if len(outcomes) > 1:
+        said = ", ".join(
+            f"{how} {'raised' if v is None else f'gave {len(v)} bytes'}"
+            for how, v in verdicts.items()
+        )
+        raise AssertionError(f"{codec!r}: decode calls disagree on {_describe(stream)}: {said}")
+    return outcomes.pop()
+
+
+def check_truncations(
+    codec: Any,
+    encoded: Buffer,
+    error: type[CodecError] = CodecError,
+    *,
+    ends: Iterable[int] | None = None,
+    room: int | None = None,
+    threads: int | None = None,
+) -> None:
+    """Each prefix ``encoded[:end]`` of a valid encoded chunk (``ends``: by default every
+    shorter one, the empty one included) is refused with ``error`` by ``decode`` and by
+    ``decode_into`` a ``room``-byte buffer (by default the whole chunk's decoded size, what a
+    Zarr reader passes); every seventh also in a batch after the whole chunk (a sample: batches
+    may start threads)."""
+    data = _bytes_of(encoded)
+    room = len(_bytes_of(codec.decode(data))) if room is None else room
+    ends = list(range(len(data)) if ends is None else ends)
+    in_batch = set(ends[::7])
+    for end in ends:
+        for how, call in decode_calls(
+            codec, data[:end], room=room, batch_with=data, threads=threads
+        ):
+            if how == "decode_batch" and end not in in_batch:
+                continue
+            _expect_error(error, call, f"{codec!r}: {how} of the first {end} of {len(data)} bytes")
 
 
 def check_codec(
