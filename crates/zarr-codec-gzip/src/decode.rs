@@ -98,12 +98,31 @@ impl Sink for Fixed<'_> {
                 self.len += written;
                 Ok(consumed)
             }
-            Inflated::OutputFull => Err(CodecError::OutputLimit {
-                limit: self.out.len(),
-            }),
+            Inflated::OutputFull => {
+                // libdeflate also says "full" for a body cut short whose decoded bytes fill
+                // the buffer exactly: a little more room tells that apart from output that
+                // really does not fit (the error path only pays for it).
+                let room = spare.len().saturating_add(PROBE_ROOM);
+                let ceiling = body.len().saturating_mul(MAX_RATIO).saturating_add(258);
+                let mut probe = Vec::new();
+                probe.try_reserve_exact(room.min(ceiling)).map_err(|_| {
+                    CodecError::OutputLimit {
+                        limit: self.out.len(),
+                    }
+                })?;
+                match inflate(body, &mut probe.spare_capacity_mut()[..room.min(ceiling)])? {
+                    Inflated::Done { .. } | Inflated::OutputFull => Err(CodecError::OutputLimit {
+                        limit: self.out.len(),
+                    }),
+                }
+            }
         }
     }
 }
+
+/// The room beyond a full buffer that tells a truncated stream (an error decoding with it)
+/// from a longer output (decoded, or full again).
+const PROBE_ROOM: usize = 64 * 1024;
 
 /// The decoded size of a single-member stream, read from its ISIZE trailer; `None` when
 /// the input is too short or the claim exceeds what deflate could produce from it.

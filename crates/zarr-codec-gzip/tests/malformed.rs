@@ -34,6 +34,26 @@ fn every_truncation_is_rejected() {
 }
 
 #[test]
+fn truncations_decoded_into_a_buffer_of_the_chunks_size_are_corrupt() {
+    // What a Zarr reader passes: exactly the decoded size. A body cut in its last bytes fills
+    // it exactly, which libdeflate reports as a full buffer, not as truncated input.
+    let (data, stream) = valid_stream();
+    for len in 1..stream.len() {
+        let mut out = vec![0u8; data.len()];
+        let err = decode_into(&stream[..len], &mut out).expect_err("must be rejected");
+        assert_eq!(
+            err.kind(),
+            ErrorKind::Corrupt,
+            "prefix of {len} bytes: {err}"
+        );
+    }
+    // Output that really is longer than the buffer is still an output-size error.
+    let mut short = vec![0u8; data.len() - 1];
+    let err = decode_into(&stream, &mut short).expect_err("does not fit");
+    assert_eq!(err.kind(), ErrorKind::OutputSize);
+}
+
+#[test]
 fn flipped_trailer_and_header_fields_are_rejected() {
     let (_, stream) = valid_stream();
     let n = stream.len();
