@@ -84,14 +84,18 @@ def test_a_read_is_one_runtime_call_whatever_the_chunk_count(
 
 
 @pytest.mark.parametrize("compressors", [None, [BLOSC]], ids=["none", "blosc"])
-def test_a_write_to_a_local_store_is_one_runtime_call(compressors: Any, tmp_path: Path) -> None:
-    """Whole chunks, parts of chunks (merged with their files in Rust), a scalar written
-    everywhere, and chunks left all fill value (their files removed)."""
+@pytest.mark.parametrize("store", STORES)
+def test_a_write_is_one_runtime_call(store: str, compressors: Any, tmp_path: Path) -> None:
+    """Whole chunks, parts of chunks (merged with the old ones in Rust), a scalar written
+    everywhere, and chunks left all fill value (not stored): files written in Rust for a
+    LocalStore, encoded chunks handed back for any other store."""
+    expected_call = "write_files" if store == "local" else "write_buffers"
     for chunks in [(256, 256), (32, 16)]:  # 4 and 512 chunks
         path = tmp_path / str(chunks)
-        _array(zarr.storage.LocalStore(path), chunks, compressors)
+        made = STORES[store](path)
+        _array(made, chunks, compressors)
         with zarr_codecs.install(pipeline=True):
-            writable = zarr.open_array(zarr.storage.LocalStore(path), mode="r+")
+            writable = zarr.open_array(made, mode="r+")
         expected = np.arange(512 * 512, dtype="float32").reshape(512, 512)
         for selection, value in [
             (np.s_[...], expected[::-1].copy()),  # whole chunks
@@ -101,8 +105,9 @@ def test_a_write_to_a_local_store_is_one_runtime_call(compressors: Any, tmp_path
         ]:
             with runtime_calls() as calls:
                 writable[selection] = value
-            assert calls == ["write_files"], (chunks, selection, calls)
+            assert calls == [expected_call], (chunks, selection, calls)
             expected[selection] = value
         np.testing.assert_array_equal(writable[...], expected)
         # With 32 x 16 chunks the first is all fill value: not stored.
-        assert (path / "c" / "0" / "0").exists() == (chunks == (256, 256))
+        stored = zarr.core.sync.sync(made.exists("c/0/0"))
+        assert stored == (chunks == (256, 256))

@@ -178,6 +178,9 @@ impl Params {
     }
 }
 
+/// The largest typesize metadata may state (`i32::MAX`, a C int in c-blosc and numcodecs).
+const MAX_TYPESIZE_METADATA: usize = 0x7fff_ffff;
+
 /// The blosc codec. `shuffle` and `typesize` may be left unset and resolved later from the
 /// array's element size ([`Blosc::evolve`]), as zarr-python does; v3 metadata needs both.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -206,10 +209,14 @@ impl Blosc {
         }
         // Any positive typesize is valid metadata (zarr-python records the item size, e.g.
         // 300 for S300); c-blosc shuffles with typesize 1 above 255, as its frames then say.
-        if typesize == Some(0) {
-            return Err(CodecError::configuration(
-                "blosc: typesize must be positive",
-            ));
+        // c-blosc and numcodecs hold a typesize in a C int: larger ones are no metadata any
+        // implementation can write (and c-blosc's arithmetic on them traps).
+        if let Some(typesize) = typesize
+            && !(1..=MAX_TYPESIZE_METADATA).contains(&typesize)
+        {
+            return Err(CodecError::configuration(format!(
+                "blosc: typesize must be 1 to {MAX_TYPESIZE_METADATA}, got {typesize}"
+            )));
         }
         if !cname.is_available() {
             return Err(CodecError::configuration(format!(

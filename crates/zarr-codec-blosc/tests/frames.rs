@@ -300,3 +300,37 @@ fn plain_copies_decode_whatever_compressor_they_name() {
         assert_eq!((written, &out), (data.len(), &data));
     }
 }
+
+#[test]
+fn typesizes_beyond_a_c_int_are_configuration_errors() {
+    for typesize in [0usize, 1 << 31, 1 << 40, usize::MAX] {
+        let made = Blosc::new(
+            Compressor::Lz4,
+            5,
+            Some(Shuffle::Shuffle),
+            Some(typesize),
+            0,
+        );
+        let error = made.expect_err("a typesize no implementation can store");
+        assert_eq!(error.kind(), ErrorKind::Configuration, "{typesize}");
+    }
+    let largest = Blosc::new(
+        Compressor::Lz4,
+        5,
+        Some(Shuffle::Shuffle),
+        Some(0x7fff_ffff),
+        0,
+    )
+    .expect("a C int's largest");
+    let data: Vec<u8> = (0..255).collect();
+    let spec = zarr_codec_shapes::ChunkSpec::with_default_fill_value(
+        vec![255],
+        zarr_codec_shapes::DataType::UInt8,
+    )
+    .expect("a spec");
+    let encoded = BytesToBytesCodec::encode(&largest, &data, &spec).expect("encoded");
+    assert_eq!(
+        BytesToBytesCodec::decode(&largest, &encoded, &spec).expect("decoded"),
+        data
+    );
+}

@@ -8,10 +8,10 @@ use std::path::{Path, PathBuf};
 use numpy::{PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::exceptions::PyOSError;
 use pyo3::prelude::*;
-use pyo3::types::{PyInt, PyList, PySlice, PyString, PyTuple};
+use pyo3::types::{PyBytes, PyInt, PyList, PySlice, PyString, PyTuple};
 use zarr_codec_runtime::{
-    ChunkError, EmptyRule, InArray, OutArray, Output, Plan, ReadItem, Region, Source, Span, Step,
-    Target, WriteItem,
+    BufferWriteItem, ChunkError, EmptyRule, InArray, OutArray, Output, Plan, ReadItem, Region,
+    Source, Span, Step, Target, WriteItem,
 };
 use zarr_codec_shapes::CodecError;
 
@@ -335,15 +335,7 @@ impl PyPlan {
         threads: Option<i64>,
     ) -> PyResult<Option<Vec<bool>>> {
         let threads = thread_count(py, threads, "chain")?;
-        let empty = match empty {
-            "never" => EmptyRule::Never,
-            "same-bytes" => EmptyRule::SameBytes,
-            "all-nan" => EmptyRule::AllNan,
-            other => {
-                let message = format!("write: no empty-chunk rule {other:?}");
-                return Err(to_py_err(py, &CodecError::configuration(message)));
-            }
-        };
+        let empty = empty_rule(py, empty)?;
         let Ok(values) = values.cast::<PyUntypedArray>() else {
             return Ok(None);
         };
@@ -397,6 +389,134 @@ impl PyPlan {
             )
         })
         .map(Some)
+    }
+
+    /// A write of a batch of chunks kept in memory (any store but a `LocalStore`) in one
+    /// call, with this plan encoding: chunk `i` gets the values at `value_selections[i]` of
+    /// `values` at `chunk_selections[i]`, merged with its old stored bytes `olds[i]` (a
+    /// buffer, or `None`: the fill value) when that is not the whole chunk. Returns each
+    /// chunk's new stored bytes, or `None` for a chunk that `empty` says is not stored (its key
+    /// deleted); `None` in place of the list, with nothing done, when a selection or `values`
+    /// is of another kind.
+    #[allow(clippy::too_many_arguments, clippy::needless_pass_by_value)]
+    #[pyo3(signature = (decode, olds, chunk_selections, value_selections, values, fill, chunk_shape, empty, threads=None))]
+    fn write_buffers<'py>(
+        &self,
+        py: Python<'py>,
+        decode: &PyPlan,
+        olds: &Bound<'py, PyAny>,
+        chunk_selections: &Bound<'py, PyAny>,
+        value_selections: &Bound<'py, PyAny>,
+        values: &Bound<'py, PyAny>,
+        fill: &[u8],
+        chunk_shape: Vec<usize>,
+        empty: &str,
+        threads: Option<i64>,
+    ) -> PyResult<Option<Vec<Option<Bound<'py, PyBytes>>>>> {
+        let threads = thread_count(py, threads, "chain")?;
+        let empty = empty_rule(py, empty)?;
+        let Ok(values) = values.cast::<PyUntypedArray>() else {
+            return Ok(None);
+        };
+        let Some(view) = ArrayView::of(values, false) else {
+            return Ok(None);
+        };
+        let Some(placed) = Placement::of(chunk_selections, value_selections, &chunk_shape, &view)?
+        else {
+            return Ok(None);
+        };
+        let olds: Vec<Option<BytesInput>> = olds
+            .try_iter()?
+            .map(|old| {
+                let old = old?;
+                if old.is_none() {
+                    Ok(None)
+                } else {
+                    BytesInput::new(&old).map(Some)
+                }
+            })
+            .collect::<PyResult<_>>()?;
+        if olds.len() != placed.regions.len() {
+            let message = "write: old chunks and selections differ in number";
+            return Err(to_py_err(py, &CodecError::configuration(message)));
+        }
+        let decoded_len = chunk_shape
+            .iter()
+            .product::<usize>()
+            .checked_mul(view.item)
+            .ok_or_else(|| {
+                to_py_err(py, &CodecError::configuration("a chunk larger than memory"))
+            })?;
+        let room = self
+            .plan
+            .room(decoded_len)
+            .map_err(|err| to_py_err(py, &err))?;
+        let mut outputs = (0..olds.len())
+            .map(|_| UninitBytes::new(py, room))
+            .collect::<PyResult<Vec<_>>>()?;
+        // SAFETY: `view` describes a live numpy array that `values` keeps alive; numpy's
+        // layout keeps every element in its memory.
+        let array = unsafe {
+            InArray::from_raw(
+                view.memory.cast_const(),
+                view.len,
+                view.offset,
+                &placed.shape,
+                &placed.strides,
+                view.item,
+            )
+        }
+        .map_err(|err| to_py_err(py, &err))?;
+        let mut items: Vec<BufferWriteItem<'_>> = olds
+            .iter()
+            .zip(placed.regions)
+            .zip(outputs.iter_mut())
+            .map(|((old, (chunk, values)), output)| BufferWriteItem {
+                old: old.as_ref().map(BytesInput::as_slice),
+                chunk,
+                values,
+                target: Target::Uninit(output.storage()),
+            })
+            .collect();
+        let (encode, decode) = (&self.plan, &decode.plan);
+        let chunk_shape = &chunk_shape;
+        let written = run(py, || {
+            zarr_codec_runtime::write_buffers(
+                encode,
+                decode,
+                chunk_shape,
+                &mut items,
+                &array,
+                fill,
+                empty,
+                threads,
+            )
+        })?;
+        drop(items);
+        outputs
+            .into_iter()
+            .zip(written)
+            .map(|(output, written)| match written {
+                // SAFETY: the encoding succeeded and initialised the first `written` bytes of
+                // this object's storage, at most its room.
+                Some(written) => unsafe { output.assume_init_prefix(written) }.map(Some),
+                None => Ok(None),
+            })
+            .collect::<PyResult<Vec<_>>>()
+            .map(Some)
+    }
+}
+
+/// An empty-chunk rule by its Python name.
+fn empty_rule(py: Python<'_>, name: &str) -> PyResult<EmptyRule> {
+    match name {
+        "never" => Ok(EmptyRule::Never),
+        "same-bytes" => Ok(EmptyRule::SameBytes),
+        "all-nan" => Ok(EmptyRule::AllNan),
+        other => {
+            let message = format!("write: no empty-chunk rule {other:?}");
+            Err(to_py_err(py, &CodecError::configuration(message)))
+        }
     }
 }
 

@@ -63,4 +63,7 @@ pub use read::{ReadItem, Source, read_batch};
 pub use region::{InArray, Layout, OutArray, Region, Span};
 pub use step::{Action, Output, Step};
 pub use target::Target;
-pub use write::{EmptyRule, WriteItem, decode_batch_into, encode_batch, encode_files, write_files};
+pub use write::{
+    BufferWriteItem, EmptyRule, WriteItem, decode_batch_into, encode_batch, encode_files,
+    write_buffers, write_files,
+};

@@ -156,37 +156,9 @@ pub fn write_files(
     empty: EmptyRule,
     threads: usize,
 ) -> ChunkResult<Vec<bool>> {
-    let item = values.layout().item();
-    let chunk = Layout::c_order(chunk_shape, item)?;
-    let decoded_len = chunk_shape
-        .iter()
-        .product::<usize>()
-        .checked_mul(item)
-        .ok_or_else(|| CodecError::configuration("a chunk larger than memory"))?;
-    if fill.len() != item || decode.output_len().is_some_and(|len| len != decoded_len) {
-        return Err(CodecError::configuration(format!(
-            "write: chunks of {chunk_shape:?} elements of {item} bytes, a fill value of {} \
-             bytes, a chain decoding {:?} bytes",
-            fill.len(),
-            decode.output_len()
-        ))
-        .into());
-    }
+    let (chunk, decoded_len) = checked_write(decode, chunk_shape, values, fill)?;
     for write in items {
-        write
-            .chunk
-            .check_within(chunk_shape, "write: the part of a chunk")?;
-        write
-            .values
-            .check_within(values.layout().shape(), "write: the values")?;
-        if write.chunk.counts() != write.values.counts() {
-            return Err(CodecError::configuration(format!(
-                "write: {:?} values into a part of a chunk of {:?}",
-                write.values.counts(),
-                write.chunk.counts()
-            ))
-            .into());
-        }
+        check_part(chunk_shape, values, &write.chunk, &write.values)?;
     }
     let paths: HashSet<&Path> = items.iter().map(|write| write.path).collect();
     if paths.len() != items.len() {
@@ -226,10 +198,34 @@ fn write_one(
     fill: &[u8],
     empty: EmptyRule,
 ) -> ChunkResult<bool> {
-    let whole = write.chunk.is_whole(chunk.shape());
-    if whole && let Some(data) = values.contiguous_part(&write.values) {
-        // Straight from the caller's memory.
-        return store(encode, data, write.path, fill, empty);
+    let old = |merged: &mut [u8]| {
+        let found = with_chunk_file(write.path, decode.input_len(), |old| {
+            decode.run_exact(old, merged).map_err(ChunkError::Codec)
+        })?;
+        Ok(found.is_some())
+    };
+    let part = (&write.chunk, &write.values);
+    with_merged(chunk, decoded_len, part, values, fill, old, |data| {
+        store(encode, data, write.path, fill, empty)
+    })
+}
+
+/// `then` on the whole chunk a write makes: the values of `part.1` in the caller's array
+/// placed at `part.0` of the chunk, over its old contents (`old` writes them into the chunk
+/// and says whether there were any; the fill value where not) when that is not all of it.
+/// Straight from the caller's memory when the values are a whole chunk, in order.
+fn with_merged<R>(
+    chunk: &Layout,
+    decoded_len: usize,
+    (part, place): (&Region, &Region),
+    values: &InArray<'_>,
+    fill: &[u8],
+    old: impl FnOnce(&mut [u8]) -> ChunkResult<bool>,
+    then: impl FnOnce(&[u8]) -> ChunkResult<R>,
+) -> ChunkResult<R> {
+    let whole = part.is_whole(chunk.shape());
+    if whole && let Some(data) = values.contiguous_part(place) {
+        return then(data);
     }
     MERGED.with_borrow_mut(|merged| {
         if merged.len() < decoded_len {
@@ -239,26 +235,128 @@ fn write_one(
             merged.resize(decoded_len, 0);
         }
         let merged = &mut merged[..decoded_len];
-        if !whole {
-            let old = with_chunk_file(write.path, decode.input_len(), |old| {
-                decode.run_exact(old, merged).map_err(ChunkError::Codec)
-            })?;
-            if old.is_none() {
-                fill_with(merged, fill);
-            }
+        if !whole && !old(merged)? {
+            fill_with(merged, fill);
         }
-        // SAFETY: both regions were checked within their arrays by `write_files`; `merged`
-        // is this thread's own scratch, holding the whole chunk.
+        // SAFETY: both regions were checked within their arrays by the batch; `merged` is
+        // this thread's own scratch, holding the whole chunk.
         unsafe {
-            copy_region(
-                values.source(),
-                &write.values,
-                (merged.as_mut_ptr(), chunk),
-                &write.chunk,
-            );
+            copy_region(values.source(), place, (merged.as_mut_ptr(), chunk), part);
         }
-        store(encode, merged, write.path, fill, empty)
+        then(merged)
     })
+}
+
+/// One chunk of a write whose chunks live in memory: its old stored bytes (`None`: there are
+/// none), the part of it written, where its values are, and where its new stored bytes go.
+pub struct BufferWriteItem<'a> {
+    /// The chunk's stored bytes before the write, if any.
+    pub old: Option<&'a [u8]>,
+    /// The part of the chunk written (within the chunk's shape).
+    pub chunk: Region,
+    /// Where its values are in the caller's array (as many elements per dimension).
+    pub values: Region,
+    /// Room for the new stored bytes: at least the encoding plan's
+    /// [`room`](Plan::room) for a whole chunk.
+    pub target: Target<'a>,
+}
+
+/// [`write_files`] for chunks kept in memory (any store but files): each chunk's part from
+/// `values`, merged with its old stored bytes (decoded with `decode`) when only part of it is
+/// written, encoded with `encode` into its target. For each chunk, the stored length, or
+/// `None` for a chunk that `empty` says is not to be stored (its key deleted).
+#[allow(clippy::too_many_arguments)]
+pub fn write_buffers(
+    encode: &Plan,
+    decode: &Plan,
+    chunk_shape: &[usize],
+    items: &mut [BufferWriteItem<'_>],
+    values: &InArray<'_>,
+    fill: &[u8],
+    empty: EmptyRule,
+    threads: usize,
+) -> Result<Vec<Option<usize>>> {
+    let (chunk, decoded_len) = checked_write(decode, chunk_shape, values, fill)?;
+    for write in items.iter() {
+        check_part(chunk_shape, values, &write.chunk, &write.values)?;
+    }
+    let mut jobs: Vec<(&BufferWriteItem<'_>, Option<Target<'_>>)> = Vec::new();
+    for write in items.iter_mut() {
+        let target = std::mem::replace(&mut write.target, Target::Init(&mut []));
+        jobs.push((&*write, Some(target)));
+    }
+    parallel_map(&mut jobs, threads, |(write, target)| {
+        let old = |merged: &mut [u8]| match write.old {
+            Some(old) => decode
+                .run_exact(old, merged)
+                .map(|()| true)
+                .map_err(ChunkError::Codec),
+            None => Ok(false),
+        };
+        let part = (&write.chunk, &write.values);
+        with_merged(&chunk, decoded_len, part, values, fill, old, |data| {
+            if empty.is_empty(data, fill) {
+                return Ok(None);
+            }
+            let Some(target) = target.take() else {
+                return Ok(None);
+            };
+            Ok(Some(encode.run(data, target)?))
+        })
+    })
+    .into_iter()
+    .map(|result| {
+        result.map_err(|err| match err {
+            ChunkError::Codec(err) => err,
+            ChunkError::Io(err, path) => CodecError::Corrupt(format!("{}: {err}", path.display())),
+        })
+    })
+    .collect()
+}
+
+/// The layout and size of a write's whole chunks, after checking `fill` (one element) and the
+/// decoding plan's output against them.
+fn checked_write(
+    decode: &Plan,
+    chunk_shape: &[usize],
+    values: &InArray<'_>,
+    fill: &[u8],
+) -> Result<(Layout, usize)> {
+    let item = values.layout().item();
+    let chunk = Layout::c_order(chunk_shape, item)?;
+    let decoded_len = chunk_shape
+        .iter()
+        .product::<usize>()
+        .checked_mul(item)
+        .ok_or_else(|| CodecError::configuration("a chunk larger than memory"))?;
+    if fill.len() != item || decode.output_len().is_some_and(|len| len != decoded_len) {
+        return Err(CodecError::configuration(format!(
+            "write: chunks of {chunk_shape:?} elements of {item} bytes, a fill value of {} \
+             bytes, a chain decoding {:?} bytes",
+            fill.len(),
+            decode.output_len()
+        )));
+    }
+    Ok((chunk, decoded_len))
+}
+
+/// Checks one chunk's part and the place of its values: within their arrays, equal counts.
+fn check_part(
+    chunk_shape: &[usize],
+    values: &InArray<'_>,
+    part: &Region,
+    place: &Region,
+) -> Result<()> {
+    part.check_within(chunk_shape, "write: the part of a chunk")?;
+    place.check_within(values.layout().shape(), "write: the values")?;
+    if part.counts() != place.counts() {
+        return Err(CodecError::configuration(format!(
+            "write: {:?} values into a part of a chunk of {:?}",
+            place.counts(),
+            part.counts()
+        )));
+    }
+    Ok(())
 }
 
 /// `chunk` encoded into its file, or the file removed when the chunk is not to be stored.

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use proptest::prelude::*;
 use serde_json::json;
 use zarr_codec_runtime::{
-    Chain, ChunkError, EmptyRule, InArray, OutArray, ReadItem, Region, Source, Span, WriteItem,
-    encode_files, read_batch, write_files,
+    BufferWriteItem, Chain, ChunkError, EmptyRule, InArray, OutArray, ReadItem, Region, Source,
+    Span, Target, WriteItem, encode_files, read_batch, write_buffers, write_files,
 };
 use zarr_codec_shapes::{
     ArrayToArrayCodec, BytesToBytesCodec, ChunkSpec, CodecError, CodecFromJson, DataType, Endian,
@@ -726,4 +726,75 @@ fn parts_of_chunks_stored_as_is_are_read_from_their_files_alone() {
         matches!(read, Err(ChunkError::Codec(CodecError::Corrupt(_)))),
         "{read:?}"
     );
+}
+
+#[test]
+fn buffer_writes_merge_with_old_bytes_and_skip_empty_chunks() {
+    let chunk_shape = [4];
+    let chain =
+        Chain::new(&[], None, &[zstd()], spec(&chunk_shape, DataType::UInt8)).expect("a chain");
+    let old = chain.encode(&[1, 2, 3, 4]).expect("encoded");
+    let values_data = [9u8, 8, 0, 0];
+    let values = InArray::contiguous(&values_data, &[4], 1).expect("values");
+    let room = chain.encode_plan().room(4).expect("a bound");
+    let (mut first, mut second, mut third) = (vec![0; room], vec![0; room], vec![0; room]);
+    let mut items = [
+        // Two values over the old chunk's middle.
+        BufferWriteItem {
+            old: Some(&old),
+            chunk: Region::block(&[1], &[2]),
+            values: Region::block(&[0], &[2]),
+            target: Target::Init(&mut first),
+        },
+        // Part of a chunk with no old bytes: the rest is the fill value (0).
+        BufferWriteItem {
+            old: None,
+            chunk: Region::block(&[3], &[1]),
+            values: Region::block(&[1], &[1]),
+            target: Target::Init(&mut second),
+        },
+        // A whole chunk of zeros: not stored.
+        BufferWriteItem {
+            old: Some(&old),
+            chunk: Region::whole(&[4]),
+            values: Region::whole(&[4]),
+            target: Target::Init(&mut third),
+        },
+    ];
+    let zeros = [0u8; 4];
+    let zero_values = InArray::contiguous(&zeros, &[4], 1).expect("values");
+    let (head, tail) = items.split_at_mut(2);
+    let written = write_buffers(
+        chain.encode_plan(),
+        chain.decode_plan(),
+        &chunk_shape,
+        head,
+        &values,
+        &[0],
+        EmptyRule::SameBytes,
+        2,
+    )
+    .expect("written");
+    let empty = write_buffers(
+        chain.encode_plan(),
+        chain.decode_plan(),
+        &chunk_shape,
+        tail,
+        &zero_values,
+        &[0],
+        EmptyRule::SameBytes,
+        1,
+    )
+    .expect("written");
+    assert_eq!(empty, [None]);
+    let decode = |bytes: &[u8]| {
+        let mut out = vec![0; 4];
+        chain.decode_into(bytes, &mut out).expect("decoded");
+        out
+    };
+    let [Some(first_len), Some(second_len)] = written[..] else {
+        panic!("not stored: {written:?}")
+    };
+    assert_eq!(decode(&first[..first_len]), [1, 9, 8, 4]);
+    assert_eq!(decode(&second[..second_len]), [0, 0, 0, 8]);
 }

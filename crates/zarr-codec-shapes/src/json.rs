@@ -222,8 +222,12 @@ fn deserialize_config<C: DeserializeOwned>(
     configuration: Map<String, Value>,
     codec: &str,
 ) -> Result<C> {
-    serde_json::from_value(Value::Object(configuration))
-        .map_err(|error| CodecError::configuration(format!("codec `{codec}`: {error}")))
+    serde_json::from_value(Value::Object(configuration)).map_err(|error| {
+        // A field's own check (serde's `try_from`) reports its CodecError through Display:
+        // its detail alone, so that the message says "invalid configuration" once.
+        let text = error.to_string().replace("invalid configuration: ", "");
+        CodecError::configuration(format!("codec `{codec}`: {text}"))
+    })
 }
 
 /// The configuration `config` serialized to a JSON object, or `None` when it serializes to

@@ -146,3 +146,36 @@ fn zarr_format_numbers() -> TestResult {
     configuration_error(ZarrFormat::try_from(1));
     Ok(())
 }
+
+#[test]
+fn a_fields_own_check_is_named_once_as_a_configuration_error() {
+    #[derive(Debug, serde::Deserialize)]
+    #[serde(try_from = "u32")]
+    struct Small(#[allow(dead_code)] u32);
+    impl TryFrom<u32> for Small {
+        type Error = zarr_codec_shapes::CodecError;
+        fn try_from(value: u32) -> Result<Self, Self::Error> {
+            if value < 10 {
+                Ok(Self(value))
+            } else {
+                Err(zarr_codec_shapes::CodecError::configuration(
+                    "small: at most 9",
+                ))
+            }
+        }
+    }
+    #[derive(Debug, serde::Deserialize)]
+    struct Config {
+        #[allow(dead_code)]
+        level: Small,
+    }
+    let json = serde_json::json!({"name": "small", "configuration": {"level": 10}});
+    let error =
+        zarr_codec_shapes::json::parse_v3_config::<Config>(&json, "small").expect_err("refused");
+    assert_eq!(
+        error.to_string().matches("invalid configuration").count(),
+        1,
+        "{error}"
+    );
+    assert!(error.to_string().contains("small: at most 9"), "{error}");
+}

@@ -1,5 +1,5 @@
 """Writes straight into zarr-python's ``MemoryStore`` (without its per-chunk copy) and
-``LocalStore`` (a task per chunk) by ``ChainCodecPipeline`` (``zarr_codecs._direct_stores``).
+``LocalStore`` (its chunk files, in Rust) by ``ChainCodecPipeline``.
 
 What the copy protected must still hold: stored chunks share no memory with the caller's array,
 and the store holds exactly what zarr's own pipeline stores. Only a plain ``MemoryStore`` is
@@ -16,8 +16,6 @@ import pytest
 
 zarr = pytest.importorskip("zarr")
 
-import zarr_codecs._direct_stores as direct_stores  # noqa: E402
-from zarr.core.buffer import default_buffer_prototype  # noqa: E402
 from zarr.storage import LocalStore, MemoryStore  # noqa: E402
 from zarr_codecs.pipeline import PATH  # noqa: E402
 
@@ -161,23 +159,6 @@ def test_a_store_subclass_gets_its_own_set(kind: str, tmp_path: Path) -> None:
         "c/1/0",
         "c/1/1",
     ]
-
-
-def test_views_of_the_callers_array_are_copied_and_the_rest_kept() -> None:
-    source = np.arange(200, dtype=np.uint8)  # the array being written
-    fresh = np.arange(30, dtype=np.uint8)  # an array codec's output: nobody else's
-    encoded: list[Any] = [memoryview(source[0:40]), b"compressed", None, source[40:200], fresh]
-    buffers = [direct_stores.owned_buffer(e, default_buffer_prototype(), source) for e in encoded]
-    assert buffers[2] is None
-    arrays = {i: b.as_numpy_array() for i, b in enumerate(buffers) if b is not None}
-    for index, array in arrays.items():
-        assert array.tobytes() == bytes(encoded[index])
-        assert not np.shares_memory(array, source)
-    assert arrays[1].base is not None and bytes(arrays[1].base) == b"compressed"  # not copied
-    assert np.shares_memory(arrays[4], fresh)  # not copied either
-    # Without a numpy array to compare with, every view is copied.
-    unknown = direct_stores.owned_buffer(fresh, default_buffer_prototype(), None)
-    assert unknown is not None and not np.shares_memory(unknown.as_numpy_array(), fresh)
 
 
 # -- LocalStore ---------------------------------------------------------------------------------

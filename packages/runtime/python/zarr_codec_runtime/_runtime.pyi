@@ -67,3 +67,18 @@ class Plan:
         decoding old chunks that are only partly written; ``empty`` is "never",
         "same-bytes" or "all-nan". ``None`` when a selection or ``values`` is of a kind the
         runtime does not take (nothing done)."""
+    def write_buffers(
+        self,
+        decode: Plan,
+        olds: Sequence[Buffer | None],
+        chunk_selections: Sequence[tuple[Any, ...]],
+        value_selections: Sequence[tuple[Any, ...]],
+        values: np.ndarray[Any, Any],
+        fill: bytes,
+        chunk_shape: Sequence[int],
+        empty: str,
+        threads: int | None = None,
+    ) -> list[bytes | None] | None:
+        """``write_files`` for chunks kept in memory: each chunk's new stored bytes, or
+        ``None`` for one not stored; ``None`` for the list when the runtime does not take the
+        batch (nothing done)."""

@@ -395,6 +395,43 @@ class Chain:
         )
         return stored
 
+    def write_buffers(
+        self,
+        olds: Sequence[Buffer | None],
+        chunk_selections: Sequence[tuple[Any, ...]],
+        value_selections: Sequence[tuple[Any, ...]],
+        values: np.ndarray[Any, Any],
+        *,
+        write_empty_chunks: bool = False,
+    ) -> list[bytes | None] | None:
+        """:meth:`write_files` for chunks kept anywhere but in files: chunk ``i`` gets the
+        elements ``value_selections[i]`` of ``values`` at ``chunk_selections[i]``, merged with
+        its old stored bytes ``olds[i]`` (``None``: the fill value) when that is only part of
+        it. Returns each chunk's new stored bytes, or ``None`` for a chunk left all fill value
+        (not stored: its key deleted); ``None`` for the list, with nothing done, where
+        :meth:`write_files` would return it."""
+        encode, decode = self.encode_plan, self.decode_plan
+        rule = self._empty_rule(write_empty_chunks)
+        if (
+            encode is None
+            or decode is None
+            or rule is None
+            or not isinstance(values, np.ndarray)
+            or values.dtype != self.spec.numpy_dtype
+        ):
+            return None
+        stored: list[bytes | None] | None = encode.write_buffers(
+            decode,
+            list(olds),
+            chunk_selections,
+            value_selections,
+            values,
+            self._fill_bytes,
+            self.spec.shape,
+            rule,
+        )
+        return stored
+
     def _empty_rule(self, write_empty_chunks: bool) -> str | None:
         """Which chunks are not stored, in the runtime's terms: zarr-python's rule (every
         element equal to the fill value, NaNs equal to a NaN fill value), ``None`` where the

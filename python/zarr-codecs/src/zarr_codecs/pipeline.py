@@ -6,9 +6,11 @@ allocations. This one is a thin shell over the runtime: a read fetches the batch
 file paths of a ``LocalStore``, the values of a ``MemoryStore``, zarr's concurrent gets for
 any other store) and decodes them into their places in the output in one runtime call per
 chain (one per read on a regular grid), with no Python work per chunk beyond handing over its
-selection. Writes merge, encode in one batch call and store concurrently; into a
-``MemoryStore`` they go without its per-chunk copy, into a ``LocalStore`` they are encoded and
-written to their files in Rust (:mod:`zarr_codecs._direct_stores`).
+selection. A write is one runtime call per chain too: the chunks' values gathered from the
+caller's array, merged with the old chunks where only part of one is written, chunks left all
+fill value skipped as zarr-python skips them, encoded, and written to a ``LocalStore``'s files
+in Rust, or handed back to be stored (into a ``MemoryStore``'s dict without its per-chunk
+copy, into any other store through zarr's concurrent sets).
 
 It handles arrays whose every codec the ``zarr_codec_shapes`` registry has (plus ``bytes``);
 any other array (sharding, v2 arrays, other codecs, data types we lack, selections other than
@@ -19,8 +21,7 @@ Select it with::
 
 Importing this module imports zarr (``zarr_codec_shapes`` never does) and never raises
 otherwise: zarr loads every registered pipeline whenever it builds one, so a failure here would
-break every array. If zarr's chunk helpers this relies on are missing (another zarr version),
-the pipeline runs zarr's own code for every array.
+break every array.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ import asyncio
 import contextlib
 import os
 import warnings
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
@@ -37,28 +38,13 @@ import numpy as np
 from zarr.core.codec_pipeline import BatchedCodecPipeline
 from zarr.core.common import concurrent_map
 from zarr.core.config import config
-
-try:  # zarr 3.4's helpers, so merging and scattering behave exactly as zarr's own
-    from zarr.core.chunk_utils import _merge_chunk_array, chunk_is_empty
-except ImportError:  # pragma: no cover - another zarr: every array takes zarr's own path
-    _HELPERS = False
-else:
-    _HELPERS = True
-
 from zarr_codec_runtime import Chain
 from zarr_codec_shapes.bytes_codec import BytesCodec
 from zarr_codec_shapes.errors import CodecError
 from zarr_codec_shapes.registry import get_codec
 from zarr_codec_shapes.zarr_python import chunk_spec_from_zarr
 
-from zarr_codecs._direct_stores import (
-    by_chain,
-    local_store_of,
-    memory_store_of,
-    plain_store_of,
-    store_all,
-    write_files,
-)
+from zarr_codecs._direct_stores import by_chain, memory_store_of, plain_store_of
 
 if TYPE_CHECKING:
     from zarr.abc.codec import GetResult
@@ -159,7 +145,7 @@ class ChainCodecPipeline(BatchedCodecPipeline):
     def chain(self, spec: ArraySpec) -> Chain | None:
         """The chain for chunks like ``spec`` (planned once, then kept), or ``None`` (zarr's
         own path is used)."""
-        codecs = self._codecs() if _HELPERS else None
+        codecs = self._codecs()
         chunk_spec = None if codecs is None else _chunk_spec(spec)
         if codecs is None or chunk_spec is None:
             return None
@@ -252,43 +238,62 @@ class ChainCodecPipeline(BatchedCodecPipeline):
         value: NDBuffer,
         drop_axes: tuple[int, ...] = (),
     ) -> None:
+        """Each chain's chunks written by the runtime in one call: their values gathered from
+        ``value``, merged with the old chunks where only part of one is written, chunks left
+        all fill value not stored (as zarr-python decides), encoded, and for a ``LocalStore``
+        written to their files, for any other store handed back and stored (a ``MemoryStore``'s
+        dict directly, other stores through zarr's concurrent sets). Anything the runtime does
+        not take is zarr-python's own write."""
         batch = list(batch_info)
         chains = self._chains(batch)
-        if chains is None:
+        values = _values_of(value, batch) if chains is not None and not drop_axes else None
+        write_empty = {spec.config.write_empty_chunks for _, spec, *_ in batch}
+        if chains is None or values is None or len(write_empty) != 1:
             await super().write(batch, value, drop_axes)
             return
-        if not drop_axes and await _write_local_files(chains, batch, value):
+        empty = write_empty.pop()
+        if await _write_local_files(chains, batch, values, empty):
             return
-
-        async def existing(setter: ByteSetter | None, spec: ArraySpec) -> Buffer | None:
-            return None if setter is None else await setter.get(prototype=spec.prototype)
-
-        old = await concurrent_map(
-            [(None if complete else setter, spec) for setter, spec, _, _, complete in batch],
-            existing,
-            config.get("async.concurrency"),
-        )
         setters = [setter for setter, *_ in batch]
-        prototype = batch[0][1].prototype if batch else None
-        local = local_store_of(setters)
-        if local is not None and prototype is not None:
-            # Each chunk merged, encoded and written to its file by one task.
-            merge = await asyncio.to_thread(_merger, chains, batch, old, value, drop_axes)
-            await write_files(local, setters, chains, merge, prototype)
-            return
-        encoded = await asyncio.to_thread(
-            lambda: _encode(chains, _merge(chains, batch, old, value, drop_axes))
-        )
         memory = memory_store_of(setters)
-        if memory is not None and prototype is not None:
-            # Straight into the store's dict, without MemoryStore.set's per-chunk copy.
-            caller = value.as_ndarray_like()
-            await store_all(memory, setters, encoded, prototype, caller)
+        olds = await _old_chunks(batch, memory)
+        small = sum(chain.spec.num_bytes for chain in chains) <= _INLINE_BYTES
+
+        def encode() -> list[Any] | None:
+            stored: list[Any] = [None] * len(batch)
+            for group in by_chain(range(len(batch)), chains).values():
+                written = chains[group[0]].write_buffers(
+                    [olds[i] for i in group],
+                    [cast(tuple[Any, ...], batch[i][2]) for i in group],
+                    [cast(tuple[Any, ...], batch[i][3]) for i in group],
+                    values,
+                    write_empty_chunks=empty,
+                )
+                if written is None:
+                    return None
+                for index, data in zip(group, written, strict=True):
+                    stored[index] = data
+            return stored
+
+        stored = encode() if small else await asyncio.to_thread(encode)
+        if stored is None:  # nothing was stored yet
+            await super().write(batch, value, drop_axes)
             return
-        stored = [
-            None if data is None else spec.prototype.buffer.from_bytes(memoryview(data))
-            for data, (_, spec, *_) in zip(encoded, batch, strict=True)
+        buffers = [
+            None if data is None else spec.prototype.buffer.from_bytes(data)
+            for data, (_, spec, *_) in zip(stored, batch, strict=True)
         ]
+        if memory is not None:
+            # Straight into the store's dict: the runtime's bytes are the chunks' own memory,
+            # so MemoryStore.set's per-chunk copy is not needed.
+            memory._check_writable()
+            await memory._ensure_open()
+            for setter, buffer in zip(setters, buffers, strict=True):
+                if buffer is None:
+                    memory._store_dict.pop(setter.path, None)  # type: ignore[attr-defined]
+                else:
+                    memory._store_dict[setter.path] = buffer  # type: ignore[attr-defined]
+            return
 
         async def store(setter: ByteSetter, data: Buffer | None) -> None:
             if data is None:
@@ -297,10 +302,45 @@ class ChainCodecPipeline(BatchedCodecPipeline):
                 await setter.set(data)
 
         await concurrent_map(
-            [(setter, data) for data, (setter, *_) in zip(stored, batch, strict=True)],
-            store,
-            config.get("async.concurrency"),
+            list(zip(setters, buffers, strict=True)), store, config.get("async.concurrency")
         )
+
+
+async def _old_chunks(batch: Sequence[WriteItem], memory: Any) -> list[Any]:
+    """The stored bytes of the chunks only part of which is written (``None`` for the others
+    and for missing ones): from a ``MemoryStore``'s dict, else through zarr's gets."""
+    partial = [not complete for *_, complete in batch]
+    if memory is not None:
+        stored = memory._store_dict
+        found = [
+            stored.get(s.path) if p else None  # type: ignore[attr-defined]
+            for (s, *_), p in zip(batch, partial, strict=True)
+        ]
+        return [None if data is None else _raw(data) for data in found]
+
+    async def existing(setter: ByteSetter | None, spec: ArraySpec) -> Buffer | None:
+        return None if setter is None else await setter.get(prototype=spec.prototype)
+
+    fetched = await concurrent_map(
+        [
+            (setter if p else None, spec)
+            for (setter, spec, *_), p in zip(batch, partial, strict=True)
+        ],
+        existing,
+        config.get("async.concurrency"),
+    )
+    return [None if data is None else _raw(data) for data in fetched]
+
+
+def _values_of(value: NDBuffer, batch: Sequence[WriteItem]) -> Any:
+    """The values written as a numpy array the runtime reads (a scalar written everywhere, a
+    0-d array from zarr, seen as a broadcast array), or ``None`` for another kind."""
+    values = value.as_ndarray_like()
+    if not isinstance(values, np.ndarray):
+        return None
+    if values.ndim == 0:
+        return _broadcast(values, [item[3] for item in batch])
+    return values
 
 
 _UNSET = object()
@@ -370,31 +410,22 @@ def _broadcast(scalar: np.ndarray[Any, Any], selections: Sequence[Any]) -> Any:
 
 
 async def _write_local_files(
-    chains: Sequence[Chain], batch: Sequence[WriteItem], value: NDBuffer
+    chains: Sequence[Chain], batch: Sequence[WriteItem], values: Any, write_empty: bool
 ) -> bool:
     """A write into a plain ``LocalStore`` in one runtime call per chain: each chunk's values
-    gathered from ``value``, merged with the chunk's file where only part of it is written,
+    gathered from ``values``, merged with the chunk's file where only part of it is written,
     encoded and written (or its file removed when it is left empty), in Rust. ``False``, with
     nothing written, where the runtime does not take the batch."""
     from zarr.storage import LocalStore
 
     setters = [setter for setter, *_ in batch]
     store = plain_store_of(setters, LocalStore)
-    values = value.as_ndarray_like()
-    if store is None or not isinstance(values, np.ndarray):
+    if store is None:
         return False
-    if values.ndim == 0:  # a scalar written everywhere: zarr hands it over as a 0-d array
-        values = _broadcast(values, [item[3] for item in batch])
-        if values is None:
-            return False
     store._check_writable()
     await store._ensure_open()
     root = os.fspath(store.root)
     paths = [os.path.join(root, setter.path) for setter in setters]  # type: ignore[attr-defined]
-    empty = {spec.config.write_empty_chunks for _, spec, *_ in batch}
-    if len(empty) > 1:
-        return False
-    write_empty = empty.pop() if empty else False
 
     def write() -> bool:
         # A group the runtime does not take sends the whole batch to the other path, which
@@ -413,55 +444,3 @@ async def _write_local_files(
 
     small = sum(chain.spec.num_bytes for chain in chains) <= _INLINE_BYTES
     return write() if small else await asyncio.to_thread(write)
-
-
-def _merge(
-    chains: Sequence[Chain],
-    batch: Sequence[WriteItem],
-    old: Sequence[Buffer | None],
-    value: NDBuffer,
-    drop_axes: tuple[int, ...],
-) -> list[Any | None]:
-    """Each chunk of ``batch`` merged with its old contents (an array that may be a view of
-    the caller's), or ``None`` for a chunk left empty (not stored)."""
-    merge = _merger(chains, batch, old, value, drop_axes)
-    return [merge(index) for index in range(len(batch))]
-
-
-def _merger(
-    chains: Sequence[Chain],
-    batch: Sequence[WriteItem],
-    old: Sequence[Buffer | None],
-    value: NDBuffer,
-    drop_axes: tuple[int, ...],
-) -> Callable[[int], Any | None]:
-    """Decodes the old contents of the batch's partly written chunks (a batch call per
-    chain), and returns what merges chunk ``index`` with them (see :func:`_merge`); that
-    part runs chunk by chunk, on any thread."""
-    decoded: dict[int, NDBuffer] = {}
-    present = [i for i, data in enumerate(old) if data is not None]
-    for group in by_chain(present, chains).values():
-        raw = [old[i].as_numpy_array() for i in group]  # type: ignore[union-attr]
-        for index, array in zip(group, chains[group[0]].decode_batch(raw), strict=True):
-            decoded[index] = batch[index][1].prototype.nd_buffer.from_numpy_array(array)
-
-    def merge(index: int) -> Any | None:
-        _, spec, chunk_selection, out_selection, complete = batch[index]
-        merged = _merge_chunk_array(
-            decoded.get(index), value, out_selection, spec, chunk_selection, complete, drop_axes
-        )
-        return None if chunk_is_empty(merged, spec) else np.asarray(merged.as_numpy_array())
-
-    return merge
-
-
-def _encode(chains: Sequence[Chain], chunks: Sequence[Any | None]) -> list[Any | None]:
-    """Each chunk encoded (a ``bytes``, or a view that may share the caller's memory), a
-    batch call per chain; ``None`` stays ``None``."""
-    stored: list[Any | None] = [None] * len(chunks)
-    present = [i for i, chunk in enumerate(chunks) if chunk is not None]
-    for group in by_chain(present, chains).values():
-        encoded = chains[group[0]].encode_batch([chunks[i] for i in group])
-        for index, data in zip(group, encoded, strict=True):
-            stored[index] = data
-    return stored
