@@ -13,6 +13,7 @@
 //!   into their places in a caller's array (whole chunks straight into place, parts of chunks
 //!   through scratch, missing chunks as the fill value) or encoded and written as zarr-python's
 //!   `LocalStore` writes a file.
+//! - [`ShardIndex`]: the `sharding_indexed` codec's index, read and checked against its shard.
 //!
 //! # Example
 //!
@@ -50,6 +51,7 @@ pub mod plan;
 pub mod pool;
 pub mod read;
 pub mod region;
+pub mod shard_index;
 pub mod step;
 pub mod target;
 pub mod write;
@@ -61,6 +63,7 @@ pub use plan::Plan;
 pub use pool::{default_threads, parallel_map};
 pub use read::{ReadItem, Source, read_batch};
 pub use region::{InArray, Layout, OutArray, Region, Span};
+pub use shard_index::{IndexLocation, ShardIndex};
 pub use step::{Action, Output, Step};
 pub use target::Target;
 pub use write::{

@@ -8,8 +8,9 @@ use std::sync::Arc;
 use proptest::prelude::*;
 use serde_json::json;
 use zarr_codec_runtime::{
-    BufferWriteItem, Chain, ChunkError, EmptyRule, InArray, OutArray, ReadItem, Region, Source,
-    Span, Target, WriteItem, encode_files, read_batch, write_buffers, write_files,
+    BufferWriteItem, Chain, ChunkError, EmptyRule, InArray, IndexLocation, OutArray, ReadItem,
+    Region, ShardIndex, Source, Span, Target, WriteItem, encode_files, read_batch, write_buffers,
+    write_files,
 };
 use zarr_codec_shapes::{
     ArrayToArrayCodec, BytesToBytesCodec, ChunkSpec, CodecError, CodecFromJson, DataType, Endian,
@@ -797,4 +798,61 @@ fn buffer_writes_merge_with_old_bytes_and_skip_empty_chunks() {
     };
     assert_eq!(decode(&first[..first_len]), [1, 9, 8, 4]);
     assert_eq!(decode(&second[..second_len]), [0, 0, 0, 8]);
+}
+
+#[test]
+fn a_shard_index_through_bytes_and_crc32c_is_the_specs_layout() {
+    // The spec's example: 2 x 2 inner chunks, `bytes` little-endian then crc32c: 68 bytes.
+    let index_spec = spec(&[2, 2, 2], DataType::UInt64);
+    let chain = Chain::new(&[], Some(Endian::Little), &[crc32c()], index_spec).expect("a chain");
+    assert_eq!(
+        ShardIndex::encoded_len(chain.encode_plan(), 4).expect("a size"),
+        68
+    );
+    let index = ShardIndex::new(vec![Some(0..100), None, Some(100..130), Some(130..131)]);
+    let stored = index.encode(chain.encode_plan()).expect("encoded");
+    assert_eq!(stored.len(), 68);
+    assert_eq!(
+        &stored[..16],
+        [0u64.to_le_bytes(), 100u64.to_le_bytes()].concat()
+    );
+    assert_eq!(&stored[16..32], [u64::MAX.to_le_bytes(); 2].concat());
+    let checksum = zarr_codec_crc32c::checksum(&stored[..64]);
+    assert_eq!(stored[64..], checksum.to_le_bytes());
+    // A shard of 131 bytes of chunks, the index at either end.
+    for location in [IndexLocation::End, IndexLocation::Start] {
+        let mut shard = vec![1u8; 131];
+        let index = match location {
+            IndexLocation::End => {
+                shard.extend_from_slice(&stored);
+                index.clone()
+            }
+            IndexLocation::Start => {
+                let moved = ShardIndex::new(
+                    index
+                        .chunks()
+                        .iter()
+                        .map(|c| c.as_ref().map(|r| r.start + 68..r.end + 68))
+                        .collect(),
+                );
+                let mut start = moved.encode(chain.encode_plan()).expect("encoded");
+                start.extend_from_slice(&shard);
+                shard = start;
+                moved
+            }
+        };
+        let read =
+            ShardIndex::of_shard(&shard, chain.decode_plan(), 4, 68, location).expect("read");
+        assert_eq!(read, index, "{location:?}");
+        // A damaged index fails its checksum.
+        let at = if location == IndexLocation::End {
+            131 + 3
+        } else {
+            3
+        };
+        shard[at] ^= 1;
+        let error = ShardIndex::of_shard(&shard, chain.decode_plan(), 4, 68, location)
+            .expect_err("damaged");
+        assert!(error.to_string().contains("crc32c"), "{error}");
+    }
 }
