@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from zarr_codecs_bench import pipelines as pipeline_bench
 
 SHAPE = (2048, 2048)
 CHUNKS = (256, 256)
@@ -40,20 +41,10 @@ OPERATIONS: list[tuple[str, tuple[slice | int, ...], int]] = [
     ("whole array", (slice(None), slice(None)), 3),
 ]
 
+#: The pipeline benchmark's compressors, under shorter labels.
 COMPRESSORS: dict[str, Any] = {
-    "none": None,
-    "blosc lz4": [
-        {
-            "name": "blosc",
-            "configuration": {
-                "cname": "lz4",
-                "clevel": 5,
-                "shuffle": "shuffle",
-                "typesize": 4,
-                "blocksize": 0,
-            },
-        }
-    ],
+    "none": pipeline_bench.COMPRESSORS["none"],
+    "blosc lz4": pipeline_bench.COMPRESSORS["blosc lz4 shuffle"],
 }
 
 

@@ -263,17 +263,12 @@ impl PyPlan {
         threads: Option<i64>,
     ) -> PyResult<Option<Vec<bool>>> {
         let threads = thread_count(py, threads, "chain")?;
-        let Ok(out) = out.cast::<PyUntypedArray>() else {
-            return Ok(None);
-        };
-        let Some(view) = ArrayView::of(out, true) else {
-            return Ok(None);
-        };
-        let sources: Vec<Bound<'_, PyAny>> = sources.try_iter()?.collect::<PyResult<_>>()?;
-        let Some(placed) = Placement::of(chunk_selections, out_selections, &chunk_shape, &view)?
+        let Some((view, placed)) =
+            resolve(out, true, chunk_selections, out_selections, &chunk_shape)?
         else {
             return Ok(None);
         };
+        let sources: Vec<Bound<'_, PyAny>> = sources.try_iter()?.collect::<PyResult<_>>()?;
         if sources.len() != placed.regions.len() {
             let message = "read: sources and selections differ in number";
             return Err(to_py_err(py, &CodecError::configuration(message)));
@@ -336,21 +331,22 @@ impl PyPlan {
     ) -> PyResult<Option<Vec<bool>>> {
         let threads = thread_count(py, threads, "chain")?;
         let empty = empty_rule(py, empty)?;
-        let Ok(values) = values.cast::<PyUntypedArray>() else {
-            return Ok(None);
-        };
-        let Some(view) = ArrayView::of(values, false) else {
-            return Ok(None);
-        };
-        let paths = paths_of(paths)?;
-        let Some(placed) = Placement::of(chunk_selections, value_selections, &chunk_shape, &view)?
+        let Some((view, placed)) = resolve(
+            values,
+            false,
+            chunk_selections,
+            value_selections,
+            &chunk_shape,
+        )?
         else {
             return Ok(None);
         };
+        let paths = paths_of(paths)?;
         if paths.len() != placed.regions.len() {
             let message = "write: paths and selections differ in number";
             return Err(to_py_err(py, &CodecError::configuration(message)));
         }
+        let array = in_array(py, values, &view, &placed)?;
         let items: Vec<WriteItem<'_>> = paths
             .iter()
             .zip(placed.regions)
@@ -360,20 +356,6 @@ impl PyPlan {
                 values,
             })
             .collect();
-        // SAFETY: `view` describes a live numpy array that `values` keeps alive; numpy's layout
-        // keeps every element in its memory. Python code could write to it meanwhile only by
-        // racing its own call, as with any buffer handed to a codec.
-        let array = unsafe {
-            InArray::from_raw(
-                view.memory.cast_const(),
-                view.len,
-                view.offset,
-                &placed.shape,
-                &placed.strides,
-                view.item,
-            )
-        }
-        .map_err(|err| to_py_err(py, &err))?;
         let (encode, decode) = (&self.plan, &decode.plan);
         let chunk_shape = &chunk_shape;
         run_chunks(py, || {
@@ -415,13 +397,13 @@ impl PyPlan {
     ) -> PyResult<Option<Vec<Option<Bound<'py, PyBytes>>>>> {
         let threads = thread_count(py, threads, "chain")?;
         let empty = empty_rule(py, empty)?;
-        let Ok(values) = values.cast::<PyUntypedArray>() else {
-            return Ok(None);
-        };
-        let Some(view) = ArrayView::of(values, false) else {
-            return Ok(None);
-        };
-        let Some(placed) = Placement::of(chunk_selections, value_selections, &chunk_shape, &view)?
+        let Some((view, placed)) = resolve(
+            values,
+            false,
+            chunk_selections,
+            value_selections,
+            &chunk_shape,
+        )?
         else {
             return Ok(None);
         };
@@ -454,19 +436,7 @@ impl PyPlan {
         let mut outputs = (0..olds.len())
             .map(|_| UninitBytes::new(py, room))
             .collect::<PyResult<Vec<_>>>()?;
-        // SAFETY: `view` describes a live numpy array that `values` keeps alive; numpy's
-        // layout keeps every element in its memory.
-        let array = unsafe {
-            InArray::from_raw(
-                view.memory.cast_const(),
-                view.len,
-                view.offset,
-                &placed.shape,
-                &placed.strides,
-                view.item,
-            )
-        }
-        .map_err(|err| to_py_err(py, &err))?;
+        let array = in_array(py, values, &view, &placed)?;
         let mut items: Vec<BufferWriteItem<'_>> = olds
             .iter()
             .zip(placed.regions)
@@ -592,6 +562,50 @@ impl ArrayView {
             item,
         })
     }
+}
+
+/// A numpy array `array` (writable when asked) and a batch's basic selections resolved
+/// against it and chunks of `chunk_shape`; `None` for anything else.
+fn resolve(
+    array: &Bound<'_, PyAny>,
+    writable: bool,
+    chunk_selections: &Bound<'_, PyAny>,
+    array_selections: &Bound<'_, PyAny>,
+    chunk_shape: &[usize],
+) -> PyResult<Option<(ArrayView, Placement)>> {
+    let Ok(array) = array.cast::<PyUntypedArray>() else {
+        return Ok(None);
+    };
+    let Some(view) = ArrayView::of(array, writable) else {
+        return Ok(None);
+    };
+    Ok(
+        Placement::of(chunk_selections, array_selections, chunk_shape, &view)?
+            .map(|placed| (view, placed)),
+    )
+}
+
+/// The values of a write, `view` of the numpy array `values`, seen as `placed` sees them.
+fn in_array<'a>(
+    py: Python<'_>,
+    _values: &'a Bound<'_, PyAny>, // the array `view` describes, borrowed while the result lives
+    view: &ArrayView,
+    placed: &Placement,
+) -> PyResult<InArray<'a>> {
+    // SAFETY: `view` describes a live numpy array that `values` keeps alive for 'a; numpy's
+    // layout keeps every element in its memory. Python code could write to it meanwhile only
+    // by racing its own call, as with any buffer handed to a codec.
+    unsafe {
+        InArray::from_raw(
+            view.memory.cast_const(),
+            view.len,
+            view.offset,
+            &placed.shape,
+            &placed.strides,
+            view.item,
+        )
+    }
+    .map_err(|err| to_py_err(py, &err))
 }
 
 /// A batch's selections resolved: each chunk's part and its place in the caller's array, and

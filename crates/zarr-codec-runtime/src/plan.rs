@@ -206,7 +206,7 @@ fn run_steps(
 }
 
 /// `buffer` made at least `room` bytes long (an error, not an abort, without the memory).
-fn grow(buffer: &mut Vec<u8>, room: usize) -> Result<()> {
+pub(crate) fn grow(buffer: &mut Vec<u8>, room: usize) -> Result<()> {
     if buffer.len() < room {
         buffer
             .try_reserve(room - buffer.len())

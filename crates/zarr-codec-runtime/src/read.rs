@@ -14,7 +14,7 @@ use zarr_codec_shapes::CodecError;
 use crate::files::{
     ChunkError, ChunkResult, Outcome, read_stored_into, read_stored_range, with_chunk_file,
 };
-use crate::plan::Plan;
+use crate::plan::{Plan, grow};
 use crate::pool::parallel_map;
 use crate::region::{Layout, OutArray, Region, any_overlap, copy_region};
 
@@ -176,12 +176,7 @@ unsafe fn read_stored_part(
         return Ok(true); // no element: nothing to read
     };
     DECODED.with_borrow_mut(|decoded| {
-        if decoded.len() < decoded_len {
-            decoded
-                .try_reserve(decoded_len - decoded.len())
-                .map_err(|_| CodecError::OutputLimit { limit: decoded_len })?;
-            decoded.resize(decoded_len, 0);
-        }
+        grow(decoded, decoded_len)?;
         let outcome = read_stored_range(path, decoded_len, range, decoded)?;
         if outcome == Outcome::Done {
             // SAFETY: the part lies within the chunk (its bytes were just read), the place
@@ -216,12 +211,7 @@ unsafe fn decode_and_place(
     out: &OutArray<'_>,
 ) -> zarr_codec_shapes::Result<()> {
     DECODED.with_borrow_mut(|decoded| {
-        if decoded.len() < decoded_len {
-            decoded
-                .try_reserve(decoded_len - decoded.len())
-                .map_err(|_| CodecError::OutputLimit { limit: decoded_len })?;
-            decoded.resize(decoded_len, 0);
-        }
+        grow(decoded, decoded_len)?;
         let result = plan.run_exact(data, &mut decoded[..decoded_len]);
         if result.is_ok() {
             // SAFETY: the part lies within the decoded chunk and the place within `out`

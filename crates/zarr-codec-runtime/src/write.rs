@@ -12,7 +12,7 @@ use std::path::Path;
 use zarr_codec_shapes::{CodecError, Result};
 
 use crate::files::{ChunkError, ChunkResult, encode_file, with_chunk_file};
-use crate::plan::Plan;
+use crate::plan::{Plan, grow};
 use crate::pool::parallel_map;
 use crate::region::{InArray, Layout, Region, copy_region, fill_with};
 use crate::target::Target;
@@ -228,12 +228,7 @@ fn with_merged<R>(
         return then(data);
     }
     MERGED.with_borrow_mut(|merged| {
-        if merged.len() < decoded_len {
-            merged
-                .try_reserve(decoded_len - merged.len())
-                .map_err(|_| CodecError::OutputLimit { limit: decoded_len })?;
-            merged.resize(decoded_len, 0);
-        }
+        grow(merged, decoded_len)?;
         let merged = &mut merged[..decoded_len];
         if !whole && !old(merged)? {
             fill_with(merged, fill);

@@ -373,16 +373,10 @@ class Chain:
         ``write_empty_chunks``. Returns whether each chunk is stored; ``None``, with nothing
         done, when the chain has no plans, ``values`` is not a numpy array of the chunks'
         type, or a selection is not of slices and integers."""
-        encode, decode = self.encode_plan, self.decode_plan
-        rule = self._empty_rule(write_empty_chunks)
-        if (
-            encode is None
-            or decode is None
-            or rule is None
-            or not isinstance(values, np.ndarray)
-            or values.dtype != self.spec.numpy_dtype
-        ):
+        planned = self._write_plans(values, write_empty_chunks)
+        if planned is None:
             return None
+        encode, decode, rule = planned
         stored: list[bool] | None = encode.write_files(
             decode,
             [os.fspath(path) for path in paths],
@@ -410,16 +404,10 @@ class Chain:
         it. Returns each chunk's new stored bytes, or ``None`` for a chunk left all fill value
         (not stored: its key deleted); ``None`` for the list, with nothing done, where
         :meth:`write_files` would return it."""
-        encode, decode = self.encode_plan, self.decode_plan
-        rule = self._empty_rule(write_empty_chunks)
-        if (
-            encode is None
-            or decode is None
-            or rule is None
-            or not isinstance(values, np.ndarray)
-            or values.dtype != self.spec.numpy_dtype
-        ):
+        planned = self._write_plans(values, write_empty_chunks)
+        if planned is None:
             return None
+        encode, decode, rule = planned
         stored: list[bytes | None] | None = encode.write_buffers(
             decode,
             list(olds),
@@ -431,6 +419,21 @@ class Chain:
             rule,
         )
         return stored
+
+    def _write_plans(self, values: Any, write_empty_chunks: bool) -> tuple[Plan, Plan, str] | None:
+        """What a write runs (both plans and the empty-chunk rule), when the runtime takes
+        ``values`` and this chain."""
+        encode, decode = self.encode_plan, self.decode_plan
+        rule = self._empty_rule(write_empty_chunks)
+        if (
+            encode is None
+            or decode is None
+            or rule is None
+            or not isinstance(values, np.ndarray)
+            or values.dtype != self.spec.numpy_dtype
+        ):
+            return None
+        return encode, decode, rule
 
     def _empty_rule(self, write_empty_chunks: bool) -> str | None:
         """Which chunks are not stored, in the runtime's terms: zarr-python's rule (every
