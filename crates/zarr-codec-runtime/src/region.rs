@@ -460,11 +460,14 @@ impl<'a> InArray<'a> {
     }
 
     /// The bytes of `region` (within the array) when they are one contiguous run in C order.
-    pub(crate) fn contiguous_part(&self, region: &Region) -> Option<&[u8]> {
+    ///
+    /// # Safety
+    /// `region` lies within the array.
+    pub(crate) unsafe fn contiguous_part(&self, region: &Region) -> Option<&[u8]> {
         let range = self.layout.contiguous_range(region)?;
         let len = usize::try_from(range.end - range.start).ok()?;
-        // SAFETY: the region lies within the array (checked by every caller's batch), whose
-        // elements lie within its memory (`from_raw`).
+        // SAFETY: the region lies within the array (the caller's contract), whose elements
+        // lie within its memory (`from_raw`).
         Some(unsafe { std::slice::from_raw_parts(self.base.offset(range.start), len) })
     }
 
