@@ -27,6 +27,8 @@ pub struct Plan {
     steps: Vec<Step>,
     input_len: Option<usize>,
     output_len: Option<usize>,
+    /// The most a step without a stated bound may write (see [`intermediate_cap`]).
+    grow_cap: usize,
 }
 
 impl Plan {
@@ -43,10 +45,12 @@ impl Plan {
                 Output::Bounded => None,
             },
         };
+        let grow_cap = intermediate_cap(&steps);
         Self {
             steps,
             input_len,
             output_len,
+            grow_cap,
         }
     }
 
@@ -100,7 +104,7 @@ impl Plan {
             return copy_into(input, output);
         }
         SCRATCH.with_borrow_mut(|scratch| {
-            let result = run_steps(&self.steps, input, output, scratch);
+            let result = run_steps(&self.steps, input, output, scratch, self.grow_cap);
             for buffer in scratch.iter_mut() {
                 if buffer.capacity() > KEPT_SCRATCH {
                     *buffer = Vec::new();
@@ -170,6 +174,7 @@ fn run_steps(
     chunk: &[u8],
     out: Target<'_>,
     scratch: &mut [Vec<u8>; 2],
+    grow_cap: usize,
 ) -> Result<usize> {
     let mut input_len = chunk.len();
     let mut out = Some(out);
@@ -197,7 +202,7 @@ fn run_steps(
                     grow(write, room)?;
                     step.run(input, Target::Init(&mut write[..room]))?
                 }
-                None => run_growing(step, input, write)?,
+                None => run_growing(step, input, write, grow_cap)?,
             }
         };
         input_len = written;
@@ -216,25 +221,43 @@ pub(crate) fn grow(buffer: &mut Vec<u8>, room: usize) -> Result<()> {
     Ok(())
 }
 
-/// The most an intermediate step without a stated bound may write (a decompressor outside
-/// another): its output is another codec's compressed stream, never this large in practice.
+/// The most an intermediate step without a stated bound may write, whatever the plan.
 pub const MAX_INTERMEDIATE: usize = 1 << 31;
 
+/// The most an intermediate step without a stated bound (a decompressor outside another) may
+/// write in `steps`: its output is the next codec's stream, which is about the size of the
+/// exactly sized output further in (the stored elements), so twice the largest of those and a
+/// MiB, never more than [`MAX_INTERMEDIATE`]. A bomb in an outer codec fails at that size
+/// instead of growing the scratch to gigabytes.
+fn intermediate_cap(steps: &[Step]) -> usize {
+    steps
+        .iter()
+        .filter_map(|step| match step.output {
+            Output::Exact(len) => Some(len),
+            Output::Bounded => None,
+        })
+        .max()
+        .map_or(MAX_INTERMEDIATE, |len| {
+            len.saturating_mul(2)
+                .saturating_add(1 << 20)
+                .min(MAX_INTERMEDIATE)
+        })
+}
+
 /// A step that states no bound, run into `write` with room doubled each time it reports the
-/// room too small, from four times its input up to [`MAX_INTERMEDIATE`].
-fn run_growing(step: &Step, input: &[u8], write: &mut Vec<u8>) -> Result<usize> {
-    let mut room = input.len().saturating_mul(4).clamp(4096, MAX_INTERMEDIATE);
+/// room too small, from four times its input up to `cap`.
+fn run_growing(step: &Step, input: &[u8], write: &mut Vec<u8>, cap: usize) -> Result<usize> {
+    let mut room = input.len().saturating_mul(4).clamp(4096, cap.max(4096));
     loop {
         grow(write, room)?;
         match step.run(input, Target::Init(&mut write[..room])) {
-            Err(CodecError::OutputSize { .. } | CodecError::OutputLimit { .. })
-                if room < MAX_INTERMEDIATE =>
-            {
-                room = room.saturating_mul(2).min(MAX_INTERMEDIATE);
+            Err(CodecError::OutputSize { .. } | CodecError::OutputLimit { .. }) if room < cap => {
+                room = room.saturating_mul(2).min(cap);
             }
             Err(CodecError::OutputSize { .. } | CodecError::OutputLimit { .. }) => {
                 return Err(CodecError::Corrupt(format!(
-                    "{}: the chunk decodes to more than {MAX_INTERMEDIATE} bytes",
+                    "{}: the chunk decodes to more than {room} bytes, more than its codecs \
+                     can hold",
                     step.name
                 )));
             }

@@ -856,3 +856,24 @@ fn a_shard_index_through_bytes_and_crc32c_is_the_specs_layout() {
         assert!(error.to_string().contains("crc32c"), "{error}");
     }
 }
+
+#[test]
+fn a_bomb_in_an_outer_compressor_fails_without_growing_far() {
+    // [zstd, gzip] for 4 KiB chunks: gzip's output feeds zstd, so it cannot honestly be much
+    // more than 4 KiB. A gzip stream of 16 MiB of zeros is refused at about 1 MiB of scratch.
+    let chain =
+        Chain::new(&[], None, &[zstd(), gzip()], spec(&[4096], DataType::UInt8)).expect("a chain");
+    let bomb = gzip()
+        .encode(&vec![0u8; 16 << 20], chain.spec())
+        .expect("encoded");
+    let mut out = vec![0u8; 4096];
+    let error = chain.decode_into(&bomb, &mut out).expect_err("a bomb");
+    assert_eq!(error.kind(), ErrorKind::Corrupt, "{error}");
+    assert!(error.to_string().contains("gzip"), "{error}");
+    // An honest chunk of the same chain still decodes.
+    let chunk = pattern(4096, 3);
+    chain
+        .decode_into(&chain.encode(&chunk).expect("encoded"), &mut out)
+        .expect("decoded");
+    assert_eq!(out, chunk);
+}
