@@ -302,6 +302,75 @@ pub fn read_stored_range(
     Ok(Outcome::Done)
 }
 
+/// The whole of chunk file `path` in a new vector (a shard, kept while its inner chunks are
+/// decoded); `None` when there is no file.
+pub fn read_chunk_file(path: &Path) -> ChunkResult<Option<Vec<u8>>> {
+    let Some((mut file, size)) = open_chunk(path)? else {
+        return Ok(None);
+    };
+    let io_error = |err| ChunkError::Io(err, path.to_path_buf());
+    let mut data = Vec::new();
+    let size = usize::try_from(size).map_err(|_| io_error(io::ErrorKind::OutOfMemory.into()))?;
+    data.try_reserve_exact(size)
+        .map_err(|_| io_error(io::ErrorKind::OutOfMemory.into()))?;
+    file.read_to_end(&mut data).map_err(io_error)?;
+    Ok(Some(data))
+}
+
+/// Bytes `range` of the open chunk file `file` (`path`), in a new vector; a `Corrupt` error
+/// when the file no longer holds them (it shrank since its size was read).
+pub fn read_file_range(
+    file: &mut File,
+    path: &Path,
+    range: std::ops::Range<usize>,
+) -> ChunkResult<Vec<u8>> {
+    let io_error = |err| ChunkError::Io(err, path.to_path_buf());
+    let mut data = Vec::new();
+    data.try_reserve_exact(range.len())
+        .map_err(|_| io_error(io::ErrorKind::OutOfMemory.into()))?;
+    data.resize(range.len(), 0);
+    file.seek(SeekFrom::Start(range.start as u64))
+        .map_err(io_error)?;
+    file.read_exact(&mut data).map_err(|err| {
+        if err.kind() == io::ErrorKind::UnexpectedEof {
+            ChunkError::Codec(CodecError::Corrupt(format!(
+                "{}: the file ends before byte {}",
+                path.display(),
+                range.end
+            )))
+        } else {
+            io_error(err)
+        }
+    })?;
+    Ok(data)
+}
+
+/// Chunk file `path` removed, as zarr-python's `LocalStore` deletes a key (a directory in its
+/// place goes too); nothing to remove is no error.
+pub fn remove_chunk(path: &Path) -> ChunkResult<()> {
+    let removed = if path.is_dir() {
+        fs::remove_dir_all(path)
+    } else {
+        fs::remove_file(path)
+    };
+    match removed {
+        Ok(()) => Ok(()),
+        Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(err) => Err(ChunkError::Io(err, path.to_path_buf())),
+    }
+}
+
+/// Makes the directories the files of `paths` go in, each once.
+pub fn make_directories<'p>(paths: impl IntoIterator<Item = &'p Path>) -> ChunkResult<()> {
+    let directories: std::collections::HashSet<&Path> =
+        paths.into_iter().filter_map(Path::parent).collect();
+    for directory in directories {
+        fs::create_dir_all(directory)
+            .map_err(|err| ChunkError::Io(err, directory.to_path_buf()))?;
+    }
+    Ok(())
+}
+
 /// One chunk file decoded by `plan` into all of `out`.
 pub fn decode_file(plan: &Plan, path: &Path, out: &mut [u8]) -> ChunkResult<Outcome> {
     if plan.is_identity() {

@@ -13,7 +13,9 @@
 //!   into their places in a caller's array (whole chunks straight into place, parts of chunks
 //!   through scratch, missing chunks as the fill value) or encoded and written as zarr-python's
 //!   `LocalStore` writes a file.
-//! - [`ShardIndex`]: the `sharding_indexed` codec's index, read and checked against its shard.
+//! - [`Sharding`]: the `sharding_indexed` codec: batches of shards read (only the inner chunks
+//!   a read needs, by byte range from files) and written, flattened to their inner chunks;
+//!   [`ShardIndex`], its index, read and checked against its shard.
 //!
 //! # Example
 //!
@@ -46,24 +48,28 @@
 
 pub mod chain;
 pub mod files;
+pub mod grid;
 pub mod kernel;
 pub mod plan;
 pub mod pool;
 pub mod read;
 pub mod region;
 pub mod shard_index;
+pub mod sharding;
 pub mod step;
 pub mod target;
 pub mod write;
 
 pub use chain::Chain;
 pub use files::ChunkError;
+pub use grid::Grid;
 pub use kernel::Kernel;
 pub use plan::Plan;
 pub use pool::{default_threads, parallel_map};
 pub use read::{ReadItem, Source, read_batch};
 pub use region::{InArray, Layout, OutArray, Region, Span};
 pub use shard_index::{IndexLocation, ShardIndex};
+pub use sharding::{Inner, ShardWrite, Sharding, WriteOrder};
 pub use step::{Action, Output, Step};
 pub use target::Target;
 pub use write::{

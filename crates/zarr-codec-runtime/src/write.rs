@@ -6,12 +6,13 @@
 
 use std::cell::RefCell;
 use std::collections::HashSet;
-use std::fs;
 use std::path::Path;
 
 use zarr_codec_shapes::{CodecError, Result};
 
-use crate::files::{ChunkError, ChunkResult, encode_file, with_chunk_file};
+use crate::files::{
+    ChunkError, ChunkResult, encode_file, make_directories, remove_chunk, with_chunk_file,
+};
 use crate::plan::{Plan, grow};
 use crate::pool::parallel_map;
 use crate::region::{InArray, Layout, Region, copy_region, fill_with};
@@ -58,11 +59,7 @@ pub fn encode_batch(
 /// chunk order; the chunks written before it stay.
 pub fn encode_files(plan: &Plan, jobs: &mut [(&[u8], &Path)], threads: usize) -> ChunkResult<()> {
     // Each directory once, before the chunks are written in parallel.
-    let directories: HashSet<&Path> = jobs.iter().filter_map(|(_, path)| path.parent()).collect();
-    for directory in directories {
-        fs::create_dir_all(directory)
-            .map_err(|err| ChunkError::Io(err, directory.to_path_buf()))?;
-    }
+    make_directories(jobs.iter().map(|(_, path)| *path))?;
     parallel_map(jobs, threads, |(chunk, path)| {
         encode_file(plan, chunk, path).map(|_| ())
     })
@@ -164,11 +161,7 @@ pub fn write_files(
     if paths.len() != items.len() {
         return Err(CodecError::configuration("write: a chunk twice in one batch").into());
     }
-    let directories: HashSet<&Path> = paths.iter().filter_map(|path| path.parent()).collect();
-    for directory in directories {
-        fs::create_dir_all(directory)
-            .map_err(|err| ChunkError::Io(err, directory.to_path_buf()))?;
-    }
+    make_directories(paths.iter().copied())?;
     let mut jobs: Vec<&WriteItem<'_>> = items.iter().collect();
     parallel_map(&mut jobs, threads, |write| {
         write_one(
@@ -364,17 +357,7 @@ fn store(
     empty: EmptyRule,
 ) -> ChunkResult<bool> {
     if empty.is_empty(chunk, fill) {
-        // As zarr-python's LocalStore deletes a key: a directory in its place goes too.
-        let removed = if path.is_dir() {
-            fs::remove_dir_all(path)
-        } else {
-            fs::remove_file(path)
-        };
-        return match removed {
-            Ok(()) => Ok(false),
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(false),
-            Err(err) => Err(ChunkError::Io(err, path.to_path_buf())),
-        };
+        return remove_chunk(path).map(|()| false);
     }
     encode_file(encode, chunk, path).map(|_| true)
 }

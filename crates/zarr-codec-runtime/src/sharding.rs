@@ -1,0 +1,679 @@
+//! The `sharding_indexed` codec ([the spec](https://zarr-specs.readthedocs.io/en/latest/v3/codecs/sharding-indexed/)):
+//! batches of shards read and written through their inner chunks.
+//!
+//! A batch of shards is flattened to the inner chunks it touches, so that every inner chunk of
+//! every shard runs on the pool at once, through the inner chain (or, for nested sharding,
+//! the inner [`Sharding`]):
+//!
+//! - **Reads** first load each shard on its own thread: a shard in memory is sliced; a shard
+//!   file that is read whole is read in one go; for a part of a shard, only its index is read
+//!   (one range at its start or end), then only the inner chunks the part needs, neighbours
+//!   closer than [`COALESCE_GAP`] read as one range. Missing shards and missing inner chunks
+//!   are the fill value.
+//! - **Writes** encode the inner chunks written (merged with the old inner chunk where only
+//!   part of one is written), keep the old bytes of the inner chunks not written, and lay the
+//!   present ones out in the shard's write order (Morton by default, as zarr-python), the
+//!   index at the start or the end. An inner chunk left all fill value is not stored; a shard
+//!   without any is deleted.
+
+use std::borrow::Cow;
+use std::ops::Range;
+use std::path::Path;
+
+use zarr_codec_shapes::{CodecError, Result};
+
+use crate::files::{
+    ChunkError, ChunkResult, make_directories, open_chunk, read_chunk_file, read_file_range,
+    remove_chunk, write_atomically,
+};
+use crate::grid::Grid;
+use crate::plan::Plan;
+use crate::pool::parallel_map;
+use crate::read::{ReadItem, Source, read_batch};
+use crate::region::{InArray, OutArray, Region};
+use crate::shard_index::{IndexLocation, ShardIndex};
+use crate::target::Target;
+use crate::write::{BufferWriteItem, EmptyRule, WriteItem, write_buffers};
+
+/// Inner chunks of a shard file closer than this are read as one range.
+pub const COALESCE_GAP: usize = 64 << 10;
+
+/// What a shard's inner chunks are encoded with.
+#[derive(Clone)]
+pub enum Inner {
+    /// A chain: its decoding and encoding plans.
+    Chain {
+        /// Stored bytes to elements.
+        decode: Plan,
+        /// Elements to stored bytes.
+        encode: Plan,
+    },
+    /// Sharding again (nested shards).
+    Sharded(Box<Sharding>),
+}
+
+/// The order the present inner chunks of a shard are laid out in (zarr-python's
+/// `subchunk_write_order`; readers follow the index, whatever the order).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteOrder {
+    /// Z order over the inner chunk grid (zarr-python's default).
+    Morton,
+    /// C order.
+    Lexicographic,
+    /// Fortran order.
+    Colexicographic,
+}
+
+/// One shard of a write kept in memory: its old bytes (`None`: there are none), the part of
+/// it written, and where the values for that part are.
+#[derive(Debug, Clone)]
+pub struct ShardWrite<'a> {
+    /// The shard's stored bytes before the write, if any.
+    pub old: Option<&'a [u8]>,
+    /// The part of the shard written (within the shard's shape).
+    pub chunk: Region,
+    /// Where its values are in the caller's array (as many elements per dimension).
+    pub values: Region,
+}
+
+/// The `sharding_indexed` codec bound to its shards' shape: inner chunk shape, inner codecs,
+/// index codecs and where the index is.
+#[derive(Clone)]
+pub struct Sharding {
+    shard_shape: Vec<usize>,
+    inner_shape: Vec<usize>,
+    /// The inner chunks of a shard.
+    grid: Grid,
+    inner: Inner,
+    index_decode: Plan,
+    index_encode: Plan,
+    index_len: usize,
+    location: IndexLocation,
+    /// Every inner chunk's C-order number, in write order.
+    order: Vec<usize>,
+}
+
+impl Sharding {
+    /// Shards of `shard_shape` in inner chunks of `inner_shape` (which must divide it)
+    /// encoded by `inner`, with an index encoded by `index_encode` and decoded by
+    /// `index_decode` (fixed-size codecs: `bytes`, checksums) at `location`.
+    pub fn new(
+        shard_shape: &[usize],
+        inner_shape: &[usize],
+        inner: Inner,
+        (index_decode, index_encode): (Plan, Plan),
+        location: IndexLocation,
+        order: WriteOrder,
+    ) -> Result<Self> {
+        let divides = shard_shape.len() == inner_shape.len()
+            && shard_shape
+                .iter()
+                .zip(inner_shape)
+                .all(|(&shard, &inner)| inner > 0 && shard % inner == 0);
+        if !divides {
+            return Err(CodecError::configuration(format!(
+                "sharding_indexed: inner chunks of {inner_shape:?} do not divide shards of \
+                 {shard_shape:?}"
+            )));
+        }
+        let grid: Vec<usize> = shard_shape
+            .iter()
+            .zip(inner_shape)
+            .map(|(&shard, &inner)| shard / inner)
+            .collect();
+        let chunks = grid.iter().try_fold(1usize, |n, &len| n.checked_mul(len));
+        let chunks =
+            chunks.ok_or_else(|| CodecError::configuration("sharding: too many inner chunks"))?;
+        let decoded_len = ShardIndex::decoded_len(chunks)?;
+        if index_decode
+            .output_len()
+            .is_some_and(|len| len != decoded_len)
+        {
+            return Err(CodecError::configuration(format!(
+                "sharding_indexed: the index codecs decode {:?} bytes, an index of {chunks} \
+                 inner chunks is {decoded_len}",
+                index_decode.output_len()
+            )));
+        }
+        let index_len = ShardIndex::encoded_len(&index_encode, chunks)?;
+        let order = write_order(&grid, order);
+        let grid = Grid::new(inner_shape, &grid)?;
+        Ok(Self {
+            shard_shape: shard_shape.to_vec(),
+            inner_shape: inner_shape.to_vec(),
+            grid,
+            inner,
+            index_decode,
+            index_encode,
+            index_len,
+            location,
+            order,
+        })
+    }
+
+    /// The shape of every shard.
+    #[must_use]
+    pub fn shard_shape(&self) -> &[usize] {
+        &self.shard_shape
+    }
+
+    /// The shape of every inner chunk.
+    #[must_use]
+    pub fn inner_shape(&self) -> &[usize] {
+        &self.inner_shape
+    }
+
+    /// The stored size of a shard's index.
+    #[must_use]
+    pub fn index_len(&self) -> usize {
+        self.index_len
+    }
+
+    fn chunk_count(&self) -> usize {
+        self.order.len()
+    }
+
+    /// Reads a batch of shards: each shard's part `read.chunk` into its place `read.out` of
+    /// `out`, missing shards and inner chunks as `fill` (one element's bytes), on up to
+    /// `threads` threads; for each shard, whether it was there. Everything is checked before
+    /// anything is written, as [`read_batch`] does.
+    pub fn read(
+        &self,
+        items: &[ReadItem<'_>],
+        out: &OutArray<'_>,
+        fill: &[u8],
+        threads: usize,
+    ) -> ChunkResult<Vec<bool>> {
+        for read in items {
+            self.check_part(&read.chunk, &read.out, out.shape(), "read")?;
+        }
+        let mut jobs: Vec<&ReadItem<'_>> = items.iter().collect();
+        let loaded: Vec<Loaded<'_>> = parallel_map(&mut jobs, threads, |read| self.load(read))
+            .into_iter()
+            .collect::<ChunkResult<_>>()?;
+        let mut inner_items = Vec::new();
+        for (read, shard) in items.iter().zip(&loaded) {
+            self.each_inner(&read.chunk, &read.out, |index, chunk, place| {
+                inner_items.push(ReadItem {
+                    source: shard.source(index),
+                    chunk,
+                    out: place,
+                });
+            });
+        }
+        self.inner_read(&inner_items, out, fill, threads)?;
+        Ok(loaded.iter().map(|shard| shard.present).collect())
+    }
+
+    /// Inner chunks read with the inner codecs.
+    fn inner_read(
+        &self,
+        items: &[ReadItem<'_>],
+        out: &OutArray<'_>,
+        fill: &[u8],
+        threads: usize,
+    ) -> ChunkResult<Vec<bool>> {
+        match &self.inner {
+            Inner::Chain { decode, .. } => {
+                read_batch(decode, &self.inner_shape, items, out, fill, threads)
+            }
+            Inner::Sharded(sharding) => sharding.read(items, out, fill, threads),
+        }
+    }
+
+    /// Checks a shard's part and its place in the caller's array of `shape`.
+    fn check_part(&self, part: &Region, place: &Region, shape: &[usize], what: &str) -> Result<()> {
+        part.check_within(&self.shard_shape, &format!("{what}: the part of a shard"))?;
+        place.check_within(shape, &format!("{what}: the place in the array"))?;
+        if part.counts() != place.counts() {
+            return Err(CodecError::configuration(format!(
+                "{what}: {:?} elements of a shard and a place of {:?}",
+                part.counts(),
+                place.counts()
+            )));
+        }
+        Ok(())
+    }
+
+    /// The index and the bytes of the inner chunks that `read` needs.
+    fn load<'a>(&self, read: &ReadItem<'a>) -> ChunkResult<Loaded<'a>> {
+        match read.source {
+            Source::Missing => Ok(Loaded::missing()),
+            Source::Bytes(shard) => self.whole(Cow::Borrowed(shard)).map_err(ChunkError::from),
+            Source::File(path) if read.chunk.is_whole(&self.shard_shape) => {
+                match read_chunk_file(path)? {
+                    Some(shard) => self.whole(Cow::Owned(shard)).map_err(ChunkError::from),
+                    None => Ok(Loaded::missing()),
+                }
+            }
+            Source::File(path) => self.part_of_file(path, &read.chunk),
+        }
+    }
+
+    /// A whole shard and its index.
+    fn whole<'a>(&self, shard: Cow<'a, [u8]>) -> Result<Loaded<'a>> {
+        let index = ShardIndex::of_shard(
+            &shard,
+            &self.index_decode,
+            self.chunk_count(),
+            self.index_len,
+            self.location,
+        )?;
+        let chunks = index
+            .chunks()
+            .iter()
+            .map(|range| range.clone().map(|range| (0, range)))
+            .collect();
+        Ok(Loaded {
+            present: true,
+            buffers: vec![shard],
+            chunks,
+        })
+    }
+
+    /// The index of shard file `path` and the inner chunks of its part `part`, each read as a
+    /// range (neighbours together).
+    fn part_of_file(&self, path: &Path, part: &Region) -> ChunkResult<Loaded<'static>> {
+        let Some((mut file, size)) = open_chunk(path)? else {
+            return Ok(Loaded::missing());
+        };
+        let size = usize::try_from(size).unwrap_or(usize::MAX);
+        let index_range = match self.location {
+            IndexLocation::Start => Some(0..self.index_len),
+            IndexLocation::End => size.checked_sub(self.index_len).map(|start| start..size),
+        }
+        .filter(|range| range.end <= size)
+        .ok_or_else(|| {
+            CodecError::Corrupt(format!(
+                "sharding: shard file {} of {size} bytes cannot hold an index of {}",
+                path.display(),
+                self.index_len
+            ))
+        })?;
+        let stored = read_file_range(&mut file, path, index_range)?;
+        let index = ShardIndex::read(
+            &stored,
+            &self.index_decode,
+            self.chunk_count(),
+            size,
+            self.location,
+        )?;
+        let mut needed: Vec<(usize, Range<usize>)> = Vec::new();
+        self.each_inner(part, part, |chunk, _, _| {
+            if let Some(Some(range)) = index.chunks().get(chunk) {
+                needed.push((chunk, range.clone()));
+            }
+        });
+        needed.sort_by_key(|(_, range)| range.start);
+        let mut chunks = vec![None; self.chunk_count()];
+        let mut buffers = Vec::new();
+        let mut group: Vec<(usize, Range<usize>)> = Vec::new();
+        let mut read_group = |group: &mut Vec<(usize, Range<usize>)>| -> ChunkResult<()> {
+            let (Some(first), Some(end)) = (
+                group.first().map(|(_, range)| range.start),
+                group.iter().map(|(_, range)| range.end).max(),
+            ) else {
+                return Ok(());
+            };
+            buffers.push(Cow::Owned(read_file_range(&mut file, path, first..end)?));
+            for (chunk, range) in group.drain(..) {
+                chunks[chunk] = Some((buffers.len() - 1, range.start - first..range.end - first));
+            }
+            Ok(())
+        };
+        for (chunk, range) in needed {
+            let end = group.iter().map(|(_, range)| range.end).max();
+            if end.is_some_and(|end| range.start > end.saturating_add(COALESCE_GAP)) {
+                read_group(&mut group)?;
+            }
+            group.push((chunk, range));
+        }
+        read_group(&mut group)?;
+        Ok(Loaded {
+            present: true,
+            buffers,
+            chunks,
+        })
+    }
+
+    /// `visit(inner chunk, part of it, place)` for each inner chunk that part `part` of a shard
+    /// touches, `place` being where that part's elements are.
+    fn each_inner(&self, part: &Region, place: &Region, visit: impl FnMut(usize, Region, Region)) {
+        self.grid.for_each_chunk(part, place, visit);
+    }
+
+    /// A batch of shards written in memory: each shard's part from `values`, merged with its
+    /// old inner chunks where only part of one is written, the rest of its old inner chunks
+    /// kept. For each shard, its new bytes, or `None` when no inner chunk is left to store (the
+    /// shard is deleted). Everything is checked before any work.
+    pub fn write_buffers(
+        &self,
+        items: &[ShardWrite<'_>],
+        values: &InArray<'_>,
+        fill: &[u8],
+        empty: EmptyRule,
+        threads: usize,
+    ) -> Result<Vec<Option<Vec<u8>>>> {
+        for write in items {
+            self.check_part(
+                &write.chunk,
+                &write.values,
+                values.layout().shape(),
+                "write",
+            )?;
+        }
+        // The old inner chunks of the shards only partly written.
+        let mut jobs: Vec<&ShardWrite<'_>> = items.iter().collect();
+        let olds: Vec<Option<ShardIndex>> =
+            parallel_map(&mut jobs, threads, |write| match write.old {
+                Some(old) if !write.chunk.is_whole(&self.shard_shape) => ShardIndex::of_shard(
+                    old,
+                    &self.index_decode,
+                    self.chunk_count(),
+                    self.index_len,
+                    self.location,
+                )
+                .map(Some),
+                _ => Ok(None),
+            })
+            .into_iter()
+            .collect::<Result<_>>()?;
+        let old_chunk = |shard: usize, chunk: usize| -> Option<&[u8]> {
+            let range = olds[shard].as_ref()?.chunks().get(chunk)?.clone()?;
+            items[shard].old?.get(range)
+        };
+        // Every inner chunk written, of every shard, in one batch.
+        let mut parts = Vec::new();
+        let mut owners = Vec::new();
+        for (shard, write) in items.iter().enumerate() {
+            self.each_inner(&write.chunk, &write.values, |chunk, part, place| {
+                let whole = part.is_whole(&self.inner_shape);
+                parts.push(ShardWrite {
+                    old: if whole { None } else { old_chunk(shard, chunk) },
+                    chunk: part,
+                    values: place,
+                });
+                owners.push((shard, chunk));
+            });
+        }
+        let encoded = self.inner_write(&parts, values, fill, empty, threads)?;
+        // Each shard's inner chunks: new where written, old elsewhere.
+        let mut written: Vec<Vec<Written>> = vec![vec![None; self.chunk_count()]; items.len()];
+        for ((shard, chunk), data) in owners.into_iter().zip(encoded) {
+            written[shard][chunk] = Some(data);
+        }
+        let mut shards: Vec<(usize, Vec<Written>)> = written.into_iter().enumerate().collect();
+        parallel_map(&mut shards, threads, |(shard, written)| {
+            self.assemble(|chunk| match &written[chunk] {
+                Some(data) => data.as_deref(),
+                None => old_chunk(*shard, chunk),
+            })
+        })
+        .into_iter()
+        .collect()
+    }
+
+    /// Inner chunks written with the inner codecs: each one's new stored bytes, or `None`
+    /// when it is not to be stored.
+    fn inner_write(
+        &self,
+        parts: &[ShardWrite<'_>],
+        values: &InArray<'_>,
+        fill: &[u8],
+        empty: EmptyRule,
+        threads: usize,
+    ) -> Result<Vec<Option<Vec<u8>>>> {
+        let (encode, decode) = match &self.inner {
+            Inner::Sharded(sharding) => {
+                return sharding.write_buffers(parts, values, fill, empty, threads);
+            }
+            Inner::Chain { encode, decode } => (encode, decode),
+        };
+        let decoded_len = self
+            .inner_shape
+            .iter()
+            .product::<usize>()
+            .checked_mul(fill.len())
+            .ok_or_else(|| CodecError::configuration("a chunk larger than memory"))?;
+        let room = encode.room(decoded_len)?;
+        let mut outputs: Vec<Vec<u8>> = Vec::with_capacity(parts.len());
+        for _ in parts {
+            let mut output = Vec::new();
+            output
+                .try_reserve_exact(room)
+                .map_err(|_| CodecError::OutputLimit { limit: room })?;
+            outputs.push(output);
+        }
+        let mut items: Vec<BufferWriteItem<'_>> = parts
+            .iter()
+            .zip(outputs.iter_mut())
+            .map(|(part, output)| BufferWriteItem {
+                old: part.old,
+                chunk: part.chunk.clone(),
+                values: part.values.clone(),
+                target: Target::Uninit(&mut output.spare_capacity_mut()[..room]),
+            })
+            .collect();
+        let written = write_buffers(
+            encode,
+            decode,
+            &self.inner_shape,
+            &mut items,
+            values,
+            fill,
+            empty,
+            threads,
+        )?;
+        drop(items);
+        Ok(outputs
+            .into_iter()
+            .zip(written)
+            .map(|(mut output, written)| {
+                written.map(|len| {
+                    // SAFETY: the encoding succeeded and initialised the first `len` bytes of
+                    // the output's spare capacity (at most its `room`).
+                    unsafe { output.set_len(len) };
+                    output
+                })
+            })
+            .collect())
+    }
+
+    /// A shard of the inner chunks `chunk(i)` gives (`None`: not stored), laid out in write
+    /// order with its index; `None` when there is none to store.
+    fn assemble<'c>(&self, chunk: impl Fn(usize) -> Option<&'c [u8]>) -> Result<Option<Vec<u8>>> {
+        let data_len: usize = self
+            .order
+            .iter()
+            .filter_map(|&i| chunk(i).map(<[u8]>::len))
+            .sum();
+        if self.order.iter().all(|&i| chunk(i).is_none()) {
+            return Ok(None);
+        }
+        let mut ranges = vec![None; self.chunk_count()];
+        let mut shard = Vec::new();
+        shard
+            .try_reserve_exact(data_len.saturating_add(self.index_len))
+            .map_err(|_| CodecError::OutputLimit { limit: data_len })?;
+        if self.location == IndexLocation::Start {
+            shard.resize(self.index_len, 0);
+        }
+        for &i in &self.order {
+            if let Some(data) = chunk(i) {
+                let offset = shard.len(); // the index, when first, is already there
+                ranges[i] = Some(offset..offset + data.len());
+                shard.extend_from_slice(data);
+            }
+        }
+        let index = ShardIndex::new(ranges).encode(&self.index_encode)?;
+        if index.len() != self.index_len {
+            return Err(CodecError::configuration(format!(
+                "sharding_indexed: the index codecs wrote {} bytes, not the {} planned (they \
+                 must be fixed-size)",
+                index.len(),
+                self.index_len
+            )));
+        }
+        match self.location {
+            IndexLocation::Start => shard[..self.index_len].copy_from_slice(&index),
+            IndexLocation::End => shard.extend_from_slice(&index),
+        }
+        Ok(Some(shard))
+    }
+
+    /// [`Sharding::write_buffers`] for shard files: the old shard file read where only part
+    /// of it is written, the new shard written as a temporary file renamed over it, or the
+    /// file removed when no inner chunk is left. For each shard, whether it is stored.
+    pub fn write_files(
+        &self,
+        items: &[WriteItem<'_>],
+        values: &InArray<'_>,
+        fill: &[u8],
+        empty: EmptyRule,
+        threads: usize,
+    ) -> ChunkResult<Vec<bool>> {
+        let paths: std::collections::HashSet<&Path> = items.iter().map(|w| w.path).collect();
+        if paths.len() != items.len() {
+            return Err(CodecError::configuration("write: a shard twice in one batch").into());
+        }
+        for write in items {
+            self.check_part(
+                &write.chunk,
+                &write.values,
+                values.layout().shape(),
+                "write",
+            )?;
+        }
+        let mut jobs: Vec<&WriteItem<'_>> = items.iter().collect();
+        let olds: Vec<Option<Vec<u8>>> = parallel_map(&mut jobs, threads, |write| {
+            if write.chunk.is_whole(&self.shard_shape) {
+                Ok(None)
+            } else {
+                read_chunk_file(write.path)
+            }
+        })
+        .into_iter()
+        .collect::<ChunkResult<_>>()?;
+        let writes: Vec<ShardWrite<'_>> = items
+            .iter()
+            .zip(&olds)
+            .map(|(write, old)| ShardWrite {
+                old: old.as_deref(),
+                chunk: write.chunk.clone(),
+                values: write.values.clone(),
+            })
+            .collect();
+        let shards = self.write_buffers(&writes, values, fill, empty, threads)?;
+        make_directories(paths)?;
+        let mut jobs: Vec<(&Path, Option<Vec<u8>>)> =
+            items.iter().map(|write| write.path).zip(shards).collect();
+        parallel_map(&mut jobs, threads, |(path, shard)| match shard {
+            Some(shard) => write_atomically(path, shard).map(|()| true),
+            None => remove_chunk(path).map(|()| false),
+        })
+        .into_iter()
+        .collect()
+    }
+}
+
+/// An inner chunk of a shard being written: `None` when not written (its old bytes stay),
+/// else its new stored bytes (`None`: not stored).
+type Written = Option<Option<Vec<u8>>>;
+
+/// A shard loaded for a read: the bytes held and, for each inner chunk needed, which of them
+/// and where (`None`: missing, or not needed).
+struct Loaded<'a> {
+    present: bool,
+    buffers: Vec<Cow<'a, [u8]>>,
+    chunks: Vec<Option<(usize, Range<usize>)>>,
+}
+
+impl Loaded<'_> {
+    fn missing() -> Self {
+        Self {
+            present: false,
+            buffers: Vec::new(),
+            chunks: Vec::new(),
+        }
+    }
+
+    /// Where inner chunk `chunk`'s stored bytes are.
+    fn source(&self, chunk: usize) -> Source<'_> {
+        match self.chunks.get(chunk) {
+            Some(Some((buffer, range))) => self.buffers[*buffer]
+                .get(range.clone())
+                .map_or(Source::Missing, Source::Bytes),
+            _ => Source::Missing,
+        }
+    }
+}
+
+/// Every inner chunk's C-order number in `order` over a grid of `grid` chunks.
+fn write_order(grid: &[usize], order: WriteOrder) -> Vec<usize> {
+    let count: usize = grid.iter().product();
+    let coordinates = |mut index: usize| {
+        let mut coords = vec![0usize; grid.len()];
+        for (dim, &len) in grid.iter().enumerate().rev() {
+            coords[dim] = index % len;
+            index /= len;
+        }
+        coords
+    };
+    let mut numbers: Vec<usize> = (0..count).collect();
+    match order {
+        WriteOrder::Lexicographic => {}
+        WriteOrder::Colexicographic => {
+            numbers.sort_by_key(|&i| {
+                let mut coords = coordinates(i);
+                coords.reverse();
+                coords
+            });
+        }
+        WriteOrder::Morton => {
+            // zarr-python's compressed Morton code: bit by bit, each dimension that still has
+            // bits contributes its next one, first dimension first.
+            let bits: Vec<u32> = grid
+                .iter()
+                .map(|&len| usize::BITS - len.saturating_sub(1).leading_zeros())
+                .collect();
+            let most = bits.iter().copied().max().unwrap_or(0);
+            numbers.sort_by_key(|&i| {
+                let coords = coordinates(i);
+                let mut code: u128 = 0;
+                let mut out = 0u32;
+                for bit in 0..most {
+                    for (dim, &dim_bits) in bits.iter().enumerate() {
+                        if bit < dim_bits {
+                            code |= u128::from((coords[dim] >> bit) & 1 == 1) << out;
+                            out += 1;
+                        }
+                    }
+                }
+                code
+            });
+        }
+    }
+    numbers
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn morton_order_matches_zarr_python() {
+        // zarr.core.indexing.morton_order_coords((3, 4)), as C-order numbers.
+        let expected = [0, 4, 1, 5, 8, 9, 2, 6, 3, 7, 10, 11];
+        assert_eq!(write_order(&[3, 4], WriteOrder::Morton), expected);
+        assert_eq!(
+            write_order(&[2, 3], WriteOrder::Colexicographic),
+            [0, 3, 1, 4, 2, 5]
+        );
+        assert_eq!(write_order(&[1, 1], WriteOrder::Morton), [0]);
+        let expected = [
+            0, 6, 3, 9, 1, 7, 4, 10, 12, 18, 15, 21, 13, 19, 16, 22, 2, 8, 5, 11, 14, 20, 17, 23,
+            24, 27, 25, 28, 26, 29,
+        ];
+        assert_eq!(write_order(&[5, 2, 3], WriteOrder::Morton), expected);
+    }
+}

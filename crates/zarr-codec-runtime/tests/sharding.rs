@@ -1,0 +1,390 @@
+//! `sharding_indexed` in the runtime with real codecs and no Python: arrays written as shards
+//! (in memory and as files, index first or last, nested) and read back whole and in any
+//! strided part, checked against the values written.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use proptest::prelude::*;
+use serde_json::json;
+use zarr_codec_runtime::{
+    Chain, ChunkError, EmptyRule, Grid, InArray, IndexLocation, Inner, OutArray, ReadItem, Region,
+    ShardWrite, Sharding, Source, Span, WriteItem, WriteOrder,
+};
+use zarr_codec_shapes::{
+    BytesToBytesCodec, ChunkSpec, CodecError, CodecFromJson, DataType, Endian, ZarrFormat,
+};
+
+const SHAPE: [usize; 2] = [9, 10];
+const SHARD: [usize; 2] = [4, 6];
+const INNER: [usize; 2] = [2, 3];
+const ITEM: usize = 2; // uint16
+
+fn zstd() -> Arc<dyn BytesToBytesCodec> {
+    let json = json!({"name": "zstd", "configuration": {"level": 1, "checksum": false}});
+    Arc::new(zarr_codec_zstd::Zstd::from_json(&json, ZarrFormat::V3).expect("zstd"))
+}
+
+fn spec(shape: &[usize], data_type: DataType) -> ChunkSpec {
+    ChunkSpec::with_default_fill_value(shape.to_vec(), data_type).expect("a spec")
+}
+
+/// Shards of `shard` in inner chunks of `inner` (uint16, zstd), index `bytes` + `crc32c`.
+fn sharding(
+    shard: &[usize],
+    inner: Inner,
+    inner_shape: &[usize],
+    location: IndexLocation,
+) -> Sharding {
+    let mut index_shape: Vec<usize> = shard.iter().zip(inner_shape).map(|(s, i)| s / i).collect();
+    index_shape.push(2);
+    let crc32c: Arc<dyn BytesToBytesCodec> = Arc::new(zarr_codec_crc32c::Crc32c::default());
+    let index = Chain::new(
+        &[],
+        Some(Endian::Little),
+        &[crc32c],
+        spec(&index_shape, DataType::UInt64),
+    )
+    .expect("an index chain");
+    Sharding::new(
+        shard,
+        inner_shape,
+        inner,
+        (index.decode_plan().clone(), index.encode_plan().clone()),
+        location,
+        WriteOrder::Morton,
+    )
+    .expect("a sharding")
+}
+
+fn chain_inner(shape: &[usize]) -> Inner {
+    let chain = Chain::new(
+        &[],
+        Some(Endian::Little),
+        &[zstd()],
+        spec(shape, DataType::UInt16),
+    )
+    .expect("a chain");
+    Inner::Chain {
+        decode: chain.decode_plan().clone(),
+        encode: chain.encode_plan().clone(),
+    }
+}
+
+/// The layouts tested: index last and first, and shards of shards.
+fn layouts() -> Vec<(&'static str, Sharding)> {
+    let nested_inner = sharding(&[2, 6], chain_inner(&INNER), &INNER, IndexLocation::End);
+    vec![
+        (
+            "end",
+            sharding(&SHARD, chain_inner(&INNER), &INNER, IndexLocation::End),
+        ),
+        (
+            "start",
+            sharding(&SHARD, chain_inner(&INNER), &INNER, IndexLocation::Start),
+        ),
+        (
+            "nested",
+            sharding(
+                &SHARD,
+                Inner::Sharded(Box::new(nested_inner)),
+                &[2, 6],
+                IndexLocation::Start,
+            ),
+        ),
+    ]
+}
+
+/// Element values with a run of zeros (the fill value), so some inner chunks are empty.
+fn values() -> Vec<u8> {
+    (0..SHAPE[0] * SHAPE[1])
+        .flat_map(|i| {
+            let (row, col) = (i / SHAPE[1], i % SHAPE[1]);
+            let value = if row < 2 && col < 3 {
+                0u16
+            } else {
+                u16::try_from(i * 97 % 65_521).expect("small")
+            };
+            value.to_ne_bytes()
+        })
+        .collect()
+}
+
+/// Each shard's part within the array and where it lies there.
+fn shard_parts() -> Vec<(usize, Region, Region)> {
+    let grid = Grid::covering(&SHAPE, &SHARD).expect("a grid");
+    let mut parts = Vec::new();
+    grid.for_each_chunk(
+        &Region::whole(&SHAPE),
+        &Region::whole(&SHAPE),
+        |number, part, place| {
+            parts.push((number, part, place));
+        },
+    );
+    parts
+}
+
+/// The whole array written as shards in memory.
+fn write_all(sharding: &Sharding, data: &[u8]) -> Vec<Option<Vec<u8>>> {
+    let values = InArray::contiguous(data, &SHAPE, ITEM).expect("values");
+    let writes: Vec<ShardWrite<'_>> = shard_parts()
+        .into_iter()
+        .map(|(_, chunk, values)| ShardWrite {
+            old: None,
+            chunk,
+            values,
+        })
+        .collect();
+    sharding
+        .write_buffers(&writes, &values, &[0, 0], EmptyRule::SameBytes, 2)
+        .expect("written")
+}
+
+/// `region` of the array read from `shards` (indexed by shard number) into a new array of its
+/// counts.
+fn read_region(sharding: &Sharding, sources: &[Source<'_>], region: &Region) -> Vec<u8> {
+    let counts = region.counts();
+    let place = Region::whole(&counts);
+    let grid = Grid::covering(&SHAPE, &SHARD).expect("a grid");
+    let mut items = Vec::new();
+    grid.for_each_chunk(region, &place, |number, chunk, out| {
+        items.push(ReadItem {
+            source: sources[number],
+            chunk,
+            out,
+        });
+    });
+    let mut array = vec![0xEE; counts.iter().product::<usize>() * ITEM];
+    let out = OutArray::contiguous(&mut array, &counts, ITEM).expect("an array");
+    sharding.read(&items, &out, &[0, 0], 2).expect("read");
+    array
+}
+
+/// `region` of `data` (the whole array) copied by hand.
+fn expected(data: &[u8], region: &Region) -> Vec<u8> {
+    let (a, b) = (region.spans[0], region.spans[1]);
+    let mut out = Vec::new();
+    for i in 0..a.count {
+        for j in 0..b.count {
+            let at = ((a.start + i * a.step) * SHAPE[1] + b.start + j * b.step) * ITEM;
+            out.extend_from_slice(&data[at..at + ITEM]);
+        }
+    }
+    out
+}
+
+fn sources(shards: &[Option<Vec<u8>>]) -> Vec<Source<'_>> {
+    shards
+        .iter()
+        .map(|shard| shard.as_deref().map_or(Source::Missing, Source::Bytes))
+        .collect()
+}
+
+#[test]
+fn shards_written_whole_read_back_whole_and_elide_empty_inner_chunks() {
+    let data = values();
+    for (name, sharding) in layouts() {
+        let shards = write_all(&sharding, &data);
+        assert_eq!(
+            read_region(&sharding, &sources(&shards), &Region::whole(&SHAPE)),
+            data,
+            "{name}"
+        );
+        // The first inner chunk is all zeros: not stored, so the first shard is smaller than
+        // one that stored it would be, and its index says so.
+        let first = shards[0].as_deref().expect("a shard");
+        let with_it = {
+            let mut other = data.clone();
+            other[0] = 1;
+            write_all(&sharding, &other)[0].clone().expect("a shard")
+        };
+        assert!(first.len() < with_it.len(), "{name}");
+    }
+}
+
+#[test]
+fn an_all_fill_shard_is_not_stored_and_reads_as_the_fill_value() {
+    let sharding = sharding(&SHARD, chain_inner(&INNER), &INNER, IndexLocation::End);
+    let zeros = vec![0u8; SHAPE[0] * SHAPE[1] * ITEM];
+    let shards = write_all(&sharding, &zeros);
+    assert!(shards.iter().all(Option::is_none));
+    let read = read_region(&sharding, &sources(&shards), &Region::whole(&SHAPE));
+    assert_eq!(read, zeros);
+}
+
+#[test]
+fn a_partial_write_keeps_the_rest_of_the_shard() {
+    let data = values();
+    for (name, sharding) in layouts() {
+        let shards = write_all(&sharding, &data);
+        // Rows 1..3, columns 2..5 of the first shard: parts of four inner chunks.
+        let part = Region::block(&[1, 2], &[2, 3]);
+        let new_values: Vec<u8> = (0..6u16).flat_map(|v| (1000 + v).to_ne_bytes()).collect();
+        let values = InArray::contiguous(&new_values, &[2, 3], ITEM).expect("values");
+        let write = ShardWrite {
+            old: shards[0].as_deref(),
+            chunk: part,
+            values: Region::whole(&[2, 3]),
+        };
+        let mut written = sharding
+            .write_buffers(&[write], &values, &[0, 0], EmptyRule::SameBytes, 2)
+            .expect("written");
+        let mut updated = shards.clone();
+        updated[0] = written.remove(0);
+        let mut want = data.clone();
+        for (k, v) in (0..6u16).enumerate() {
+            let at = ((1 + k / 3) * SHAPE[1] + 2 + k % 3) * ITEM;
+            want[at..at + ITEM].copy_from_slice(&(1000 + v).to_ne_bytes());
+        }
+        assert_eq!(
+            read_region(&sharding, &sources(&updated), &Region::whole(&SHAPE)),
+            want,
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn shard_files_are_written_read_in_parts_and_removed_when_empty() {
+    let dir = std::env::temp_dir().join(format!(
+        "zarr-codec-runtime-sharding-{}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    let data = values();
+    let sharding = sharding(&SHARD, chain_inner(&INNER), &INNER, IndexLocation::End);
+    let parts = shard_parts();
+    let paths: Vec<PathBuf> = parts
+        .iter()
+        .map(|(n, ..)| dir.join("c").join(n.to_string()))
+        .collect();
+    let items: Vec<WriteItem<'_>> = parts
+        .iter()
+        .zip(&paths)
+        .map(|((_, chunk, values), path)| WriteItem {
+            path,
+            chunk: chunk.clone(),
+            values: values.clone(),
+        })
+        .collect();
+    let values = InArray::contiguous(&data, &SHAPE, ITEM).expect("values");
+    let stored = sharding
+        .write_files(&items, &values, &[0, 0], EmptyRule::SameBytes, 2)
+        .expect("written");
+    assert!(stored.iter().all(|&s| s));
+    let in_memory = write_all(&sharding, &data);
+    for (path, shard) in paths.iter().zip(&in_memory) {
+        assert_eq!(
+            &std::fs::read(path).expect("a file"),
+            shard.as_ref().expect("a shard")
+        );
+    }
+    let files: Vec<Source<'_>> = paths.iter().map(|p| Source::File(p)).collect();
+    let part = Region {
+        spans: vec![
+            Span {
+                start: 1,
+                step: 3,
+                count: 3,
+            },
+            Span::run(4, 5),
+        ],
+    };
+    assert_eq!(
+        read_region(&sharding, &files, &part),
+        expected(&data, &part)
+    );
+    // An inner chunk the part does not need may be garbage: it is neither read nor decoded.
+    let mut shard = std::fs::read(&paths[0]).expect("a file");
+    // The first stored inner chunk: in Morton order (0, 0), empty, then (1, 0).
+    shard[0] ^= 0xFF;
+    std::fs::write(&paths[0], &shard).expect("written");
+    let elsewhere = Region::block(&[0, 3], &[2, 3]); // inner chunk (0, 1)
+    assert_eq!(
+        read_region(&sharding, &files, &elsewhere),
+        expected(&data, &elsewhere)
+    );
+    // Zeros over a whole shard remove its file.
+    let zeros = vec![0u8; SHARD[0] * SHARD[1] * ITEM];
+    let zero_values = InArray::contiguous(&zeros, &SHARD, ITEM).expect("values");
+    let item = WriteItem {
+        path: &paths[0],
+        chunk: Region::whole(&SHARD),
+        values: Region::whole(&SHARD),
+    };
+    let stored = sharding
+        .write_files(&[item], &zero_values, &[0, 0], EmptyRule::SameBytes, 1)
+        .expect("written");
+    assert_eq!(stored, [false]);
+    assert!(!paths[0].exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_lying_or_short_shard_is_corrupt() {
+    let data = values();
+    let sharding = sharding(&SHARD, chain_inner(&INNER), &INNER, IndexLocation::End);
+    let shards = write_all(&sharding, &data);
+    let shard = shards[1].clone().expect("a shard");
+    let mut lying = shard.clone();
+    let at = lying.len() - 10; // inside the index: its checksum no longer matches
+    lying[at] ^= 1;
+    for bad in [lying, shard[..10].to_vec(), Vec::new()] {
+        let mut all = shards.clone();
+        all[1] = Some(bad);
+        let grid = Grid::covering(&SHAPE, &SHARD).expect("a grid");
+        let mut items = Vec::new();
+        grid.for_each_chunk(
+            &Region::whole(&SHAPE),
+            &Region::whole(&SHAPE),
+            |number, chunk, out| {
+                items.push(ReadItem {
+                    source: sources(&all)[number],
+                    chunk,
+                    out,
+                });
+            },
+        );
+        let mut array = vec![0; SHAPE[0] * SHAPE[1] * ITEM];
+        let out = OutArray::contiguous(&mut array, &SHAPE, ITEM).expect("an array");
+        let error = sharding
+            .read(&items, &out, &[0, 0], 2)
+            .expect_err("accepted");
+        assert!(
+            matches!(error, ChunkError::Codec(CodecError::Corrupt(_))),
+            "{error}"
+        );
+    }
+}
+
+/// A span within `len` from proptest's picks.
+fn span_within(len: usize, start: usize, step: usize, count: usize) -> Span {
+    let start = start % len;
+    let step = 1 + step % 4;
+    let room = (len - 1 - start) / step + 1;
+    Span {
+        start,
+        step,
+        count: 1 + count % room,
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Any strided region of the array reads as the values written, from every layout.
+    #[test]
+    fn any_region_reads_as_written(picks in proptest::collection::vec(0usize..100, 6)) {
+        let data = values();
+        let region = Region {
+            spans: vec![
+                span_within(SHAPE[0], picks[0], picks[1], picks[2]),
+                span_within(SHAPE[1], picks[3], picks[4], picks[5]),
+            ],
+        };
+        for (name, sharding) in layouts() {
+            let shards = write_all(&sharding, &data);
+            prop_assert_eq!(read_region(&sharding, &sources(&shards), &region), expected(&data, &region), "{}", name);
+        }
+    }
+}
