@@ -16,6 +16,7 @@ pub mod kernel;
 mod output;
 mod run;
 pub mod runtime;
+mod sharding;
 
 pub use array::{ArrayInput, ArrayOutput, NewArray, data_type_of, new_array};
 pub use batch::{decode_batch_claimed, decode_batch_into, parallel_map, thread_count};

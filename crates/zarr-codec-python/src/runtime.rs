@@ -67,7 +67,7 @@ pub fn chunk_error_to_py(py: Python<'_>, err: &ChunkError) -> PyErr {
 }
 
 /// Chunk work run with the GIL released, its error raised as Python's.
-fn run_chunks<T: Send>(
+pub(crate) fn run_chunks<T: Send>(
     py: Python<'_>,
     work: impl Send + FnOnce() -> Result<T, ChunkError>,
 ) -> PyResult<T> {
@@ -90,7 +90,7 @@ fn run_chunks<T: Send>(
 /// One direction of a chain, planned once: Python's `zarr_codec_runtime.Plan`.
 #[pyclass(frozen, module = "zarr_codec_runtime._runtime", name = "Plan")]
 pub struct PyPlan {
-    plan: Plan,
+    pub(crate) plan: Plan,
 }
 
 #[pymethods]
@@ -263,48 +263,12 @@ impl PyPlan {
         threads: Option<i64>,
     ) -> PyResult<Option<Vec<bool>>> {
         let threads = thread_count(py, threads, "chain")?;
-        let Some((view, placed)) =
-            resolve(out, true, chunk_selections, out_selections, &chunk_shape)?
-        else {
-            return Ok(None);
-        };
-        let sources: Vec<Bound<'_, PyAny>> = sources.try_iter()?.collect::<PyResult<_>>()?;
-        if sources.len() != placed.regions.len() {
-            let message = "read: sources and selections differ in number";
-            return Err(to_py_err(py, &CodecError::configuration(message)));
-        }
-        let inputs: Vec<Option<SourceInput>> = sources
-            .iter()
-            .map(SourceInput::of)
-            .collect::<PyResult<_>>()?;
-        let items: Vec<ReadItem<'_>> = inputs
-            .iter()
-            .zip(placed.regions)
-            .map(|(input, (chunk, out))| ReadItem {
-                source: input.as_ref().map_or(Source::Missing, SourceInput::source),
-                chunk,
-                out,
-            })
-            .collect();
-        // SAFETY: `view` describes a live, writable numpy array (checked by `ArrayView::of`)
-        // that `out` keeps alive; numpy's layout keeps every element in its memory.
-        let array = unsafe {
-            OutArray::from_raw(
-                view.memory,
-                view.len,
-                view.offset,
-                &placed.shape,
-                &placed.strides,
-                view.item,
-            )
-        }
-        .map_err(|err| to_py_err(py, &err))?;
         let plan = &self.plan;
         let chunk_shape = &chunk_shape;
-        run_chunks(py, || {
-            zarr_codec_runtime::read_batch(plan, chunk_shape, &items, &array, fill, threads)
+        let selections = (chunk_selections, out_selections);
+        read_with(py, sources, selections, out, chunk_shape, |items, array| {
+            zarr_codec_runtime::read_batch(plan, chunk_shape, items, array, fill, threads)
         })
-        .map(Some)
     }
 
     /// A write of a batch of chunk files in one call, with this plan encoding: chunk file
@@ -331,46 +295,28 @@ impl PyPlan {
     ) -> PyResult<Option<Vec<bool>>> {
         let threads = thread_count(py, threads, "chain")?;
         let empty = empty_rule(py, empty)?;
-        let Some((view, placed)) = resolve(
-            values,
-            false,
-            chunk_selections,
-            value_selections,
-            &chunk_shape,
-        )?
-        else {
-            return Ok(None);
-        };
-        let paths = paths_of(paths)?;
-        if paths.len() != placed.regions.len() {
-            let message = "write: paths and selections differ in number";
-            return Err(to_py_err(py, &CodecError::configuration(message)));
-        }
-        let array = in_array(py, values, &view, &placed)?;
-        let items: Vec<WriteItem<'_>> = paths
-            .iter()
-            .zip(placed.regions)
-            .map(|(path, (chunk, values))| WriteItem {
-                path,
-                chunk,
-                values,
-            })
-            .collect();
         let (encode, decode) = (&self.plan, &decode.plan);
         let chunk_shape = &chunk_shape;
-        run_chunks(py, || {
-            zarr_codec_runtime::write_files(
-                encode,
-                decode,
-                chunk_shape,
-                &items,
-                &array,
-                fill,
-                empty,
-                threads,
-            )
-        })
-        .map(Some)
+        let selections = (chunk_selections, value_selections);
+        write_files_with(
+            py,
+            paths,
+            selections,
+            values,
+            chunk_shape,
+            |items, array| {
+                zarr_codec_runtime::write_files(
+                    encode,
+                    decode,
+                    chunk_shape,
+                    items,
+                    array,
+                    fill,
+                    empty,
+                    threads,
+                )
+            },
+        )
     }
 
     /// A write of a batch of chunks kept in memory (any store but a `LocalStore`) in one
@@ -407,17 +353,7 @@ impl PyPlan {
         else {
             return Ok(None);
         };
-        let olds: Vec<Option<BytesInput>> = olds
-            .try_iter()?
-            .map(|old| {
-                let old = old?;
-                if old.is_none() {
-                    Ok(None)
-                } else {
-                    BytesInput::new(&old).map(Some)
-                }
-            })
-            .collect::<PyResult<_>>()?;
+        let olds = olds_of(olds)?;
         if olds.len() != placed.regions.len() {
             let message = "write: old chunks and selections differ in number";
             return Err(to_py_err(py, &CodecError::configuration(message)));
@@ -477,8 +413,109 @@ impl PyPlan {
     }
 }
 
+/// A batch read's arguments as the runtime takes them (see `Plan.read`), run by `run` with
+/// the GIL released; `None`, with nothing done, when a selection or `out` is of another kind.
+pub(crate) fn read_with(
+    py: Python<'_>,
+    sources: &Bound<'_, PyAny>,
+    (chunk_selections, out_selections): (&Bound<'_, PyAny>, &Bound<'_, PyAny>),
+    out: &Bound<'_, PyAny>,
+    chunk_shape: &[usize],
+    run: impl Send + FnOnce(&[ReadItem<'_>], &OutArray<'_>) -> Result<Vec<bool>, ChunkError>,
+) -> PyResult<Option<Vec<bool>>> {
+    let Some((view, placed)) = resolve(out, true, chunk_selections, out_selections, chunk_shape)?
+    else {
+        return Ok(None);
+    };
+    let sources: Vec<Bound<'_, PyAny>> = sources.try_iter()?.collect::<PyResult<_>>()?;
+    if sources.len() != placed.regions.len() {
+        let message = "read: sources and selections differ in number";
+        return Err(to_py_err(py, &CodecError::configuration(message)));
+    }
+    let inputs: Vec<Option<SourceInput>> = sources
+        .iter()
+        .map(SourceInput::of)
+        .collect::<PyResult<_>>()?;
+    let items: Vec<ReadItem<'_>> = inputs
+        .iter()
+        .zip(placed.regions)
+        .map(|(input, (chunk, out))| ReadItem {
+            source: input.as_ref().map_or(Source::Missing, SourceInput::source),
+            chunk,
+            out,
+        })
+        .collect();
+    // SAFETY: `view` describes a live, writable numpy array (checked by `ArrayView::of`)
+    // that `out` keeps alive; numpy's layout keeps every element in its memory.
+    let array = unsafe {
+        OutArray::from_raw(
+            view.memory,
+            view.len,
+            view.offset,
+            &placed.shape,
+            &placed.strides,
+            view.item,
+        )
+    }
+    .map_err(|err| to_py_err(py, &err))?;
+    run_chunks(py, || run(&items, &array)).map(Some)
+}
+
+/// A batch write of chunk files, its arguments as the runtime takes them (see
+/// `Plan.write_files`), run by `run` with the GIL released; `None`, with nothing done, when a
+/// selection or `values` is of another kind.
+pub(crate) fn write_files_with(
+    py: Python<'_>,
+    paths: &Bound<'_, PyAny>,
+    (chunk_selections, value_selections): (&Bound<'_, PyAny>, &Bound<'_, PyAny>),
+    values: &Bound<'_, PyAny>,
+    chunk_shape: &[usize],
+    run: impl Send + FnOnce(&[WriteItem<'_>], &InArray<'_>) -> Result<Vec<bool>, ChunkError>,
+) -> PyResult<Option<Vec<bool>>> {
+    let Some((view, placed)) = resolve(
+        values,
+        false,
+        chunk_selections,
+        value_selections,
+        chunk_shape,
+    )?
+    else {
+        return Ok(None);
+    };
+    let paths = paths_of(paths)?;
+    if paths.len() != placed.regions.len() {
+        let message = "write: paths and selections differ in number";
+        return Err(to_py_err(py, &CodecError::configuration(message)));
+    }
+    let array = in_array(py, values, &view, &placed)?;
+    let items: Vec<WriteItem<'_>> = paths
+        .iter()
+        .zip(placed.regions)
+        .map(|(path, (chunk, values))| WriteItem {
+            path,
+            chunk,
+            values,
+        })
+        .collect();
+    run_chunks(py, || run(&items, &array)).map(Some)
+}
+
+/// The old stored bytes of a batch write kept in memory (`None` each where there are none).
+pub(crate) fn olds_of(olds: &Bound<'_, PyAny>) -> PyResult<Vec<Option<BytesInput>>> {
+    olds.try_iter()?
+        .map(|old| {
+            let old = old?;
+            if old.is_none() {
+                Ok(None)
+            } else {
+                BytesInput::new(&old).map(Some)
+            }
+        })
+        .collect()
+}
+
 /// An empty-chunk rule by its Python name.
-fn empty_rule(py: Python<'_>, name: &str) -> PyResult<EmptyRule> {
+pub(crate) fn empty_rule(py: Python<'_>, name: &str) -> PyResult<EmptyRule> {
     match name {
         "never" => Ok(EmptyRule::Never),
         "same-bytes" => Ok(EmptyRule::SameBytes),
@@ -517,7 +554,7 @@ impl SourceInput {
 }
 
 /// A numpy array's layout: where its memory is and how its elements lie in it.
-struct ArrayView {
+pub(crate) struct ArrayView {
     memory: *mut u8,
     len: usize,
     offset: usize,
@@ -566,7 +603,7 @@ impl ArrayView {
 
 /// A numpy array `array` (writable when asked) and a batch's basic selections resolved
 /// against it and chunks of `chunk_shape`; `None` for anything else.
-fn resolve(
+pub(crate) fn resolve(
     array: &Bound<'_, PyAny>,
     writable: bool,
     chunk_selections: &Bound<'_, PyAny>,
@@ -586,7 +623,7 @@ fn resolve(
 }
 
 /// The values of a write, `view` of the numpy array `values`, seen as `placed` sees them.
-fn in_array<'a>(
+pub(crate) fn in_array<'a>(
     py: Python<'_>,
     _values: &'a Bound<'_, PyAny>, // the array `view` describes, borrowed while the result lives
     view: &ArrayView,
@@ -611,8 +648,8 @@ fn in_array<'a>(
 /// A batch's selections resolved: each chunk's part and its place in the caller's array, and
 /// that array's shape and strides seen with the chunks' dimensions (a dimension an integer
 /// selects has one element there).
-struct Placement {
-    regions: Vec<(Region, Region)>,
+pub(crate) struct Placement {
+    pub(crate) regions: Vec<(Region, Region)>,
     shape: Vec<usize>,
     strides: Vec<isize>,
 }
@@ -773,5 +810,6 @@ fn paths_of(paths: &Bound<'_, PyAny>) -> PyResult<Vec<PathBuf>> {
 
 /// Adds the runtime's class to `module` (the `zarr-codec-runtime` wheel's, only).
 pub fn add_runtime(module: &Bound<'_, PyModule>) -> PyResult<()> {
-    module.add_class::<PyPlan>()
+    module.add_class::<PyPlan>()?;
+    module.add_class::<crate::sharding::PySharded>()
 }

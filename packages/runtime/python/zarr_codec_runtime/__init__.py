@@ -5,13 +5,15 @@ compiled kernel (every codec of the zarr-codecs wheels does), a batch of any siz
 into Rust (:class:`Plan`): the GIL released, chunks on one work-stealing pool, each through
 every codec on one thread, the last step writing into the caller's memory. Reads put chunks,
 or parts of them, straight into their places in a larger array; chunk files are read and
-written in Rust.
+written in Rust. ``sharding_indexed`` runs there too (:class:`Sharding`, :class:`Sharded`):
+reads fetch only the inner chunks they need, writes lay shards out as zarr-python does.
 """
 
 from __future__ import annotations
 
-from zarr_codec_runtime._runtime import Plan
+from zarr_codec_runtime._runtime import Plan, Sharded
 from zarr_codec_runtime.chain import Chain
+from zarr_codec_runtime.sharding import Sharding
 
-__all__ = ["Chain", "Plan"]
+__all__ = ["Chain", "Plan", "Sharded", "Sharding"]
 __version__ = "0.1.0"

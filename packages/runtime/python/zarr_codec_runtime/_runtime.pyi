@@ -82,3 +82,59 @@ class Plan:
         """``write_files`` for chunks kept in memory: each chunk's new stored bytes, or
         ``None`` for one not stored; ``None`` for the list when the runtime does not take the
         batch (nothing done)."""
+
+class Sharded:
+    """``sharding_indexed`` planned: shards of ``shard_shape`` in inner chunks of
+    ``inner_shape``, coded by ``inner`` (a ``(decode, encode)`` pair of plans, or another
+    ``Sharded`` for nested shards), the index coded by ``index_plans`` (decode, encode) at
+    ``index_location`` ("start" or "end"), inner chunks laid out in ``write_order`` ("morton",
+    "lexicographic", "colexicographic", "unordered")."""
+
+    def __init__(
+        self,
+        shard_shape: Sequence[int],
+        inner_shape: Sequence[int],
+        inner: Sharded | tuple[Plan, Plan],
+        index_plans: tuple[Plan, Plan],
+        index_location: str,
+        write_order: str,
+    ) -> None: ...
+    @property
+    def shard_shape(self) -> list[int]: ...
+    @property
+    def index_len(self) -> int:
+        """The stored size of a shard's index."""
+    def read(
+        self,
+        sources: Sequence[Buffer | str | None],
+        chunk_selections: Sequence[tuple[Any, ...]],
+        out_selections: Sequence[tuple[Any, ...]],
+        out: np.ndarray[Any, Any],
+        fill: bytes,
+        threads: int | None = None,
+    ) -> list[bool] | None:
+        """A batch read of shards, as :meth:`Plan.read` (only the inner chunks needed are
+        read from shard files)."""
+    def write_files(
+        self,
+        paths: Sequence[str],
+        chunk_selections: Sequence[tuple[Any, ...]],
+        value_selections: Sequence[tuple[Any, ...]],
+        values: np.ndarray[Any, Any],
+        fill: bytes,
+        empty: str,
+        threads: int | None = None,
+    ) -> list[bool] | None:
+        """A batch write of shard files, as :meth:`Plan.write_files`."""
+    def write_buffers(
+        self,
+        olds: Sequence[Buffer | None],
+        chunk_selections: Sequence[tuple[Any, ...]],
+        value_selections: Sequence[tuple[Any, ...]],
+        values: np.ndarray[Any, Any],
+        fill: bytes,
+        empty: str,
+        threads: int | None = None,
+    ) -> list[np.ndarray[Any, Any] | None] | None:
+        """A batch write of shards in memory, as :meth:`Plan.write_buffers`: each shard's
+        bytes as a ``uint8`` array, or ``None`` for a shard not stored."""

@@ -15,6 +15,7 @@ Other chains run codec by codec in Python, each codec's batch method where it ha
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 import sys
@@ -30,7 +31,8 @@ from zarr_codec_shapes.errors import ConfigurationError
 from zarr_codec_shapes.protocols import Codec
 from zarr_codec_shapes.registry import get_codec
 
-from zarr_codec_runtime._runtime import Plan
+from zarr_codec_runtime._runtime import Plan, Sharded
+from zarr_codec_runtime.sharding import Sharding
 
 __all__ = ["Chain"]
 
@@ -48,6 +50,8 @@ class _Stage:
 
 def _codec_from_json(data: Any) -> Codec:
     name = data.get("name") if isinstance(data, dict) else data
+    if name == "sharding_indexed":
+        return Sharding.from_json(data, 3)  # type: ignore[return-value]
     if name == "bytes":
         return BytesCodec.from_json(data if isinstance(data, dict) else {"name": "bytes"}, 3)
     return get_codec(data, 3)
@@ -119,11 +123,55 @@ class Chain:
             evolved.append(codec)
             if position < split:
                 current = codec.resolve(current)
+        #: The inner and index chains when the chain is ``sharding_indexed`` alone.
+        self.shards: tuple[Chain, Chain] | None = None
+        if isinstance(evolved[split], Sharding):
+            evolved[split], self.shards = self._bind_sharding(evolved[split], len(evolved))
         self.codecs: tuple[Any, ...] = tuple(evolved)
         self.array_stages = self._fuse(evolved[:split], spec)
         self.encoded_spec = current
         self.array_bytes = _Stage(evolved[split], current)
         self.bytes_codecs = tuple(evolved[split + 1 :])
+
+    def _bind_sharding(
+        self, sharding: Sharding, codecs: int
+    ) -> tuple[Sharding, tuple[Chain, Chain]]:
+        """``sharding`` with its inner codecs evolved for its inner chunks, and the chains of
+        its inner chunks and of its index."""
+        if codecs != 1:
+            raise ConfigurationError(
+                "the runtime runs sharding_indexed only as the chain's one codec"
+            )
+        counts = sharding.chunks_per_shard(self.spec.shape)
+        inner = Chain(
+            sharding.codecs,
+            ChunkSpec(sharding.chunk_shape, self.spec.data_type, self.spec.fill_value),
+        )
+        index = Chain(sharding.index_codecs, ChunkSpec((*counts, 2), "uint64", 2**64 - 1))
+        return dataclasses.replace(sharding, codecs=inner.codecs), (inner, index)
+
+    @functools.cached_property
+    def sharded(self) -> Sharded | None:
+        """The runtime's shards for a ``sharding_indexed`` chain whose inner and index chains
+        have plans; ``None`` otherwise."""
+        if self.shards is None:
+            return None
+        inner_chain, index = self.shards
+        sharding: Sharding = self.array_bytes.codec
+        inner: Sharded | tuple[Plan, Plan] | None = inner_chain.sharded
+        decode, encode = inner_chain.decode_plan, inner_chain.encode_plan
+        if inner is None and decode is not None and encode is not None:
+            inner = (decode, encode)
+        if inner is None or index.decode_plan is None or index.encode_plan is None:
+            return None
+        return Sharded(
+            list(self.spec.shape),
+            list(sharding.chunk_shape),
+            inner,
+            (index.decode_plan, index.encode_plan),
+            sharding.index_location,
+            sharding.write_order,
+        )
 
     @staticmethod
     def _fuse(codecs: Sequence[Any], spec: ChunkSpec) -> tuple[_Stage, ...]:
@@ -280,6 +328,8 @@ class Chain:
         plan = self.encode_plan
         if plan is not None:
             return list(plan.run(self._elements(arrays)))
+        if self.shards is not None:
+            return [self._encode_shard(self._check(array)) for array in arrays]
         data: list[Any] = [self._check(a) for a in arrays]
         for stage in self.array_stages:
             data = _batch(stage.codec, "encode", data, stage.spec)
@@ -294,6 +344,8 @@ class Chain:
             outs = [np.empty(self.spec.shape, self.spec.numpy_dtype) for _ in chunks]
             self.decode_batch_into(chunks, outs)
             return outs
+        if self.shards is not None:
+            return [self._decode_shard(chunk) for chunk in chunks]
         data: list[Any] = list(chunks)
         for codec in reversed(self.bytes_codecs):
             data = _batch(codec, "decode", data)
@@ -322,6 +374,28 @@ class Chain:
             self.decode_batch_into(chunks, decoded)
         _each(lambda out, array: np.copyto(out, array), outs, decoded)
 
+    def _whole(self) -> tuple[slice, ...]:
+        return tuple(slice(0, n) for n in self.spec.shape)
+
+    def _encode_shard(self, array: np.ndarray[Any, Any]) -> Buffer:
+        """One shard with every inner chunk stored (none elided)."""
+        stored = self.write_buffers(
+            [None],
+            [self._whole()],
+            [self._whole()],
+            np.ascontiguousarray(array),
+            write_empty_chunks=True,
+        )
+        if stored is None or stored[0] is None:
+            raise ConfigurationError("sharding_indexed: the runtime cannot encode these shards")
+        return stored[0]
+
+    def _decode_shard(self, data: Buffer) -> np.ndarray[Any, Any]:
+        out = np.empty(self.spec.shape, self.spec.numpy_dtype)
+        if self.read([data], [self._whole()], [self._whole()], out) is None:
+            raise ConfigurationError("sharding_indexed: the runtime cannot decode these shards")
+        return out
+
     # -- reads into a larger array -------------------------------------------------------
 
     def read(
@@ -337,8 +411,18 @@ class Chain:
         tuples of slices and integers (zarr-python's basic indexing). Returns whether each
         chunk was there; ``None``, with nothing done, when the chain has no plan or the
         selections or ``out`` are of another kind."""
+        if not isinstance(out, np.ndarray) or out.dtype != self.spec.numpy_dtype:
+            return None
+        if self.shards is not None:
+            sharded = self.sharded
+            if sharded is None:
+                return None
+            read: list[bool] | None = sharded.read(
+                sources, chunk_selections, out_selections, out, self._fill_bytes
+            )
+            return read
         plan = self.decode_plan
-        if plan is None or not isinstance(out, np.ndarray) or out.dtype != self.spec.numpy_dtype:
+        if plan is None:
             return None
         found: list[bool] | None = plan.read(
             sources,
@@ -373,6 +457,19 @@ class Chain:
         ``write_empty_chunks``. Returns whether each chunk is stored; ``None``, with nothing
         done, when the chain has no plans, ``values`` is not a numpy array of the chunks'
         type, or a selection is not of slices and integers."""
+        if self.shards is not None:
+            sharded, rule = self.sharded, self._write_rule(values, write_empty_chunks)
+            if sharded is None or rule is None:
+                return None
+            written: list[bool] | None = sharded.write_files(
+                [os.fspath(path) for path in paths],
+                chunk_selections,
+                value_selections,
+                values,
+                self._fill_bytes,
+                rule,
+            )
+            return written
         planned = self._write_plans(values, write_empty_chunks)
         if planned is None:
             return None
@@ -397,18 +494,26 @@ class Chain:
         values: np.ndarray[Any, Any],
         *,
         write_empty_chunks: bool = False,
-    ) -> list[bytes | None] | None:
+    ) -> list[Buffer | None] | None:
         """:meth:`write_files` for chunks kept anywhere but in files: chunk ``i`` gets the
         elements ``value_selections[i]`` of ``values`` at ``chunk_selections[i]``, merged with
         its old stored bytes ``olds[i]`` (``None``: the fill value) when that is only part of
         it. Returns each chunk's new stored bytes, or ``None`` for a chunk left all fill value
         (not stored: its key deleted); ``None`` for the list, with nothing done, where
         :meth:`write_files` would return it."""
+        if self.shards is not None:
+            sharded, rule = self.sharded, self._write_rule(values, write_empty_chunks)
+            if sharded is None or rule is None:
+                return None
+            shards: list[Any] | None = sharded.write_buffers(
+                list(olds), chunk_selections, value_selections, values, self._fill_bytes, rule
+            )
+            return shards
         planned = self._write_plans(values, write_empty_chunks)
         if planned is None:
             return None
         encode, decode, rule = planned
-        stored: list[bytes | None] | None = encode.write_buffers(
+        stored: list[Any] | None = encode.write_buffers(
             decode,
             list(olds),
             chunk_selections,
@@ -424,16 +529,16 @@ class Chain:
         """What a write runs (both plans and the empty-chunk rule), when the runtime takes
         ``values`` and this chain."""
         encode, decode = self.encode_plan, self.decode_plan
-        rule = self._empty_rule(write_empty_chunks)
-        if (
-            encode is None
-            or decode is None
-            or rule is None
-            or not isinstance(values, np.ndarray)
-            or values.dtype != self.spec.numpy_dtype
-        ):
+        rule = self._write_rule(values, write_empty_chunks)
+        if encode is None or decode is None or rule is None:
             return None
         return encode, decode, rule
+
+    def _write_rule(self, values: Any, write_empty_chunks: bool) -> str | None:
+        """The empty-chunk rule of a write, when the runtime takes ``values``."""
+        if not isinstance(values, np.ndarray) or values.dtype != self.spec.numpy_dtype:
+            return None
+        return self._empty_rule(write_empty_chunks)
 
     def _empty_rule(self, write_empty_chunks: bool) -> str | None:
         """Which chunks are not stored, in the runtime's terms: zarr-python's rule (every

@@ -38,7 +38,7 @@ import numpy as np
 from zarr.core.codec_pipeline import BatchedCodecPipeline
 from zarr.core.common import concurrent_map
 from zarr.core.config import config
-from zarr_codec_runtime import Chain
+from zarr_codec_runtime import Chain, Sharding
 from zarr_codec_shapes.bytes_codec import BytesCodec
 from zarr_codec_shapes.errors import CodecError
 from zarr_codec_shapes.registry import get_codec
@@ -67,10 +67,19 @@ _MAX_CACHED = 64
 
 def _ours(codec: Any) -> Any:
     """Our codec object for one of the pipeline's: the one our adapter already holds, or, for
-    zarr-python's own classes, ours made from its JSON (the only form they share)."""
+    zarr-python's own classes, ours made from its JSON (the only form they share); for
+    zarr-python's sharding, ours of its inner and index codecs."""
     held = getattr(codec, "codec", None)
     if type(codec).__module__.startswith("zarr_codec") and held is not None:
         return held
+    if _qualified(type(codec)) == _SHARDING:
+        return Sharding(
+            chunk_shape=tuple(codec.chunk_shape),
+            codecs=tuple(_ours(inner) for inner in codec.codecs),
+            index_codecs=tuple(_ours(inner) for inner in codec.index_codecs),
+            index_location=str(getattr(codec.index_location, "value", codec.index_location)),
+            write_order=getattr(codec, "subchunk_write_order", "morton"),
+        )
     data = codec.to_dict()
     if data.get("name") == "bytes":
         return BytesCodec.from_json(data, 3)
@@ -103,11 +112,23 @@ _ZARR_EQUIVALENTS = frozenset(
 )
 
 
-def _replaceable(cls: type) -> bool:
-    """Ours (the zarr_codec_shapes adapters of our wheels), or one of :data:`_ZARR_EQUIVALENTS`."""
+#: zarr-python's sharding codec, which ours runs when it can run every codec inside it.
+_SHARDING = "zarr.codecs.sharding.ShardingCodec"
+
+
+def _qualified(cls: type) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def _replaceable(codec: Any) -> bool:
+    """Ours (the zarr_codec_shapes adapters of our wheels), one of :data:`_ZARR_EQUIVALENTS`,
+    or zarr-python's sharding of codecs that are."""
+    cls = type(codec)
     if cls.__module__.startswith("zarr_codec"):
         return True
-    return f"{cls.__module__}.{cls.__qualname__}" in _ZARR_EQUIVALENTS
+    if _qualified(cls) == _SHARDING:
+        return all(_replaceable(inner) for inner in (*codec.codecs, *codec.index_codecs))
+    return _qualified(cls) in _ZARR_EQUIVALENTS
 
 
 def _same_chunks(spec: ArraySpec, other: ArraySpec) -> bool:
@@ -134,7 +155,7 @@ class ChainCodecPipeline(BatchedCodecPipeline):
         cached: object = self.__dict__.get("_our_codecs", _UNSET)
         if cached is _UNSET:
             cached = None
-            if all(_replaceable(type(codec)) for codec in self):
+            if all(_replaceable(codec) for codec in self):
                 failures = (CodecError, TypeError, ValueError, AttributeError, NotImplementedError)
                 with contextlib.suppress(*failures):
                     cached = tuple(_ours(codec) for codec in self)
