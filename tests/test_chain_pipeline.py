@@ -10,9 +10,10 @@ default ``BatchedCodecPipeline``:
   ``numcodecs.fixedscaleoffset``, in several data types with NaN and nonzero fill values. With
   our codecs installed in both runs the stored bytes are identical; against zarr's own codec
   classes only the values are compared.
-* Arrays it cannot run (sharding, transpose, Zarr v2, data types we lack) go to
-  zarr's own code and give the same values and bytes (a shard's inner chunks still come back
-  to this pipeline, through the sharding codec's inner pipeline).
+* Sharded arrays (index at either end, nested) and Zarr v2 arrays without filters run in the
+  runtime too, with the same bytes as zarr's pipeline.
+* Arrays it cannot run (transpose, v2 filters or Fortran order, data types we lack, sharding
+  around codecs it cannot run) go to zarr's own code and give the same values and bytes.
 * ``zarr_codecs.install(pipeline=True)`` / ``uninstall()`` and ``ZARR_CODECS_INSTALL=pipeline``.
 * A corrupt chunk raises our ``CodecError``; arrays pickle into ``spawn`` workers.
 
@@ -23,6 +24,7 @@ different shapes in one batch).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import multiprocessing
@@ -36,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numcodecs
 import numpy as np
 import numpy.typing as npt
 import pytest
@@ -245,11 +248,14 @@ def _chunk_spec(array: Any) -> ArraySpec:
     """The ArraySpec zarr passes the pipeline for this array's (outer) chunks."""
     async_array = array._async_array
     metadata = async_array.metadata
+    config = async_array.config
+    if metadata.zarr_format == 2:  # as zarr does: a v2 array's chunks are in its own order
+        config = dataclasses.replace(config, order=metadata.order)
     return ArraySpec(
         shape=tuple(array.shards or array.chunks),
         dtype=metadata.dtype,
         fill_value=metadata.fill_value,
-        config=async_array.config,
+        config=config,
         prototype=default_buffer_prototype(),
     )
 
@@ -856,6 +862,54 @@ def test_a_corrupt_shard_index_raises_our_codec_error() -> None:
                 array[where]
 
 
+# -- Zarr v2 arrays ----------------------------------------------------------------------------
+
+V2_COMPRESSORS: dict[str, Any] = {
+    "none": None,
+    "zstd": {"id": "zstd", "level": 0},
+    "blosc": {"id": "blosc", "cname": "lz4", "clevel": 5, "shuffle": 1},
+    "gzip": {"id": "gzip", "level": 1},
+}
+
+
+@pytest.mark.usefixtures("ours")
+@pytest.mark.parametrize("dtype", ["float32", "int32", "uint8", "float64"])
+@pytest.mark.parametrize("compressor", list(V2_COMPRESSORS))
+def test_v2_arrays_run_in_the_runtime_and_match_zarrs_pipeline(
+    new_store: Callable[[str], Store], compressor: str, dtype: str
+) -> None:
+    """zarr-python's v2 chunks (``V2Codec``: the elements in C order, then the numcodecs
+    compressor) written and read by the runtime: the same values as zarr's pipeline, and the
+    same bytes but for gzip (whose stream other encoders may write differently)."""
+    from numcodecs import get_codec as numcodec
+
+    config = V2_COMPRESSORS[compressor]
+    stores, reads = {}, {}
+    for path in (PATH, DEFAULT):
+        with _pipeline(path):
+            store = new_store(path)
+            array = zarr.create_array(
+                store,
+                shape=SHAPE,
+                chunks=CHUNKS,
+                dtype=dtype,
+                zarr_format=2,
+                fill_value=_fill("gzip", np.dtype(dtype)),
+                compressors=None if config is None else numcodec(dict(config)),
+            )
+            if path == PATH:
+                assert _chain_of(array) is not None
+            mirror = _write_sequence(array, "gzip", dtype)
+            stores[path] = _contents(store)
+            reads[path] = [_get(array, s) for s in SELECTIONS_2D]
+    assert stores[PATH].keys() == stores[DEFAULT].keys()
+    if compressor != "gzip":
+        assert stores[PATH] == stores[DEFAULT]
+    for got, want, selection in zip(reads[PATH], reads[DEFAULT], SELECTIONS_2D, strict=True):
+        _assert_identical(got, want, repr(selection))
+    _assert_identical(reads[PATH][0], mirror.astype(dtype))
+
+
 # -- arrays zarr's own code runs ---------------------------------------------------------------
 
 FALLBACK: dict[str, JSON] = {
@@ -871,11 +925,18 @@ FALLBACK: dict[str, JSON] = {
         "filters": [{"name": "transpose", "configuration": {"order": [1, 0]}}],
         "compressors": None,
     },
-    "v2-gzip": {"dtype": "float32", "zarr_format": 2, "compressors": [{"id": "gzip", "level": 5}]},
-    "v2-blosc": {
+    # Zarr v2 with a filter, and in Fortran order.
+    "v2-delta": {
         "dtype": "int32",
         "zarr_format": 2,
-        "compressors": [{"id": "blosc", "cname": "lz4", "clevel": 5, "shuffle": 1}],
+        "filters": [numcodecs.Delta(dtype="<i4")],
+        "compressors": [{"id": "gzip", "level": 5}],
+    },
+    "v2-fortran": {
+        "dtype": "float32",
+        "zarr_format": 2,
+        "order": "F",
+        "compressors": [{"id": "gzip", "level": 5}],
     },
     "string": {"dtype": str, "compressors": [_GZIP]},
 }

@@ -39,6 +39,7 @@ from zarr.core.codec_pipeline import BatchedCodecPipeline
 from zarr.core.common import concurrent_map
 from zarr.core.config import config
 from zarr_codec_runtime import Chain, Sharding
+from zarr_codec_runtime.chain import NATIVE
 from zarr_codec_shapes.bytes_codec import BytesCodec
 from zarr_codec_shapes.errors import CodecError
 from zarr_codec_shapes.registry import get_codec
@@ -72,6 +73,9 @@ def _ours(codec: Any) -> Any:
     held = getattr(codec, "codec", None)
     if type(codec).__module__.startswith("zarr_codec") and held is not None:
         return held
+    if _qualified(type(codec)) == _V2:
+        compressor = codec.compressor
+        return _V2Chunks(None if compressor is None else _v2_compressor(compressor))
     if _qualified(type(codec)) == _SHARDING:
         return Sharding(
             chunk_shape=tuple(codec.chunk_shape),
@@ -114,6 +118,33 @@ _ZARR_EQUIVALENTS = frozenset(
 
 #: zarr-python's sharding codec, which ours runs when it can run every codec inside it.
 _SHARDING = "zarr.codecs.sharding.ShardingCodec"
+#: zarr-python's codec for Zarr v2 arrays: numcodecs filters and compressor.
+_V2 = "zarr.codecs._v2.V2Codec"
+
+
+@dataclass(frozen=True)
+class _V2Chunks:
+    """A Zarr v2 array's chunks without filters: the elements in the array's byte order (C
+    order; Fortran order is zarr's to run), then ``compressor`` (ours, from its numcodecs
+    configuration) if any. Made into a v3 chain per chunk spec (:func:`_v2_chain`)."""
+
+    compressor: Any | None
+
+
+def _v2_compressor(compressor: Any) -> Any:
+    """Ours for a numcodecs compressor, from its configuration (raises when we lack it)."""
+    return get_codec(compressor.get_config(), 2)
+
+
+def _v2_chain(chunks: _V2Chunks, spec: ArraySpec) -> tuple[Any, ...] | None:
+    """The v3 codecs that store a v2 array's chunks as zarr-python's ``V2Codec`` does, for
+    chunks of ``spec``: ``None`` for Fortran order and for byte orders other than this
+    machine's (zarr hands those arrays over in that order, which the runtime does not take)."""
+    dtype = spec.dtype.to_native_dtype()
+    if spec.order != "C" or not dtype.isnative:
+        return None
+    endian = BytesCodec(NATIVE if dtype.itemsize > 1 else None)
+    return (endian,) if chunks.compressor is None else (endian, chunks.compressor)
 
 
 def _qualified(cls: type) -> str:
@@ -128,6 +159,8 @@ def _replaceable(codec: Any) -> bool:
         return True
     if _qualified(cls) == _SHARDING:
         return all(_replaceable(inner) for inner in (*codec.codecs, *codec.index_codecs))
+    if _qualified(cls) == _V2:
+        return not codec.filters
     return _qualified(cls) in _ZARR_EQUIVALENTS
 
 
@@ -171,15 +204,17 @@ class ChainCodecPipeline(BatchedCodecPipeline):
         if codecs is None or chunk_spec is None:
             return None
         cache: dict[Any, Chain | None] = self.__dict__["_chain_cache"]
-        if chunk_spec not in cache:
-            try:
-                chain: Chain | None = Chain(codecs, chunk_spec)
-            except (CodecError, TypeError, ValueError, AttributeError):
-                chain = None
+        key = (chunk_spec, spec.order)  # a v2 array's chunks are stored in its order
+        if key not in cache:
+            chain: Chain | None = None
+            if len(codecs) == 1 and isinstance(codecs[0], _V2Chunks):
+                codecs = _v2_chain(codecs[0], spec)
+            with contextlib.suppress(CodecError, TypeError, ValueError, AttributeError):
+                chain = None if codecs is None else Chain(codecs, chunk_spec)
             if len(cache) >= _MAX_CACHED:
                 cache.clear()
-            cache[chunk_spec] = chain
-        return cache[chunk_spec]
+            cache[key] = chain
+        return cache[key]
 
     def _chains(self, batch: Sequence[ReadItem | WriteItem]) -> list[Chain] | None:
         """Each item's chain (chunks may differ in shape: rectilinear grids), or ``None``
