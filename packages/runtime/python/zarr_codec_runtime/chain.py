@@ -22,7 +22,7 @@ import sys
 from collections.abc import Buffer, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from zarr_codec_shapes.bytes_codec import BytesCodec
@@ -37,7 +37,7 @@ from zarr_codec_runtime.sharding import Sharding
 __all__ = ["Chain"]
 
 #: The byte order of this machine, as the ``bytes`` codec spells it.
-NATIVE = "little" if sys.byteorder == "little" else "big"
+NATIVE: Literal["little", "big"] = "little" if sys.byteorder == "little" else "big"
 
 
 @dataclass(frozen=True)
