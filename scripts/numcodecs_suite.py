@@ -9,20 +9,18 @@ class names at ours. Exit status: pytest's. Extra arguments go to pytest.
 
 from __future__ import annotations
 
-import hashlib
 import io
-import json
 import os
 import subprocess
 import sys
 import tarfile
 import tempfile
-import urllib.request
 from importlib.metadata import version
 from pathlib import Path
 
+from pypi_sdist import sdist
+
 ROOT = Path(__file__).resolve().parents[1]
-CACHE = ROOT / ".cache"
 MODULES = (
     "test_gzip.py",
     "test_blosc.py",
@@ -31,32 +29,6 @@ MODULES = (
     "test_fixedscaleoffset.py",
 )
 FIXTURES = ("gzip", "blosc", "zstd", "crc32c", "fixedscaleoffset")
-INDEX = "https://pypi.org/simple/numcodecs/"
-
-
-def sdist(release: str) -> bytes:
-    """The numcodecs sdist of ``release``, from the cache or PyPI (sha256 checked)."""
-    name = f"numcodecs-{release}.tar.gz"
-    cached = CACHE / name
-    request = urllib.request.Request(
-        INDEX, headers={"Accept": "application/vnd.pypi.simple.v1+json"}
-    )
-    with urllib.request.urlopen(request, timeout=60) as response:
-        files = {f["filename"]: f for f in json.load(response)["files"]}
-    if name not in files:
-        raise SystemExit(f"PyPI has no {name}")
-    expected = files[name]["hashes"]["sha256"]
-    if cached.exists() and hashlib.sha256(cached.read_bytes()).hexdigest() == expected:
-        return cached.read_bytes()
-    with urllib.request.urlopen(files[name]["url"], timeout=300) as response:
-        data: bytes = response.read()
-    if hashlib.sha256(data).hexdigest() != expected:
-        raise SystemExit(f"{name}: sha256 does not match PyPI's")
-    CACHE.mkdir(exist_ok=True)
-    cached.write_bytes(data)
-    return data
-
-
 def unpack(data: bytes, release: str, into: Path) -> None:
     """numcodecs' ``tests/`` modules this suite runs (with ``common.py``) and their fixtures."""
     top = f"numcodecs-{release}"
@@ -79,7 +51,7 @@ def unpack(data: bytes, release: str, into: Path) -> None:
 
 def main(argv: list[str]) -> int:
     release = version("numcodecs")
-    data = sdist(release)
+    data = sdist("numcodecs", release)
     with tempfile.TemporaryDirectory(prefix="numcodecs-suite-") as scratch:
         work = Path(scratch)
         unpack(data, release, work)

@@ -8,7 +8,8 @@ an existing zarr-python program use our codecs, in Zarr v3 and v2 alike::
     zarr_codecs.install()          # or: with zarr_codecs.install(): ...
     zarr_codecs.uninstall()        # everything as it was
 
-or set ``ZARR_CODECS_INSTALL=1`` in the environment (no code change). The ``zarr-codecs``
+``zarr.config.reset()`` forgets what ``install()`` put in zarr's config; ``reapply()`` puts it
+back. Or set ``ZARR_CODECS_INSTALL=1`` in the environment (no code change). The ``zarr-codecs``
 command (``info``, ``inspect``, ``migrate``, ``repair-order``, ``demo``) is in
 :mod:`zarr_codecs.cli`.
 """
@@ -19,6 +20,7 @@ from zarr_codecs._install import (
     Installation,
     install,
     installed_parts,
+    reapply,
     uninstall,
 )
 
@@ -29,6 +31,7 @@ __all__ = [
     "__version__",
     "install",
     "installed_parts",
+    "reapply",
     "uninstall",
 ]
 __version__ = "0.1.0"

@@ -146,6 +146,18 @@ def install(*, zarr: bool = True, numcodecs: bool = True, pipeline: bool = False
     return Installation(frozenset(added))
 
 
+def reapply() -> None:
+    """Put back in zarr-python's config what :func:`install` put there (our codec classes, and
+    the pipeline if it was installed), after something reset that config: ``zarr.config.reset()``
+    (which zarr-python's own test suite calls before every test) forgets them, while
+    :func:`installed_parts` still lists them. numcodecs' registry is not reset that way."""
+    with _lock:
+        if "zarr" in _parts:
+            _select_in_zarr()
+        if "pipeline" in _parts:
+            _select_pipeline()
+
+
 def uninstall() -> None:
     """Undo :func:`install`: zarr's registry and config, and numcodecs' registry, exactly as
     they were. Idempotent."""

@@ -180,6 +180,14 @@ class ChainCodecPipeline(BatchedCodecPipeline):
     """zarr-python's batched pipeline, with whole batches run through a :class:`Chain` for
     arrays whose codecs ``zarr_codec_shapes`` has."""
 
+    def __getstate__(self) -> dict[str, Any]:
+        """The pipeline's fields, without the chains worked out from them (compiled plans
+        do not pickle; a worker plans its own)."""
+        state = dict(self.__dict__)
+        state.pop("_our_codecs", None)
+        state.pop("_chain_cache", None)
+        return state
+
     def _codecs(self) -> tuple[Any, ...] | None:
         """Our codec objects for the pipeline's, when every one is ours or one of
         zarr-python's own classes that ours read and write identically (anything else, such

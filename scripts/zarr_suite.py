@@ -1,0 +1,97 @@
+"""zarr-python's own tests for arrays, indexing, codecs (sharding included) and Zarr v2, run
+with our codecs and pipeline selected.
+
+Fetches the sdist of the zarr version installed (from PyPI, checked against the index's
+sha256; kept in ``.cache/``), unpacks its ``tests/`` into a scratch folder and runs the modules
+below with ``scripts/zarr_suite_plugin.py``, which re-applies ``zarr_codecs.install(
+pipeline=True)`` after each of the suite's config resets and counts the tests that went
+through our pipeline, the runtime and our codecs. Tests that check zarr's own choices rather
+than what arrays hold are deselected, each with its reason (:data:`EXCLUDED`). ``--quick``
+runs a subset (CI's). Exit status: pytest's. Extra arguments go to pytest.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+import tarfile
+import tempfile
+import tomllib
+from importlib.metadata import version
+from pathlib import Path
+
+from pypi_sdist import sdist
+
+ROOT = Path(__file__).resolve().parents[1]
+MODULES = (
+    "tests/test_array.py",
+    "tests/test_indexing.py",
+    "tests/test_v2.py",
+    "tests/test_codecs",
+)
+#: The quick subset: every codec module (sharding included), indexing and v2.
+QUICK = ("tests/test_indexing.py", "tests/test_v2.py", "tests/test_codecs")
+
+#: Test ids deselected, with why: each checks which implementation zarr itself picks, not
+#: what an array reads or writes.
+EXCLUDED: dict[str, str] = {}
+
+
+def unpack(data: bytes, release: str, into: Path) -> None:
+    """zarr's ``tests/`` and a ``pytest.ini`` with its asyncio settings and markers."""
+    top = f"zarr-{release}"
+    with tarfile.open(fileobj=io.BytesIO(data)) as archive:
+        for member in archive.getmembers():
+            if member.isfile() and member.name.startswith(f"{top}/tests/"):
+                target = into / member.name.removeprefix(f"{top}/")
+                target.parent.mkdir(parents=True, exist_ok=True)
+                source = archive.extractfile(member)
+                assert source is not None
+                target.write_bytes(source.read())
+            elif member.name == f"{top}/pyproject.toml":
+                source = archive.extractfile(member)
+                assert source is not None
+                options = tomllib.loads(source.read().decode())["tool"]["pytest"]["ini_options"]
+    markers = "\n".join(f"    {marker}" for marker in options.get("markers", []))
+    (into / "pytest.ini").write_text(
+        "[pytest]\n"
+        "asyncio_mode = auto\n"
+        "asyncio_default_fixture_loop_scope = function\n"
+        f"markers =\n{markers}\n"
+    )
+
+
+def main(argv: list[str]) -> int:
+    quick = "--quick" in argv
+    argv = [arg for arg in argv if arg != "--quick"]
+    release = version("zarr")
+    data = sdist("zarr", release)
+    with tempfile.TemporaryDirectory(prefix="zarr-suite-") as scratch:
+        work = Path(scratch)
+        unpack(data, release, work)
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "scripts"), str(work)])
+        command = [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "zarr_suite_plugin",
+            "-p",
+            "no:cacheprovider",
+            "-q",
+            "-ra",
+            *(f"--deselect={test}" for test in EXCLUDED),
+            # Test paths given replace the modules run.
+            *([] if any(not arg.startswith("-") for arg in argv) else QUICK if quick else MODULES),
+            *argv,
+        ]
+        print(f"zarr {release}'s tests, with zarr_codecs.install(pipeline=True) in force:")
+        print(" ".join(command), flush=True)
+        return subprocess.run(command, cwd=work, env=env, check=False).returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
