@@ -29,6 +29,8 @@ MODULES = (
     "test_fixedscaleoffset.py",
 )
 FIXTURES = ("gzip", "blosc", "zstd", "crc32c", "fixedscaleoffset")
+
+
 def unpack(data: bytes, release: str, into: Path) -> None:
     """numcodecs' ``tests/`` modules this suite runs (with ``common.py``) and their fixtures."""
     top = f"numcodecs-{release}"

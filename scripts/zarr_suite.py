@@ -34,9 +34,29 @@ MODULES = (
 #: The quick subset: every codec module (sharding included), indexing and v2.
 QUICK = ("tests/test_indexing.py", "tests/test_v2.py", "tests/test_codecs")
 
-#: Test ids deselected, with why: each checks which implementation zarr itself picks, not
-#: what an array reads or writes.
-EXCLUDED: dict[str, str] = {}
+_CLASSES = (
+    "compares codec objects by class: with our codecs installed, codecs parsed from JSON are "
+    "ours while those zarr builds in code (its defaults) are its own, so equal metadata "
+    "compares unequal"
+)
+#: Test ids deselected, with why: each checks which implementation zarr itself picks or
+#: patches zarr's internals, not what an array reads or writes.
+EXCLUDED: dict[str, str] = {
+    "tests/test_codecs/test_codecs.py::test_open": _CLASSES,
+    "tests/test_codecs/test_sharding.py::test_pickle": _CLASSES,
+    "tests/test_codecs/test_sharding.py::test_sharding_codec_json_roundtrip_index_location": (
+        _CLASSES
+    ),
+    "tests/test_array.py::test_from_array_overwrite_non_overlapping_source": _CLASSES,
+    "tests/test_codecs/test_numcodecs.py::test_get_codec_class[FixedScaleOffset]": (
+        "asserts that zarr's registry resolves numcodecs.fixedscaleoffset to zarr's own class; "
+        "install() makes it resolve to ours, which is its purpose"
+    ),
+    "tests/test_codecs/test_sharding.py::test_sharding_partial_shard_read__index_chunk_slice_fails": (
+        "monkeypatches zarr's own shard-index class (_ShardIndex.get_chunk_slice), which the "
+        "runtime does not use"
+    ),
+}
 
 
 def unpack(data: bytes, release: str, into: Path) -> None:
@@ -85,7 +105,7 @@ def main(argv: list[str]) -> int:
             "-ra",
             *(f"--deselect={test}" for test in EXCLUDED),
             # Test paths given replace the modules run.
-            *([] if any(not arg.startswith("-") for arg in argv) else QUICK if quick else MODULES),
+            *([] if any(arg.startswith("tests") for arg in argv) else QUICK if quick else MODULES),
             *argv,
         ]
         print(f"zarr {release}'s tests, with zarr_codecs.install(pipeline=True) in force:")

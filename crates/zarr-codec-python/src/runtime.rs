@@ -436,6 +436,7 @@ pub(crate) fn read_with(
         .iter()
         .map(SourceInput::of)
         .collect::<PyResult<_>>()?;
+    let array = out_array(py, &view, &placed)?;
     let items: Vec<ReadItem<'_>> = inputs
         .iter()
         .zip(placed.regions)
@@ -445,9 +446,19 @@ pub(crate) fn read_with(
             out,
         })
         .collect();
+    run_chunks(py, || run(&items, &array)).map(Some)
+}
+
+/// The output of a read, `view` of a writable numpy array, seen as `placed` sees it.
+pub(crate) fn out_array<'a>(
+    py: Python<'_>,
+    view: &'a ArrayView,
+    placed: &Placement,
+) -> PyResult<OutArray<'a>> {
     // SAFETY: `view` describes a live, writable numpy array (checked by `ArrayView::of`)
-    // that `out` keeps alive; numpy's layout keeps every element in its memory.
-    let array = unsafe {
+    // that the caller keeps alive while the result lives; numpy's layout keeps every element
+    // in its memory.
+    unsafe {
         OutArray::from_raw(
             view.memory,
             view.len,
@@ -457,8 +468,7 @@ pub(crate) fn read_with(
             view.item,
         )
     }
-    .map_err(|err| to_py_err(py, &err))?;
-    run_chunks(py, || run(&items, &array)).map(Some)
+    .map_err(|err| to_py_err(py, &err))
 }
 
 /// A batch write of chunk files, its arguments as the runtime takes them (see
@@ -733,7 +743,7 @@ fn slice_span(slice: &Bound<'_, PySlice>, len: usize) -> PyResult<Option<Span>> 
 
 /// A chunk's selection (a tuple of slices and integers) as a region of a chunk of `shape`,
 /// and which dimensions integers select; `None` for any other kind of selection.
-fn chunk_region(
+pub(crate) fn chunk_region(
     selection: &Bound<'_, PyAny>,
     shape: &[usize],
 ) -> PyResult<Option<(Region, Vec<bool>)>> {

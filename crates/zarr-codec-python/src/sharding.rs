@@ -4,11 +4,17 @@
 
 use numpy::PyArray1;
 use pyo3::prelude::*;
-use zarr_codec_runtime::{IndexLocation, Inner, ShardWrite, Sharding, WriteOrder};
+use zarr_codec_runtime::{FetchedRead, IndexLocation, Inner, ShardWrite, Sharding, WriteOrder};
 use zarr_codec_shapes::CodecError;
 
-use crate::runtime::{PyPlan, empty_rule, in_array, olds_of, read_with, resolve, write_files_with};
+use crate::runtime::{
+    PyPlan, chunk_region, empty_rule, in_array, olds_of, out_array, read_with, resolve, run_chunks,
+    write_files_with,
+};
 use crate::{BytesInput, numpy_from_vec, run, thread_count, to_py_err};
+
+/// A shard fetched in parts, as Python gave it: its index (if any) and inner chunks.
+type Fetched = (Option<BytesInput>, Vec<(usize, BytesInput)>);
 
 /// A shard written: its bytes, or `None` when it is not stored.
 type Shard<'py> = Option<Bound<'py, PyArray1<u8>>>;
@@ -124,6 +130,90 @@ impl PySharded {
             sharding.shard_shape(),
             |items, array| sharding.read(items, array, fill, threads),
         )
+    }
+
+    /// For a store read by byte ranges: the stored inner chunks that `chunk_selection` (a
+    /// tuple of slices and integers) of a shard needs, as `(inner chunk, start, stop)` byte
+    /// ranges of the shard, from the shard's encoded `index` alone; `None` for a selection of
+    /// another kind.
+    fn needed(
+        &self,
+        py: Python<'_>,
+        index: &Bound<'_, PyAny>,
+        chunk_selection: &Bound<'_, PyAny>,
+    ) -> PyResult<Option<Vec<(usize, usize, usize)>>> {
+        let Some((part, _)) = chunk_region(chunk_selection, self.sharding.shard_shape())? else {
+            return Ok(None);
+        };
+        let index = BytesInput::new(index)?;
+        let needed = self
+            .sharding
+            .needed(index.as_slice(), &part)
+            .map_err(|err| to_py_err(py, &err))?;
+        Ok(Some(
+            needed
+                .into_iter()
+                .map(|(chunk, range)| (chunk, range.start, range.end))
+                .collect(),
+        ))
+    }
+
+    /// A read of a batch of shards fetched in parts (see `needed`): `fetched[i]` is shard
+    /// `i`'s encoded index (`None`: no shard) and the `(inner chunk, bytes)` pairs fetched;
+    /// otherwise as `read`.
+    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (fetched, chunk_selections, out_selections, out, fill, threads=None))]
+    fn read_fetched(
+        &self,
+        py: Python<'_>,
+        fetched: &Bound<'_, PyAny>,
+        chunk_selections: &Bound<'_, PyAny>,
+        out_selections: &Bound<'_, PyAny>,
+        out: &Bound<'_, PyAny>,
+        fill: &[u8],
+        threads: Option<i64>,
+    ) -> PyResult<Option<Vec<bool>>> {
+        let threads = thread_count(py, threads, "sharding")?;
+        let shape = self.sharding.shard_shape();
+        let Some((view, placed)) = resolve(out, true, chunk_selections, out_selections, shape)?
+        else {
+            return Ok(None);
+        };
+        let mut shards: Vec<Fetched> = Vec::new();
+        for shard in fetched.try_iter()? {
+            let (index, chunks): (Bound<'_, PyAny>, Vec<(usize, Bound<'_, PyAny>)>) =
+                shard?.extract()?;
+            let index = if index.is_none() {
+                None
+            } else {
+                Some(BytesInput::new(&index)?)
+            };
+            let chunks = chunks
+                .iter()
+                .map(|(chunk, data)| Ok((*chunk, BytesInput::new(data)?)))
+                .collect::<PyResult<_>>()?;
+            shards.push((index, chunks));
+        }
+        if shards.len() != placed.regions.len() {
+            let message = "read: shards and selections differ in number";
+            return Err(to_py_err(py, &CodecError::configuration(message)));
+        }
+        let array = out_array(py, &view, &placed)?;
+        let items: Vec<FetchedRead<'_>> = shards
+            .iter()
+            .zip(placed.regions)
+            .map(|((index, chunks), (chunk, out))| FetchedRead {
+                index: index.as_ref().map(BytesInput::as_slice),
+                chunks: chunks
+                    .iter()
+                    .map(|(inner, data)| (*inner, data.as_slice()))
+                    .collect(),
+                chunk,
+                out,
+            })
+            .collect();
+        let sharding = &self.sharding;
+        run_chunks(py, || sharding.read_fetched(&items, &array, fill, threads)).map(Some)
     }
 
     /// A write of a batch of shard files in one call, as `Plan.write_files` writes chunks.

@@ -69,7 +69,7 @@ pub use pool::{default_threads, parallel_map};
 pub use read::{ReadItem, Source, read_batch};
 pub use region::{InArray, Layout, OutArray, Region, Span};
 pub use shard_index::{IndexLocation, ShardIndex};
-pub use sharding::{Inner, ShardWrite, Sharding, WriteOrder};
+pub use sharding::{FetchedRead, Inner, ShardWrite, Sharding, WriteOrder};
 pub use step::{Action, Output, Step};
 pub use target::Target;
 pub use write::{

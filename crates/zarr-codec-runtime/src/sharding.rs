@@ -76,6 +76,21 @@ pub struct ShardWrite<'a> {
     pub values: Region,
 }
 
+/// One shard of a read from a store read by byte ranges: its encoded index (`None`: there is
+/// no shard) and the inner chunks fetched (see [`Sharding::needed`]), the part of it needed and
+/// where that goes.
+#[derive(Debug, Clone)]
+pub struct FetchedRead<'a> {
+    /// The shard's encoded index, if there is a shard.
+    pub index: Option<&'a [u8]>,
+    /// `(inner chunk, its stored bytes)` for each inner chunk fetched.
+    pub chunks: Vec<(usize, &'a [u8])>,
+    /// The part of the shard needed.
+    pub chunk: Region,
+    /// Where it goes in the output.
+    pub out: Region,
+}
+
 /// The `sharding_indexed` codec bound to its shards' shape: inner chunk shape, inner codecs,
 /// index codecs and where the index is.
 #[derive(Clone)]
@@ -298,13 +313,7 @@ impl Sharding {
             size,
             self.location,
         )?;
-        let mut needed: Vec<(usize, Range<usize>)> = Vec::new();
-        self.each_inner(part, part, |chunk, _, _| {
-            if let Some(Some(range)) = index.chunks().get(chunk) {
-                needed.push((chunk, range.clone()));
-            }
-        });
-        needed.sort_by_key(|(_, range)| range.start);
+        let needed = self.needed_by(&index, part);
         let mut chunks = vec![None; self.chunk_count()];
         let mut buffers = Vec::new();
         let mut group: Vec<(usize, Range<usize>)> = Vec::new();
@@ -334,6 +343,110 @@ impl Sharding {
             buffers,
             chunks,
         })
+    }
+
+    /// The stored inner chunks that part `part` of a shard with `index` needs, by where they
+    /// lie in the shard.
+    fn needed_by(&self, index: &ShardIndex, part: &Region) -> Vec<(usize, Range<usize>)> {
+        let mut needed: Vec<(usize, Range<usize>)> = Vec::new();
+        self.each_inner(part, part, |chunk, _, _| {
+            if let Some(Some(range)) = index.chunks().get(chunk) {
+                needed.push((chunk, range.clone()));
+            }
+        });
+        needed.sort_by_key(|(_, range)| range.start);
+        needed
+    }
+
+    /// For a store read by byte ranges: the stored inner chunks that part `part` (within the
+    /// shard) needs, as `(inner chunk, byte range in the shard)`, given the shard's encoded
+    /// index `stored` alone (the shard's size unknown: entries are checked against the
+    /// index's place only). Fetch them, then [`Sharding::read_fetched`].
+    pub fn needed(&self, stored: &[u8], part: &Region) -> Result<Vec<(usize, Range<usize>)>> {
+        part.check_within(&self.shard_shape, "read: the part of a shard")?;
+        Ok(self.needed_by(&self.unsized_index(stored)?, part))
+    }
+
+    /// A shard's index read from its encoded bytes alone.
+    fn unsized_index(&self, stored: &[u8]) -> Result<ShardIndex> {
+        if stored.len() != self.index_len {
+            return Err(CodecError::Corrupt(format!(
+                "sharding: an index of {} bytes, not {}",
+                stored.len(),
+                self.index_len
+            )));
+        }
+        let mut decoded = vec![0u8; ShardIndex::decoded_len(self.chunk_count())?];
+        self.index_decode.run_exact(stored, &mut decoded)?;
+        // Entries must not point into the index at the start; the end is unknown.
+        let data = match self.location {
+            IndexLocation::Start => self.index_len..usize::MAX,
+            IndexLocation::End => 0..usize::MAX,
+        };
+        ShardIndex::parse(&decoded, data)
+    }
+
+    /// Reads a batch of shards fetched in parts (see [`Sharding::needed`]): each one's index
+    /// (`None`: no shard) and the inner chunks fetched, into places of `out` as
+    /// [`Sharding::read`] does; an inner chunk the index lists but not fetched is an error.
+    pub fn read_fetched(
+        &self,
+        items: &[FetchedRead<'_>],
+        out: &OutArray<'_>,
+        fill: &[u8],
+        threads: usize,
+    ) -> ChunkResult<Vec<bool>> {
+        for read in items {
+            self.check_part(&read.chunk, &read.out, out.shape(), "read")?;
+        }
+        let mut loaded = Vec::with_capacity(items.len());
+        for read in items {
+            let Some(stored) = read.index else {
+                loaded.push(Loaded::missing());
+                continue;
+            };
+            let index = self.unsized_index(stored)?;
+            let mut chunks = vec![None; self.chunk_count()];
+            let mut buffers = Vec::with_capacity(read.chunks.len());
+            for &(chunk, data) in &read.chunks {
+                let expected = index.chunks().get(chunk).cloned().flatten();
+                if expected.as_ref().map(Range::len) != Some(data.len()) {
+                    return Err(CodecError::Corrupt(format!(
+                        "sharding: {} bytes fetched for inner chunk {chunk}, whose index entry \
+                         is {expected:?}",
+                        data.len()
+                    ))
+                    .into());
+                }
+                chunks[chunk] = Some((buffers.len(), 0..data.len()));
+                buffers.push(Cow::Borrowed(data));
+            }
+            for (chunk, _) in self.needed_by(&index, &read.chunk) {
+                if chunks[chunk].is_none() {
+                    return Err(CodecError::configuration(format!(
+                        "sharding: inner chunk {chunk} is needed but was not fetched"
+                    ))
+                    .into());
+                }
+            }
+            loaded.push(Loaded {
+                present: true,
+                buffers,
+                chunks,
+            });
+        }
+        let mut inner_items = Vec::new();
+        for (read, shard) in items.iter().zip(&loaded) {
+            self.each_inner(&read.chunk, &read.out, |index, chunk, place| {
+                inner_items.push(ReadItem {
+                    source: shard.source(index),
+                    chunk,
+                    out: place,
+                });
+            });
+        }
+        self.inner_read(&inner_items, out, fill, threads)?;
+        Ok(loaded.iter().map(|shard| shard.present).collect())
     }
 
     /// `visit(inner chunk, part of it, place)` for each inner chunk that part `part` of a shard

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use proptest::prelude::*;
 use serde_json::json;
 use zarr_codec_runtime::{
-    Chain, ChunkError, EmptyRule, Grid, InArray, IndexLocation, Inner, OutArray, ReadItem, Region,
-    ShardWrite, Sharding, Source, Span, WriteItem, WriteOrder,
+    Chain, ChunkError, EmptyRule, FetchedRead, Grid, InArray, IndexLocation, Inner, OutArray,
+    ReadItem, Region, ShardWrite, Sharding, Source, Span, WriteItem, WriteOrder,
 };
 use zarr_codec_shapes::{
     BytesToBytesCodec, ChunkSpec, CodecError, CodecFromJson, DataType, Endian, ZarrFormat,
@@ -386,5 +386,72 @@ proptest! {
             let shards = write_all(&sharding, &data);
             prop_assert_eq!(read_region(&sharding, &sources(&shards), &region), expected(&data, &region), "{}", name);
         }
+    }
+}
+
+#[test]
+fn a_shard_fetched_in_parts_reads_as_written() {
+    let data = values();
+    for (name, sharding) in layouts() {
+        let shards = write_all(&sharding, &data);
+        let index_len = sharding.index_len();
+        // Rows 1, 3 and 5, columns 2..9 of the array: parts of four shards.
+        let region = Region {
+            spans: vec![
+                Span {
+                    start: 1,
+                    step: 2,
+                    count: 3,
+                },
+                Span::run(2, 7),
+            ],
+        };
+        let grid = Grid::covering(&SHAPE, &SHARD).expect("a grid");
+        let mut parts = Vec::new();
+        grid.for_each_chunk(
+            &region,
+            &Region::whole(&region.counts()),
+            |n, chunk, out| {
+                parts.push((n, chunk, out));
+            },
+        );
+        let mut items = Vec::new();
+        for (n, chunk, out) in parts {
+            let shard = shards[n].as_deref().expect("a shard");
+            let index = if name == "end" {
+                &shard[shard.len() - index_len..]
+            } else {
+                &shard[..index_len] // "start", and "nested", whose outer index is first
+            };
+            let needed = sharding.needed(index, &chunk).expect("ranges");
+            assert!(!needed.is_empty(), "{name}");
+            let chunks = needed
+                .into_iter()
+                .map(|(inner, range)| (inner, &shard[range]))
+                .collect();
+            items.push(FetchedRead {
+                index: Some(index),
+                chunks,
+                chunk,
+                out,
+            });
+        }
+        let counts = region.counts();
+        let mut array = vec![0xEE; counts.iter().product::<usize>() * ITEM];
+        let out = OutArray::contiguous(&mut array, &counts, ITEM).expect("an array");
+        let found = sharding
+            .read_fetched(&items, &out, &[0, 0], 2)
+            .expect("read");
+        assert_eq!(found, [true; 4], "{name}");
+        assert_eq!(array, expected(&data, &region), "{name}");
+        // An inner chunk left out, or fetched short, is an error, not a fill value.
+        let mut missing = items.clone();
+        missing[0].chunks.pop();
+        let mut array = vec![0; counts.iter().product::<usize>() * ITEM];
+        let out = OutArray::contiguous(&mut array, &counts, ITEM).expect("an array");
+        assert!(sharding.read_fetched(&missing, &out, &[0, 0], 1).is_err());
+        let mut short = items.clone();
+        short[1].chunks[0].1 = &short[1].chunks[0].1[1..];
+        assert!(sharding.read_fetched(&short, &out, &[0, 0], 1).is_err());
     }
 }

@@ -115,6 +115,22 @@ class Sharded:
     ) -> list[bool] | None:
         """A batch read of shards, as :meth:`Plan.read` (only the inner chunks needed are
         read from shard files)."""
+    def needed(
+        self, index: Buffer, chunk_selection: tuple[Any, ...]
+    ) -> list[tuple[int, int, int]] | None:
+        """The ``(inner chunk, start, stop)`` byte ranges of a shard that ``chunk_selection``
+        needs, from its encoded ``index`` alone; ``None`` for another kind of selection."""
+    def read_fetched(
+        self,
+        fetched: Sequence[tuple[Buffer | None, Sequence[tuple[int, Buffer]]]],
+        chunk_selections: Sequence[tuple[Any, ...]],
+        out_selections: Sequence[tuple[Any, ...]],
+        out: np.ndarray[Any, Any],
+        fill: bytes,
+        threads: int | None = None,
+    ) -> list[bool] | None:
+        """:meth:`read` for shards fetched in parts: each one's index (``None``: no shard)
+        and the ``(inner chunk, bytes)`` pairs :meth:`needed` named."""
     def write_files(
         self,
         paths: Sequence[str],

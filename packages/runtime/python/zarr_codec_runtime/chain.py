@@ -434,6 +434,48 @@ class Chain:
         )
         return found
 
+    # -- shards read by byte range -------------------------------------------------------
+
+    @property
+    def index_range(self) -> tuple[int, int] | None:
+        """For a sharded chain, where a shard's index is: ``(0, length)`` at the start, or
+        ``(-length, 0)`` at the end (from its end); ``None`` for any other chain."""
+        sharded = self.sharded
+        if sharded is None:
+            return None
+        sharding: Sharding = self.array_bytes.codec
+        length = sharded.index_len
+        return (0, length) if sharding.index_location == "start" else (-length, 0)
+
+    def needed(
+        self, index: Buffer, chunk_selection: tuple[Any, ...]
+    ) -> list[tuple[int, int, int]] | None:
+        """For a sharded chain read from a store by byte ranges: the stored inner chunks that
+        ``chunk_selection`` of a shard needs, as ``(inner chunk, start, stop)`` byte ranges,
+        from the shard's encoded ``index`` alone; ``None`` for another chain or a selection
+        other than slices and integers."""
+        sharded = self.sharded
+        return None if sharded is None else sharded.needed(index, chunk_selection)
+
+    def read_fetched(
+        self,
+        fetched: Sequence[tuple[Buffer | None, Sequence[tuple[int, Buffer]]]],
+        chunk_selections: Sequence[tuple[Any, ...]],
+        out_selections: Sequence[tuple[Any, ...]],
+        out: np.ndarray[Any, Any],
+    ) -> list[bool] | None:
+        """:meth:`read` for shards fetched in parts: each shard's encoded index (``None``: no
+        shard) and the ``(inner chunk, bytes)`` that :meth:`needed` named."""
+        sharded = self.sharded
+        if sharded is None or not isinstance(out, np.ndarray):
+            return None
+        if out.dtype != self.spec.numpy_dtype:
+            return None
+        found: list[bool] | None = sharded.read_fetched(
+            fetched, chunk_selections, out_selections, out, self._fill_bytes
+        )
+        return found
+
     @functools.cached_property
     def _fill_bytes(self) -> bytes:
         """One element of the fill value, native order."""

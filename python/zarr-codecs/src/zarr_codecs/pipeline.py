@@ -258,32 +258,41 @@ class ChainCodecPipeline(BatchedCodecPipeline):
         batch = list(batch_info)
         chains = self._chains(batch)
         target = out.as_ndarray_like()
-        if chains is None or drop_axes or not isinstance(target, np.ndarray):
+        if (
+            chains is None
+            or drop_axes
+            or not isinstance(target, np.ndarray)
+            or not _basic(batch)  # known before anything is fetched
+        ):
             return await super().read(batch, out, drop_axes)
         sources: list[Any] | None = _local_files(batch)
         if sources is None:
             sources = _memory_chunks(batch)
         if sources is None:
-            fetched = await concurrent_map(
-                [(getter, spec.prototype) for getter, spec, *_ in batch],
-                lambda getter, prototype: getter.get(prototype),
-                config.get("async.concurrency"),
+            sources = await concurrent_map(
+                list(zip(batch, chains, strict=True)), _fetch, config.get("async.concurrency")
             )
-            sources = [None if data is None else _raw(data) for data in fetched]
 
         def decode() -> list[bool] | None:
             found: list[bool] = [False] * len(batch)
             for group in by_chain(range(len(batch)), chains).values():
-                there = chains[group[0]].read(
-                    [sources[i] for i in group],
-                    [cast(tuple[Any, ...], batch[i][2]) for i in group],
-                    [cast(tuple[Any, ...], batch[i][3]) for i in group],
-                    target,
-                )
-                if there is None:
-                    return None
-                for index, present in zip(group, there, strict=True):
-                    found[index] = present
+                # Shards fetched in parts are one call, everything else another.
+                parts = [i for i in group if isinstance(sources[i], _Parts)]
+                rest = [i for i in group if not isinstance(sources[i], _Parts)]
+                chain = chains[group[0]]
+                for indices, read in ((parts, chain.read_fetched), (rest, chain.read)):
+                    if not indices:
+                        continue
+                    there = read(
+                        [sources[i] for i in indices],
+                        [cast(tuple[Any, ...], batch[i][2]) for i in indices],
+                        [cast(tuple[Any, ...], batch[i][3]) for i in indices],
+                        target,
+                    )
+                    if there is None:
+                        return None
+                    for index, present in zip(indices, there, strict=True):
+                        found[index] = present
             return found
 
         # Small reads run here (a thread hop costs more than they do); the GIL is released
@@ -309,7 +318,7 @@ class ChainCodecPipeline(BatchedCodecPipeline):
         dict directly, other stores through zarr's concurrent sets). Anything the runtime does
         not take is zarr-python's own write."""
         batch = list(batch_info)
-        chains = self._chains(batch)
+        chains = self._chains(batch) if _basic(batch) else None
         values = _values_of(value, batch) if chains is not None and not drop_axes else None
         write_empty = {spec.config.write_empty_chunks for _, spec, *_ in batch}
         if chains is None or values is None or len(write_empty) != 1:
@@ -320,7 +329,7 @@ class ChainCodecPipeline(BatchedCodecPipeline):
             return
         setters = [setter for setter, *_ in batch]
         memory = memory_store_of(setters)
-        olds = await _old_chunks(batch, memory)
+        olds = await _old_chunks(batch, chains, memory)
         small = sum(chain.spec.num_bytes for chain in chains) <= _INLINE_BYTES
 
         def encode() -> list[Any] | None:
@@ -370,10 +379,106 @@ class ChainCodecPipeline(BatchedCodecPipeline):
         )
 
 
-async def _old_chunks(batch: Sequence[WriteItem], memory: Any) -> list[Any]:
+class _Parts(tuple[Any, list[tuple[int, Any]]]):
+    """A shard fetched in parts: its encoded index and ``(inner chunk, bytes)`` pairs (what
+    :meth:`Chain.read_fetched` takes for each shard)."""
+
+    __slots__ = ()
+
+
+async def _fetch(item: ReadItem, chain: Chain) -> Any:
+    """One chunk's stored bytes from any store (``None``: missing). For part of a shard: its
+    index (one range read), then only the inner chunks the part needs (through the store's
+    coalescing ``get_ranges`` where it has one), as :class:`_Parts`."""
+    getter, spec, chunk_selection, _, complete = item
+    where = chain.index_range
+    if where is None or complete:
+        data = await getter.get(spec.prototype)
+        return None if data is None else _raw(data)
+    from zarr.abc.store import RangeByteRequest, SuffixByteRequest
+
+    start, stop = where
+    request = RangeByteRequest(0, stop) if start == 0 else SuffixByteRequest(-start)
+    index = await getter.get(spec.prototype, byte_range=request)
+    if index is None:
+        return None
+    index = _raw(index)
+    needed = chain.needed(index, cast(tuple[Any, ...], chunk_selection))
+    if needed is None:  # a selection the runtime does not take: zarr's read follows
+        return None
+    chunks = await _ranges(getter, spec, [(first, end) for _, first, end in needed])
+    if chunks is None:  # the shard went away between the reads, as zarr treats it
+        return None
+    return _Parts((index, [(n, c) for (n, _, _), c in zip(needed, chunks, strict=True)]))
+
+
+async def _ranges(getter: Any, spec: ArraySpec, ranges: list[tuple[int, int]]) -> Any:
+    """Byte ranges of one stored value, as numpy arrays, or ``None`` when the value is gone.
+    A ``StorePath``'s store coalesces them (``get_ranges``, with the array's sharding
+    settings); other getters read each."""
+    from zarr.abc.store import RangeByteRequest
+    from zarr.storage import StorePath
+
+    requests = [RangeByteRequest(first, end) for first, end in ranges]
+    found: list[Any] = [None] * len(requests)
+    if requests and isinstance(getter, StorePath) and hasattr(getter.store, "get_ranges"):
+        settings = spec.config
+        try:
+            async for group in getter.store.get_ranges(
+                getter.path,
+                requests,
+                prototype=spec.prototype,
+                max_gap_bytes=getattr(settings, "sharding_coalesce_max_gap_bytes", 1 << 20),
+                max_coalesced_bytes=getattr(settings, "sharding_coalesce_max_bytes", 16 << 20),
+            ):
+                for position, data in group:
+                    found[position] = data
+        except BaseExceptionGroup as group:
+            _, rest = group.split(FileNotFoundError)
+            if rest is not None:
+                raise rest from None
+            return None
+    else:
+        for position, request in enumerate(requests):
+            found[position] = await getter.get(spec.prototype, byte_range=request)
+    if any(data is None for data in found):
+        return None
+    return [_raw(data) for data in found]
+
+
+def _basic(batch: Sequence[ReadItem | WriteItem]) -> bool:
+    """Whether every selection of ``batch`` is of the kind the runtime takes: chunk
+    selections of slices and integers, places of slices."""
+    for _, _, chunk_selection, place, _ in batch:
+        if not isinstance(chunk_selection, tuple) or not isinstance(place, tuple):
+            return False
+        if not all(isinstance(s, slice | int) for s in chunk_selection):
+            return False
+        if not all(isinstance(s, slice) for s in place):
+            return False
+    return True
+
+
+def _covers(selection: Any, shape: tuple[int, ...]) -> bool:
+    """Whether ``selection`` (slices and integers) is all of a chunk of ``shape``."""
+    return len(selection) == len(shape) and all(
+        isinstance(s, slice) and s.indices(n) == (0, n, 1) or n == 1 and s in (0, slice(None))
+        for s, n in zip(selection, shape, strict=True)
+    )
+
+
+async def _old_chunks(
+    batch: Sequence[WriteItem], chains: Sequence[Chain], memory: Any
+) -> list[Any]:
     """The stored bytes of the chunks only part of which is written (``None`` for the others
-    and for missing ones): from a ``MemoryStore``'s dict, else through zarr's gets."""
-    partial = [not complete for *_, complete in batch]
+    and for missing ones): from a ``MemoryStore``'s dict, else through zarr's gets. A shard
+    counts as partly written unless all of it is: zarr calls a write complete when it covers
+    the part of an edge shard inside the array, but the rest of the shard, left by a
+    shrinking resize, is kept as zarr's sharding keeps it."""
+    partial = [
+        not complete or (chain.shards is not None and not _covers(selection, chain.spec.shape))
+        for (_, _, selection, _, complete), chain in zip(batch, chains, strict=True)
+    ]
     if memory is not None:
         stored = memory._store_dict
         found = [
