@@ -52,7 +52,8 @@ EXCLUDED: dict[str, str] = {
         "asserts that zarr's registry resolves numcodecs.fixedscaleoffset to zarr's own class; "
         "install() makes it resolve to ours, which is its purpose"
     ),
-    "tests/test_codecs/test_sharding.py::test_sharding_partial_shard_read__index_chunk_slice_fails": (
+    "tests/test_codecs/test_sharding.py::"
+    "test_sharding_partial_shard_read__index_chunk_slice_fails": (
         "monkeypatches zarr's own shard-index class (_ShardIndex.get_chunk_slice), which the "
         "runtime does not use"
     ),

@@ -461,10 +461,13 @@ def _basic(batch: Sequence[ReadItem | WriteItem]) -> bool:
 
 def _covers(selection: Any, shape: tuple[int, ...]) -> bool:
     """Whether ``selection`` (slices and integers) is all of a chunk of ``shape``."""
-    return len(selection) == len(shape) and all(
-        isinstance(s, slice) and s.indices(n) == (0, n, 1) or n == 1 and s in (0, slice(None))
-        for s, n in zip(selection, shape, strict=True)
-    )
+    if len(selection) != len(shape):
+        return False
+    for item, n in zip(selection, shape, strict=True):
+        whole = item.indices(n) == (0, n, 1) if isinstance(item, slice) else n == 1
+        if not whole:
+            return False
+    return True
 
 
 async def _old_chunks(
