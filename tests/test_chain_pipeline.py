@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numcodecs
 import numpy as np
@@ -844,6 +844,69 @@ def test_nested_shards_match_zarrs_pipeline(new_store: Callable[[str], Store]) -
     assert stores[PATH] == stores[DEFAULT]
     for got, want, selection in zip(reads[PATH], reads[DEFAULT], SELECTIONS_2D, strict=True):
         _assert_identical(got, want, repr(selection))
+
+
+class _CountingStore(zarr.storage.WrapperStore[MemoryStore]):
+    """A store that is neither a LocalStore nor a MemoryStore (so read through zarr's store
+    API), counting whole reads, range reads and coalesced range reads (in a class attribute:
+    zarr opens read-only copies of a store)."""
+
+    counts: ClassVar[dict[str, int]] = {"get": 0, "range": 0, "get_ranges": 0}
+
+    async def get(self, key: str, prototype: Any, byte_range: Any = None) -> Any:
+        self.counts["get" if byte_range is None else "range"] += 1
+        return await self._store.get(key, prototype, byte_range)
+
+    def get_ranges(self, *args: Any, **kwargs: Any) -> Any:
+        self.counts["get_ranges"] += 1
+        return self._store.get_ranges(*args, **kwargs)
+
+
+@pytest.mark.usefixtures("ours")
+@pytest.mark.parametrize("sharding", list(SHARDINGS))
+def test_sharded_reads_from_other_stores_fetch_only_what_they_need(sharding: str) -> None:
+    """Through any other store, a part of a shard is one range read of its index, then one
+    coalesced read of the inner chunks it needs; a whole shard is one read. Values as zarr's
+    pipeline reads them, with no fallback to it."""
+    expected, regions = _written("zstd", "float32", SHAPE)
+    store = _CountingStore(MemoryStore())
+    with _pipeline(DEFAULT):
+        array = _create(store, "zstd", "float32", SHAPE, CHUNKS, SHARDINGS[sharding])
+        for region in regions:
+            array[region] = expected[region]
+    with _pipeline(PATH):
+        mine = zarr.open_array(store, mode="r")
+        for selection, counts in [
+            ((slice(0, 10), slice(0, 14)), {"get": 1, "range": 0, "get_ranges": 0}),
+            ((3, slice(0, 6)), {"get": 0, "range": 1, "get_ranges": 1}),
+            ((slice(12, 18), slice(16, 30)), {"get": 0, "range": 2, "get_ranges": 2}),
+        ]:
+            _CountingStore.counts.update(dict.fromkeys(counts, 0))
+            got = mine[selection]
+            assert _CountingStore.counts == counts, selection
+            _assert_identical(got, expected[selection], repr(selection))
+        for selection in SELECTIONS_2D:
+            got = _get(mine, selection)
+            with _pipeline(DEFAULT):
+                theirs = zarr.open_array(store, mode="r")
+                _assert_identical(got, _get(theirs, selection), repr(selection))
+
+
+@pytest.mark.usefixtures("ours")
+def test_a_write_to_an_edge_shard_keeps_its_cells_beyond_the_array(
+    new_store: Callable[[str], Store],
+) -> None:
+    """After a shrinking resize, a write covering the part of a shard inside the array keeps
+    the shard's other cells, as zarr's sharding does, so they come back when it grows."""
+    with _pipeline(PATH):
+        array = zarr.create_array(
+            new_store("a"), shape=(4,), chunks=(1,), shards=(4,), dtype="int16", fill_value=0
+        )
+        array[:] = [1, 2, 3, 4]
+        array.resize((2,))
+        array[:] = [9, 9]
+        array.resize((4,))
+        np.testing.assert_array_equal(array[:], [9, 9, 3, 4])
 
 
 @pytest.mark.usefixtures("ours")

@@ -22,6 +22,8 @@ What zarrs 0.2.3 does otherwise is pinned down, so that a change on either side 
 
 from __future__ import annotations
 
+import dataclasses
+
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -100,6 +102,19 @@ def _create_kwargs(layout: str, data: Array) -> JSON:
         "v3-zstd": {"compressors": [_zstd()[0]]},
         "v3-zstd-crc32c": {"compressors": [_zstd(3, True)[0], {"name": "crc32c"}]},
         "v3-sharded-zstd": {"shards": SHARDS, "compressors": [_zstd()[0]]},
+        "v3-sharded-zstd-index-start": {
+            "shards": {"shape": SHARDS, "index_location": "start"},
+            "compressors": [_zstd()[0]],
+        },
+        "v3-big-endian-zstd": {
+            "serializer": {"name": "bytes", "configuration": {"endian": "big"}},
+            "compressors": [_zstd()[0]],
+        },
+        "v3-sharded-big-endian": {
+            "shards": SHARDS,
+            "serializer": {"name": "bytes", "configuration": {"endian": "big"}},
+            "compressors": None,
+        },
         "v2-gzip": {"zarr_format": 2, "compressors": _gzip()[1]},
         "v2-zstd": {"zarr_format": 2, "compressors": _zstd(5)[1]},
         "v2-blosc": {"zarr_format": 2, "compressors": _blosc("zstd", "bitshuffle", itemsize)[1]},
@@ -115,6 +130,9 @@ LAYOUTS = [
     "v3-zstd",
     "v3-zstd-crc32c",
     "v3-sharded-zstd",
+    "v3-sharded-zstd-index-start",
+    "v3-big-endian-zstd",
+    "v3-sharded-big-endian",
     "v2-gzip",
     "v2-blosc",
     "v2-zstd",
@@ -130,10 +148,11 @@ def _cases() -> Iterator[Any]:
 def _write_ours(
     root: Path, data: Array, kwargs: JSON, *, fill: float = 0, rows: int | None = None
 ) -> Array:
-    """Writes ``data`` (its first ``rows``) with our codecs, asserting they are ours, and
-    returns what ours reads back."""
+    """Writes ``data`` (its first ``rows``) with our codecs and pipeline, asserting that they
+    are ours and that the runtime runs the array's chain (v2 filters excepted: zarr's code runs
+    those), and returns what ours reads back."""
     kwargs = dict(kwargs)
-    with zarr_codecs.install():
+    with zarr_codecs.install(pipeline=True):
         if kwargs.get("zarr_format") == 2:  # v2 takes numcodecs objects: ours, once installed
             kwargs["filters"] = [numcodecs.get_codec(dict(f)) for f in kwargs.get("filters", [])]
             kwargs["compressors"] = numcodecs.get_codec(dict(kwargs["compressors"]))
@@ -145,12 +164,26 @@ def _write_ours(
             fill_value=fill,
             **kwargs,
         )
-        assert _codecs(array) and all(
-            type(c).__module__.startswith("zarr_codec") for c in _codecs(array)
-        ), _codecs(array)
+        codecs = _codecs(array)
+        assert all(type(c).__module__.startswith("zarr_codec") for c in codecs), codecs
+        if not (array.metadata.zarr_format == 2 and array.metadata.filters):  # v2 filters: zarr's
+            spec = _outer_spec(array)
+            assert array._async_array.codec_pipeline.chain(spec) is not None
         array[:rows] = data[:rows]
         values: Array = array[...]
         return values
+
+
+def _outer_spec(array: Any) -> Any:
+    """The spec zarr hands the pipeline for the array's (outer) chunks."""
+    from zarr.core.array_spec import ArraySpec
+    from zarr.core.buffer import default_buffer_prototype
+
+    meta, config = array.metadata, array._async_array.config
+    if meta.zarr_format == 2:
+        config = dataclasses.replace(config, order=meta.order)
+    shape = tuple(array.shards or array.chunks)
+    return ArraySpec(shape, meta.dtype, meta.fill_value, config, default_buffer_prototype())
 
 
 def _codecs(array: Any) -> list[Any]:
