@@ -23,7 +23,6 @@ What zarrs 0.2.3 does otherwise is pinned down, so that a change on either side 
 from __future__ import annotations
 
 import dataclasses
-
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
