@@ -121,6 +121,9 @@ _FSO: JSON = {
 }
 
 
+_TRANSPOSE: JSON = {"name": "transpose", "configuration": {"order": [1, 0]}}
+
+
 def _bytes(endian: str) -> JSON:
     return {"name": "bytes", "configuration": {"endian": endian}}
 
@@ -142,6 +145,9 @@ CHAINS: dict[str, ChainCase] = {
     "fixedscaleoffset-gzip": ChainCase(
         lambda dt: {"filters": [_FSO], "compressors": [_GZIP]}, lossless=False, tolerance=0.006
     ),
+    "transpose-zstd": ChainCase(
+        lambda dt: {"filters": [_TRANSPOSE], "compressors": [_ZSTD_DEFAULT]}
+    ),
 }
 #: (chain, data type) pairs the matrix runs.
 CASES: list[tuple[str, str]] = [
@@ -154,6 +160,7 @@ CASES: list[tuple[str, str]] = [
     *[("zstd-crc32c", t) for t in ("float64", "int32")],
     *[("quantize-blosc", t) for t in ("float32", "float64")],
     ("fixedscaleoffset-gzip", "float64"),
+    *[("transpose-zstd", t) for t in ("float32", "uint8")],
 ]
 CASE_IDS = [f"{c}-{t}" for c, t in CASES]
 
@@ -268,12 +275,13 @@ def _chain_of(array: Any) -> Chain | None:
 
 
 def _our_codecs(array: Any) -> list[bool]:
-    """For each of a v3 array's codecs but ``bytes``: whether it is one of our classes."""
+    """For each of a v3 array's codecs but ``bytes`` and ``transpose`` (zarr's own classes,
+    which the runtime runs itself): whether it is one of our classes."""
     codecs = array._async_array.metadata.codecs
     return [
         type(c).__module__.startswith("zarr_codec")
         for c in codecs
-        if c.to_dict()["name"] != "bytes"
+        if c.to_dict()["name"] not in ("bytes", "transpose")
     ]
 
 
@@ -936,14 +944,16 @@ V2_COMPRESSORS: dict[str, Any] = {
 
 
 @pytest.mark.usefixtures("ours")
+@pytest.mark.parametrize("order", ["C", "F"])
 @pytest.mark.parametrize("dtype", ["float32", "int32", "uint8", "float64"])
 @pytest.mark.parametrize("compressor", list(V2_COMPRESSORS))
 def test_v2_arrays_run_in_the_runtime_and_match_zarrs_pipeline(
-    new_store: Callable[[str], Store], compressor: str, dtype: str
+    new_store: Callable[[str], Store], compressor: str, dtype: str, order: str
 ) -> None:
-    """zarr-python's v2 chunks (``V2Codec``: the elements in C order, then the numcodecs
-    compressor) written and read by the runtime: the same values as zarr's pipeline, and the
-    same bytes but for gzip (whose stream other encoders may write differently)."""
+    """zarr-python's v2 chunks (``V2Codec``: the elements in the array's order, Fortran order
+    through the runtime's transpose step, then the numcodecs compressor) written and read by
+    the runtime: the same values as zarr's pipeline, and the same bytes but for gzip (whose
+    stream other encoders may write differently)."""
     from numcodecs import get_codec as numcodec
 
     config = V2_COMPRESSORS[compressor]
@@ -957,6 +967,7 @@ def test_v2_arrays_run_in_the_runtime_and_match_zarrs_pipeline(
                 chunks=CHUNKS,
                 dtype=dtype,
                 zarr_format=2,
+                order=order,
                 fill_value=_fill("gzip", np.dtype(dtype)),
                 compressors=None if config is None else numcodec(dict(config)),
             )
@@ -973,32 +984,38 @@ def test_v2_arrays_run_in_the_runtime_and_match_zarrs_pipeline(
     _assert_identical(reads[PATH][0], mirror.astype(dtype))
 
 
+@pytest.mark.usefixtures("ours")
+@pytest.mark.parametrize("dtype", ["float32", "int32"])
+def test_a_v2_null_fill_value_reads_and_pads_as_zarr_does(
+    new_store: Callable[[str], Store], dtype: str
+) -> None:
+    """A v2 array whose fill value is null: missing chunks read as the type's default (0,
+    not NaN) and edge chunks are padded with it, as zarr's pipeline does."""
+    stores, reads = {}, {}
+    for path in (PATH, DEFAULT):
+        with _pipeline(path):
+            store = new_store(path)
+            array = zarr.create_array(
+                store, shape=SHAPE, chunks=CHUNKS, dtype=dtype, zarr_format=2, fill_value=None
+            )
+            if path == PATH:
+                assert _chain_of(array) is not None
+            array[:12, :] = 5
+            stores[path] = _contents(store)
+            reads[path] = array[...]
+    assert stores[PATH] == stores[DEFAULT]
+    _assert_identical(reads[PATH], reads[DEFAULT])
+    assert reads[PATH][20, 20] == 0
+
+
 # -- arrays zarr's own code runs ---------------------------------------------------------------
 
 FALLBACK: dict[str, JSON] = {
-    # The inner chain has a codec the runtime does not run: the whole array is zarr's.
-    "sharding-transpose": {
-        "dtype": "float32",
-        "shards": (10, 14),
-        "filters": [{"name": "transpose", "configuration": {"order": [1, 0]}}],
-        "compressors": [_GZIP],
-    },
-    "transpose": {
-        "dtype": "float32",
-        "filters": [{"name": "transpose", "configuration": {"order": [1, 0]}}],
-        "compressors": None,
-    },
-    # Zarr v2 with a filter, and in Fortran order.
+    # Zarr v2 with a filter.
     "v2-delta": {
         "dtype": "int32",
         "zarr_format": 2,
         "filters": [numcodecs.Delta(dtype="<i4")],
-        "compressors": [{"id": "gzip", "level": 5}],
-    },
-    "v2-fortran": {
-        "dtype": "float32",
-        "zarr_format": 2,
-        "order": "F",
         "compressors": [{"id": "gzip", "level": 5}],
     },
     "string": {"dtype": str, "compressors": [_GZIP]},

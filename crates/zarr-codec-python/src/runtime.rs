@@ -20,8 +20,9 @@ use crate::kernel::ForeignKernel;
 use crate::{BytesInput, BytesOutput, UninitBytes, run, thread_count, to_py_err};
 
 /// A step as Python describes it: `(name, kernel capsule, output bytes)` for a codec (-1 for
-/// a compressor's, bounded by its kernel), or `("bytes", element size, output bytes)` for the
-/// `bytes` codec swapping byte order.
+/// a compressor's, bounded by its kernel), `("bytes", element size, output bytes)` for the
+/// `bytes` codec swapping byte order, or `("transpose", (shape, order, element size), output
+/// bytes)` for the `transpose` codec moving a C-order array of `shape` to `order`.
 type Described<'py> = (String, Bound<'py, PyAny>, i64);
 
 /// The runtime steps of a Python description (see [`Described`]).
@@ -31,21 +32,24 @@ pub fn steps_of(py: Python<'_>, steps: &Bound<'_, PyAny>) -> PyResult<Vec<Step>>
     for step in steps.try_iter()? {
         let (name, kernel, output_len): Described<'_> = step?.extract()?;
         let output = usize::try_from(output_len).map_or(Output::Bounded, Output::Exact);
-        let step = if kernel.is_instance_of::<PyInt>() {
-            let size: usize = kernel.extract()?;
-            let Output::Exact(len) = output else {
-                return Err(configuration(
-                    "bytes: a swap step needs its output size".into(),
-                ));
+        let step =
+            if let Ok((shape, order, item)) = kernel.extract::<(Vec<usize>, Vec<usize>, usize)>() {
+                Step::permute(&shape, &order, item).map_err(|err| to_py_err(py, &err))?
+            } else if kernel.is_instance_of::<PyInt>() {
+                let size: usize = kernel.extract()?;
+                let Output::Exact(len) = output else {
+                    return Err(configuration(
+                        "bytes: a swap step needs its output size".into(),
+                    ));
+                };
+                Step::swap(size, len).map_err(|err| to_py_err(py, &err))?
+            } else {
+                Step::kernel(
+                    name,
+                    std::sync::Arc::new(ForeignKernel::new(&kernel)?),
+                    output,
+                )
             };
-            Step::swap(size, len).map_err(|err| to_py_err(py, &err))?
-        } else {
-            Step::kernel(
-                name,
-                std::sync::Arc::new(ForeignKernel::new(&kernel)?),
-                output,
-            )
-        };
         planned.push(step);
     }
     Ok(planned)

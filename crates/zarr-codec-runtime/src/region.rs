@@ -205,6 +205,12 @@ impl Layout {
         &self.shape
     }
 
+    /// The byte strides.
+    #[must_use]
+    pub fn strides(&self) -> &[isize] {
+        &self.strides
+    }
+
     /// The element size in bytes.
     #[must_use]
     pub fn item(&self) -> usize {

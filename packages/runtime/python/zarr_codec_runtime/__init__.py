@@ -14,6 +14,7 @@ from __future__ import annotations
 from zarr_codec_runtime._runtime import Plan, Sharded
 from zarr_codec_runtime.chain import Chain
 from zarr_codec_runtime.sharding import Sharding
+from zarr_codec_runtime.transpose import Transpose
 
-__all__ = ["Chain", "Plan", "Sharded", "Sharding"]
+__all__ = ["Chain", "Plan", "Sharded", "Sharding", "Transpose"]
 __version__ = "0.1.0"

@@ -33,6 +33,7 @@ from zarr_codec_shapes.registry import get_codec
 
 from zarr_codec_runtime._runtime import Plan, Sharded
 from zarr_codec_runtime.sharding import Sharding
+from zarr_codec_runtime.transpose import Transpose
 
 __all__ = ["Chain"]
 
@@ -52,6 +53,8 @@ def _codec_from_json(data: Any) -> Codec:
     name = data.get("name") if isinstance(data, dict) else data
     if name == "sharding_indexed":
         return Sharding.from_json(data, 3)  # type: ignore[return-value]
+    if name == "transpose":
+        return Transpose.from_json(data, 3)  # type: ignore[return-value]
     if name == "bytes":
         return BytesCodec.from_json(data if isinstance(data, dict) else {"name": "bytes"}, 3)
     return get_codec(data, 3)

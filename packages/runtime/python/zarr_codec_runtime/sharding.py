@@ -35,6 +35,10 @@ def _codec(data: Any) -> Any:
         return BytesCodec.from_json(data if isinstance(data, dict) else {"name": "bytes"}, 3)
     if name == "sharding_indexed":
         return Sharding.from_json(data, 3)
+    if name == "transpose":
+        from zarr_codec_runtime.transpose import Transpose
+
+        return Transpose.from_json(data, 3)
     return get_codec(data, 3)
 
 

@@ -38,12 +38,16 @@ _log = logging.getLogger(__name__)
 
 
 def chunk_spec_from_zarr(spec: ArraySpec) -> ChunkSpec:
-    """Our ``ChunkSpec`` for a zarr-python ``ArraySpec``."""
+    """Our ``ChunkSpec`` for a zarr-python ``ArraySpec``. A Zarr v2 array's null fill value
+    is its data type's default, as zarr-python reads and pads chunks with it (not NaN)."""
     name = spec.dtype.to_json(zarr_format=3)
     if not isinstance(name, str):
         raise UnsupportedError(f"data type {name!r} is not supported by zarr-codec-shapes codecs")
     data_type = DataType.from_name(name)
-    fill = np.asarray(spec.fill_value, dtype=data_type.numpy_dtype)[()]
+    value = spec.fill_value
+    if value is None:
+        value = spec.dtype.default_scalar()
+    fill = np.asarray(value, dtype=data_type.numpy_dtype)[()]
     return ChunkSpec(spec.shape, data_type, fill)
 
 

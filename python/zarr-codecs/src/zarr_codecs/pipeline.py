@@ -38,7 +38,7 @@ import numpy as np
 from zarr.core.codec_pipeline import BatchedCodecPipeline
 from zarr.core.common import concurrent_map
 from zarr.core.config import config
-from zarr_codec_runtime import Chain, Sharding
+from zarr_codec_runtime import Chain, Sharding, Transpose
 from zarr_codec_runtime.chain import NATIVE
 from zarr_codec_shapes.bytes_codec import BytesCodec
 from zarr_codec_shapes.errors import CodecError
@@ -85,6 +85,8 @@ def _ours(codec: Any) -> Any:
             write_order=getattr(codec, "subchunk_write_order", "morton"),
         )
     data = codec.to_dict()
+    if data.get("name") == "transpose":
+        return Transpose.from_json(data, 3)
     if data.get("name") == "bytes":
         return BytesCodec.from_json(data, 3)
     return get_codec(data, 3)
@@ -112,6 +114,7 @@ _ZARR_EQUIVALENTS = frozenset(
         "zarr.codecs.cast_value.CastValue",
         "zarr.codecs.scale_offset.ScaleOffset",
         "zarr.codecs.numcodecs._codecs.FixedScaleOffset",
+        "zarr.codecs.transpose.TransposeCodec",
     }
 )
 
@@ -124,9 +127,9 @@ _V2 = "zarr.codecs._v2.V2Codec"
 
 @dataclass(frozen=True)
 class _V2Chunks:
-    """A Zarr v2 array's chunks without filters: the elements in the array's byte order (C
-    order; Fortran order is zarr's to run), then ``compressor`` (ours, from its numcodecs
-    configuration) if any. Made into a v3 chain per chunk spec (:func:`_v2_chain`)."""
+    """A Zarr v2 array's chunks without filters: the elements in the array's byte order and
+    memory order (Fortran order: dimensions reversed), then ``compressor`` (ours, from its
+    numcodecs configuration) if any. Made into a v3 chain per chunk spec (:func:`_v2_chain`)."""
 
     compressor: Any | None
 
@@ -138,13 +141,16 @@ def _v2_compressor(compressor: Any) -> Any:
 
 def _v2_chain(chunks: _V2Chunks, spec: ArraySpec) -> tuple[Any, ...] | None:
     """The v3 codecs that store a v2 array's chunks as zarr-python's ``V2Codec`` does, for
-    chunks of ``spec``: ``None`` for Fortran order and for byte orders other than this
-    machine's (zarr hands those arrays over in that order, which the runtime does not take)."""
+    chunks of ``spec``; ``None`` for byte orders other than this machine's (zarr hands those
+    arrays over in that order, which the runtime does not take)."""
     dtype = spec.dtype.to_native_dtype()
-    if spec.order != "C" or not dtype.isnative:
+    if not dtype.isnative:
         return None
     endian = BytesCodec(NATIVE if dtype.itemsize > 1 else None)
-    return (endian,) if chunks.compressor is None else (endian, chunks.compressor)
+    codecs: tuple[Any, ...] = (endian,)
+    if spec.order == "F" and len(spec.shape) > 1:
+        codecs = (Transpose.reversing(len(spec.shape)), endian)
+    return codecs if chunks.compressor is None else (*codecs, chunks.compressor)
 
 
 def _qualified(cls: type) -> str:
