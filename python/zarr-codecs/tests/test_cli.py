@@ -202,6 +202,27 @@ def test_demo_writes_checks_and_compares(
     np.testing.assert_allclose(reread, demo.sample(), atol=demo.TOLERANCE)
 
 
+def test_demo_times_ours_with_our_pipeline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """"ours" in the demo's table is our codecs and our pipeline, as its header says (it once
+    timed our codecs through zarr-python's pipeline)."""
+    from zarr_codecs.pipeline import PATH
+
+    seen: list[str] = []
+    original = demo._write
+
+    def write(path: Path, data: Any, chain: str) -> None:
+        seen.append(zarr.config.get("codec_pipeline.path"))
+        original(path, data, chain)
+
+    monkeypatch.setattr(demo, "_write", write)
+    demo.run_demo(tmp_path, repeats=1, shape=(90, 180))
+    # Per chain: ours (untimed, then timed), then zarr-python's own (untimed, then timed).
+    assert seen[:2] == [PATH, PATH]
+    assert PATH not in seen[2:4]
+
+
 def test_demo_sample_is_deterministic_and_realistic() -> None:
     a, b = demo.sample((90, 180)), demo.sample((90, 180))
     assert a.dtype == np.float32 and a.tobytes() == b.tobytes()
