@@ -455,3 +455,56 @@ fn a_shard_fetched_in_parts_reads_as_written() {
         assert!(sharding.read_fetched(&short, &out, &[0, 0], 1).is_err());
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// Any bytes as a shard, and any edit of a real one (flipped bytes, a cut, junk appended),
+    /// read whole or in part, from memory, from a file or fetched in parts: a value or an
+    /// error, never a panic or a read out of bounds.
+    #[test]
+    fn hostile_shards_read_as_values_or_errors(
+        junk in proptest::collection::vec(any::<u8>(), 0..400),
+        edits in proptest::collection::vec((0usize..4096, any::<u8>()), 0..6),
+        cut in 0usize..4096,
+        layout in 0usize..3,
+        whole in any::<bool>(),
+    ) {
+        let data = values();
+        let (_, sharding) = layouts().swap_remove(layout);
+        let mut shard = write_all(&sharding, &data)[0].clone().expect("a shard");
+        for &(at, value) in &edits {
+            let at = at % shard.len();
+            shard[at] ^= value;
+        }
+        shard.truncate(cut.max(1).min(shard.len()));
+        shard.extend_from_slice(&junk);
+        let part = if whole { Region::whole(&SHARD) } else { Region::block(&[1, 2], &[2, 3]) };
+        let counts = part.counts();
+        let place = Region::whole(&counts);
+        let mut array = vec![0u8; counts.iter().product::<usize>() * ITEM];
+        for candidate in [shard.clone(), junk.clone()] {
+            let out = OutArray::contiguous(&mut array, &counts, ITEM).expect("an array");
+            let item = ReadItem { source: Source::Bytes(&candidate), chunk: part.clone(), out: place.clone() };
+            let _ = sharding.read(&[item], &out, &[0, 0], 1);
+            let dir = std::env::temp_dir().join(format!("zarr-codec-runtime-hostile-{}", std::process::id()));
+            std::fs::create_dir_all(&dir).expect("a directory");
+            let path = dir.join("shard");
+            std::fs::write(&path, &candidate).expect("written");
+            let item = ReadItem { source: Source::File(&path), chunk: part.clone(), out: place.clone() };
+            let _ = sharding.read(&[item], &out, &[0, 0], 1);
+            let _ = std::fs::remove_dir_all(&dir);
+            let index_len = sharding.index_len().min(candidate.len());
+            for index in [&candidate[..index_len], &candidate[candidate.len() - index_len..]] {
+                if let Ok(needed) = sharding.needed(index, &part) {
+                    let chunks = needed
+                        .into_iter()
+                        .filter_map(|(inner, range)| candidate.get(range).map(|bytes| (inner, bytes)))
+                        .collect();
+                    let item = FetchedRead { index: Some(index), chunks, chunk: part.clone(), out: place.clone() };
+                    let _ = sharding.read_fetched(&[item], &out, &[0, 0], 1);
+                }
+            }
+        }
+    }
+}
