@@ -136,6 +136,21 @@ unsafe fn read_one(
             plan.run_exact(data, slot).map_err(ChunkError::Codec)
         })?
         .is_some(),
+        (Source::Bytes(data), None) if plan.is_identity() => {
+            // Stored as is: the part is copied from the stored bytes, nothing decoded whole.
+            if data.len() != decoded_len {
+                return Err(CodecError::Corrupt(format!(
+                    "bytes: a chunk of {} bytes, {decoded_len} expected",
+                    data.len()
+                ))
+                .into());
+            }
+            // SAFETY: `data` holds the whole chunk (checked just above), the part lies within
+            // it and the place within `out` (checked by `read_batch`); the caller keeps other
+            // threads off the place.
+            unsafe { copy_region((data.as_ptr(), chunk), &read.chunk, out.target(), &read.out) };
+            true
+        }
         (Source::Bytes(data), None) => {
             // SAFETY: the caller's contract.
             unsafe { decode_and_place(plan, chunk, decoded_len, data, read, out) }?;

@@ -495,6 +495,20 @@ impl Sharding {
             let range = olds[shard].as_ref()?.chunks().get(chunk)?.clone()?;
             items[shard].old?.get(range)
         };
+        if let Inner::Chain { encode, decode } = &self.inner
+            && items.len() >= threads.max(2)
+        {
+            // As many shards as threads: each thread encodes whole shards, inner chunk by
+            // inner chunk straight into the shard's bytes, with no buffer per inner chunk.
+            let mut jobs: Vec<usize> = (0..items.len()).collect();
+            return parallel_map(&mut jobs, threads, |shard| {
+                let old = |chunk: usize| old_chunk(*shard, chunk);
+                let plans = (encode, decode);
+                self.encode_shard(&items[*shard], old, plans, values, fill, empty)
+            })
+            .into_iter()
+            .collect();
+        }
         // Every inner chunk written, of every shard, in one batch.
         let mut parts = Vec::new();
         let mut owners = Vec::new();
@@ -524,6 +538,105 @@ impl Sharding {
         })
         .into_iter()
         .collect()
+    }
+
+    /// One shard of a write, its inner chunks encoded in write order straight into the shard's
+    /// bytes (merged with `old(chunk)` where only part of one is written), the inner chunks
+    /// not written copied from `old`.
+    fn encode_shard<'o>(
+        &self,
+        write: &ShardWrite<'_>,
+        old: impl Fn(usize) -> Option<&'o [u8]>,
+        (encode, decode): (&Plan, &Plan),
+        values: &InArray<'_>,
+        fill: &[u8],
+        empty: EmptyRule,
+    ) -> Result<Option<Vec<u8>>> {
+        let mut parts: Vec<Option<(Region, Region)>> = vec![None; self.chunk_count()];
+        self.each_inner(&write.chunk, &write.values, |chunk, part, place| {
+            parts[chunk] = Some((part, place));
+        });
+        let decoded_len = self
+            .inner_shape
+            .iter()
+            .product::<usize>()
+            .checked_mul(fill.len())
+            .ok_or_else(|| CodecError::configuration("a chunk larger than memory"))?;
+        let room = encode.room(decoded_len)?;
+        // Room for the whole shard at once (pages never written are never touched).
+        let written = parts.iter().filter(|part| part.is_some()).count();
+        let kept: usize = (0..parts.len())
+            .filter(|&chunk| parts[chunk].is_none())
+            .filter_map(|chunk| old(chunk).map(<[u8]>::len))
+            .sum();
+        let capacity = room
+            .checked_mul(written)
+            .and_then(|len| len.checked_add(kept))
+            .and_then(|len| len.checked_add(self.index_len))
+            .ok_or_else(|| CodecError::configuration("a shard larger than memory"))?;
+        let mut shard = Vec::new();
+        shard
+            .try_reserve_exact(capacity)
+            .map_err(|_| CodecError::OutputLimit { limit: capacity })?;
+        if self.location == IndexLocation::Start {
+            shard.resize(self.index_len, 0);
+        }
+        let mut ranges = vec![None; self.chunk_count()];
+        for &chunk in &self.order {
+            let start = shard.len();
+            let len = if let Some((part, place)) = &parts[chunk] {
+                let whole = part.is_whole(&self.inner_shape);
+                let mut item = [BufferWriteItem {
+                    old: if whole { None } else { old(chunk) },
+                    chunk: part.clone(),
+                    values: place.clone(),
+                    target: Target::Uninit(&mut shard.spare_capacity_mut()[..room]),
+                }];
+                let shape = &self.inner_shape;
+                let stored =
+                    write_buffers(encode, decode, shape, &mut item, values, fill, empty, 1)?;
+                let Some(Some(len)) = stored.first().copied() else {
+                    continue; // not stored
+                };
+                // SAFETY: the encoding succeeded and initialised the first `len` bytes of the
+                // spare capacity (at most the `room` it was given).
+                unsafe { shard.set_len(start + len) };
+                len
+            } else {
+                let Some(bytes) = old(chunk) else { continue };
+                shard.extend_from_slice(bytes);
+                bytes.len()
+            };
+            ranges[chunk] = Some(start..start + len);
+        }
+        self.finish(shard, ranges)
+    }
+
+    /// A shard's bytes with the index of `ranges` put in its place; `None` when no inner chunk
+    /// is stored.
+    fn finish(
+        &self,
+        mut shard: Vec<u8>,
+        ranges: Vec<Option<Range<usize>>>,
+    ) -> Result<Option<Vec<u8>>> {
+        if ranges.iter().all(Option::is_none) {
+            return Ok(None);
+        }
+        let index = ShardIndex::new(ranges).encode(&self.index_encode)?;
+        if index.len() != self.index_len {
+            return Err(CodecError::configuration(format!(
+                "sharding_indexed: the index codecs wrote {} bytes, not the {} planned (they \
+                 must be fixed-size)",
+                index.len(),
+                self.index_len
+            )));
+        }
+        match self.location {
+            IndexLocation::Start => shard[..self.index_len].copy_from_slice(&index),
+            IndexLocation::End => shard.extend_from_slice(&index),
+        }
+        shard.shrink_to_fit();
+        Ok(Some(shard))
     }
 
     /// Inner chunks written with the inner codecs: each one's new stored bytes, or `None`
@@ -600,10 +713,6 @@ impl Sharding {
             .iter()
             .filter_map(|&i| chunk(i).map(<[u8]>::len))
             .sum();
-        if self.order.iter().all(|&i| chunk(i).is_none()) {
-            return Ok(None);
-        }
-        let mut ranges = vec![None; self.chunk_count()];
         let mut shard = Vec::new();
         shard
             .try_reserve_exact(data_len.saturating_add(self.index_len))
@@ -611,6 +720,7 @@ impl Sharding {
         if self.location == IndexLocation::Start {
             shard.resize(self.index_len, 0);
         }
+        let mut ranges = vec![None; self.chunk_count()];
         for &i in &self.order {
             if let Some(data) = chunk(i) {
                 let offset = shard.len(); // the index, when first, is already there
@@ -618,20 +728,7 @@ impl Sharding {
                 shard.extend_from_slice(data);
             }
         }
-        let index = ShardIndex::new(ranges).encode(&self.index_encode)?;
-        if index.len() != self.index_len {
-            return Err(CodecError::configuration(format!(
-                "sharding_indexed: the index codecs wrote {} bytes, not the {} planned (they \
-                 must be fixed-size)",
-                index.len(),
-                self.index_len
-            )));
-        }
-        match self.location {
-            IndexLocation::Start => shard[..self.index_len].copy_from_slice(&index),
-            IndexLocation::End => shard.extend_from_slice(&index),
-        }
-        Ok(Some(shard))
+        self.finish(shard, ranges)
     }
 
     /// [`Sharding::write_buffers`] for shard files: the old shard file read where only part

@@ -126,6 +126,12 @@ fn shard_parts() -> Vec<(usize, Region, Region)> {
 
 /// The whole array written as shards in memory.
 fn write_all(sharding: &Sharding, data: &[u8]) -> Vec<Option<Vec<u8>>> {
+    write_all_on(sharding, data, 2)
+}
+
+/// [`write_all`] on `threads` threads (fewer threads than shards: a shard per thread; more:
+/// every inner chunk of every shard on the pool).
+fn write_all_on(sharding: &Sharding, data: &[u8], threads: usize) -> Vec<Option<Vec<u8>>> {
     let values = InArray::contiguous(data, &SHAPE, ITEM).expect("values");
     let writes: Vec<ShardWrite<'_>> = shard_parts()
         .into_iter()
@@ -136,7 +142,7 @@ fn write_all(sharding: &Sharding, data: &[u8]) -> Vec<Option<Vec<u8>>> {
         })
         .collect();
     sharding
-        .write_buffers(&writes, &values, &[0, 0], EmptyRule::SameBytes, 2)
+        .write_buffers(&writes, &values, &[0, 0], EmptyRule::SameBytes, threads)
         .expect("written")
 }
 
@@ -190,6 +196,8 @@ fn shards_written_whole_read_back_whole_and_elide_empty_inner_chunks() {
             data,
             "{name}"
         );
+        // A shard per thread and every inner chunk on the pool lay shards out alike.
+        assert_eq!(write_all_on(&sharding, &data, 8), shards, "{name}");
         // The first inner chunk is all zeros: not stored, so the first shard is smaller than
         // one that stored it would be, and its index says so.
         let first = shards[0].as_deref().expect("a shard");

@@ -303,8 +303,7 @@ class ChainCodecPipeline(BatchedCodecPipeline):
 
         # Small reads run here (a thread hop costs more than they do); the GIL is released
         # while the runtime works either way.
-        small = sum(chain.spec.num_bytes for chain in chains) <= _INLINE_BYTES
-        found = decode() if small else await asyncio.to_thread(decode)
+        found = decode() if _small(batch, chains) else await asyncio.to_thread(decode)
         if found is None:
             return await super().read(batch, out, drop_axes)
         return tuple(_PRESENT if present else _MISSING for present in found)
@@ -523,8 +522,27 @@ def _values_of(value: NDBuffer, batch: Sequence[WriteItem]) -> Any:
 
 _UNSET = object()
 
-#: Reads of at most this many decoded bytes run on the event loop's thread.
-_INLINE_BYTES = 1 << 20
+#: Reads and writes of at most this many bytes run on the event loop's thread.
+_INLINE_BYTES = 4 << 20
+
+
+def _small(batch: Sequence[ReadItem], chains: Sequence[Chain]) -> bool:
+    """Whether a read moves or decodes at most :data:`_INLINE_BYTES` (then it runs on the
+    event loop's thread: a hop to another costs more). A chunk stored as is counts the bytes
+    of its part that are copied, any other chunk its whole decoded size."""
+    total = 0
+    for (_, _, selection, _, _), chain in zip(batch, chains, strict=True):
+        if chain.stored_as_is and isinstance(selection, tuple):
+            elements = 1
+            for item, n in zip(selection, chain.spec.shape, strict=False):
+                if isinstance(item, slice):
+                    elements *= len(range(*item.indices(n)))
+            total += elements * chain.spec.data_type.itemsize
+        else:
+            total += chain.spec.num_bytes
+        if total > _INLINE_BYTES:
+            return False
+    return True
 
 _PRESENT: GetResult = {"status": "present"}  # zarr's GetResult is a TypedDict
 _MISSING: GetResult = {"status": "missing"}
