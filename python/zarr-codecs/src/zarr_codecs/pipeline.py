@@ -192,6 +192,7 @@ class ChainCodecPipeline(BatchedCodecPipeline):
         state = dict(self.__dict__)
         state.pop("_our_codecs", None)
         state.pop("_chain_cache", None)
+        state.pop("_seen_specs", None)
         return state
 
     def _codecs(self) -> tuple[Any, ...] | None:
@@ -208,14 +209,25 @@ class ChainCodecPipeline(BatchedCodecPipeline):
                     cached = tuple(_ours(codec) for codec in self)
             object.__setattr__(self, "_our_codecs", cached)  # a cache, not a field
             object.__setattr__(self, "_chain_cache", {})
+            object.__setattr__(self, "_seen_specs", {})
         return cached if isinstance(cached, tuple) else None
 
     def chain(self, spec: ArraySpec) -> Chain | None:
         """The chain for chunks like ``spec`` (planned once, then kept), or ``None`` (zarr's
         own path is used)."""
         codecs = self._codecs()
-        chunk_spec = None if codecs is None else _chunk_spec(spec)
-        if codecs is None or chunk_spec is None:
+        if codecs is None:
+            return None
+        # zarr builds a new spec for every read, from the same data type and fill value
+        # objects: found by those, without converting the spec (which costs more than a small
+        # read's own work). The objects are kept, so their ids stay theirs.
+        seen: dict[Any, tuple[Any, Any, Chain | None]] = self.__dict__["_seen_specs"]
+        quick = (spec.shape, id(spec.dtype), id(spec.fill_value), spec.order)
+        hit = seen.get(quick)
+        if hit is not None and hit[0] is spec.dtype and hit[1] is spec.fill_value:
+            return hit[2]
+        chunk_spec = _chunk_spec(spec)
+        if chunk_spec is None:
             return None
         cache: dict[Any, Chain | None] = self.__dict__["_chain_cache"]
         key = (chunk_spec, spec.order)  # a v2 array's chunks are stored in its order
@@ -228,6 +240,9 @@ class ChainCodecPipeline(BatchedCodecPipeline):
             if len(cache) >= _MAX_CACHED:
                 cache.clear()
             cache[key] = chain
+        if len(seen) >= _MAX_CACHED:
+            seen.clear()
+        seen[quick] = (spec.dtype, spec.fill_value, cache[key])
         return cache[key]
 
     def _chains(self, batch: Sequence[ReadItem | WriteItem]) -> list[Chain] | None:
