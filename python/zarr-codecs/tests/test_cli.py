@@ -202,10 +202,8 @@ def test_demo_writes_checks_and_compares(
     np.testing.assert_allclose(reread, demo.sample(), atol=demo.TOLERANCE)
 
 
-def test_demo_times_ours_with_our_pipeline(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """"ours" in the demo's table is our codecs and our pipeline, as its header says (it once
+def test_demo_times_ours_with_our_pipeline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The demo's "ours" is our codecs and our pipeline, as its header says (it once
     timed our codecs through zarr-python's pipeline)."""
     from zarr_codecs.pipeline import PATH
 

@@ -210,8 +210,7 @@ def run_demo(
     root.mkdir(parents=True, exist_ok=True)
     data = sample(shape)
     results = [
-        _measure(chain, data, root, repeats, _ours, zarr_python_own_codecs)
-        for chain in CHAINS
+        _measure(chain, data, root, repeats, _ours, zarr_python_own_codecs) for chain in CHAINS
     ]
     return root, results
 

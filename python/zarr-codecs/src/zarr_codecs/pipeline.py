@@ -559,6 +559,7 @@ def _small(batch: Sequence[ReadItem], chains: Sequence[Chain]) -> bool:
             return False
     return True
 
+
 _PRESENT: GetResult = {"status": "present"}  # zarr's GetResult is a TypedDict
 _MISSING: GetResult = {"status": "missing"}
 
