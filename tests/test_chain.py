@@ -297,3 +297,50 @@ def test_pipeline_leaves_a_configured_codec_subclass_to_zarr() -> None:
         array[:] = np.arange(40, dtype="int32")
         assert array.metadata.codecs[1].__class__ is CountingBlosc
         assert calls and array[:].tolist() == list(range(40))
+
+
+def test_chains_pickle_into_a_spawned_process_and_run_there() -> None:
+    """A chain (plain, sharded with transpose inside) pickles as its codecs and spec, and the
+    copy in a fresh ``spawn`` process encodes exactly as the original does."""
+    import multiprocessing
+    import pickle
+
+    from zarr_codec_shapes.chunk_spec import ChunkSpec as Spec
+
+    plain = Chain.from_json(
+        [
+            {"name": "bytes", "configuration": {"endian": "big"}},
+            {"name": "zstd", "configuration": {"level": 1, "checksum": False}},
+        ],
+        Spec((8, 6), "float32", 0),
+    )
+    sharded = Chain.from_json(
+        [
+            {
+                "name": "sharding_indexed",
+                "configuration": {
+                    "chunk_shape": [4, 3],
+                    "codecs": [
+                        {"name": "transpose", "configuration": {"order": [1, 0]}},
+                        {"name": "bytes", "configuration": {"endian": "little"}},
+                        {"name": "gzip", "configuration": {"level": 1}},
+                    ],
+                },
+            }
+        ],
+        Spec((8, 6), "float32", 0),
+    )
+    values = np.arange(48, dtype="float32").reshape(8, 6)
+    for chain in (plain, sharded):
+        copy = pickle.loads(pickle.dumps(chain))
+        assert bytes(copy.encode(values)) == bytes(chain.encode(values))
+        with multiprocessing.get_context("spawn").Pool(1) as pool:
+            stored = pool.apply(_encode_in_worker, (pickle.dumps(chain), values))
+        assert stored == bytes(chain.encode(values))
+        np.testing.assert_array_equal(chain.decode(stored), values)
+
+
+def _encode_in_worker(pickled: bytes, values: Any) -> bytes:
+    import pickle
+
+    return bytes(pickle.loads(pickled).encode(values))

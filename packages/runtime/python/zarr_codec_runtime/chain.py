@@ -215,6 +215,11 @@ class Chain:
     def __repr__(self) -> str:
         return f"Chain({list(self.codecs)!r}, {self.spec!r})"
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its codecs and spec (the compiled plans are made again where it is
+        unpickled: a worker process plans its own)."""
+        return (Chain, (list(self.codecs), self.spec))
+
     # -- the plans -----------------------------------------------------------------------
 
     @property
