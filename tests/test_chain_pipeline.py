@@ -823,6 +823,32 @@ def test_sharded_reads_match_zarrs_pipeline(
 
 
 @pytest.mark.usefixtures("ours")
+@pytest.mark.parametrize("write_empty_chunks", [False, True])
+def test_sharded_all_fill_inner_chunks_follow_write_empty_chunks(
+    new_store: Callable[[str], Store], write_empty_chunks: bool
+) -> None:
+    """All-fill inner chunks are left out of their shard (False) or stored (True), and a shard
+    left all fill is deleted (False) or kept: the same stores as zarr's pipeline."""
+    dt = np.dtype("float32")
+    data = _values("zstd", dt, SHAPE, 8)
+    stores = {}
+    for path in (PATH, DEFAULT):
+        with _pipeline(path):
+            store = new_store(path)
+            array = _create(store, "zstd", "float32", SHAPE, CHUNKS, SHARDINGS["index-end"])
+            array = zarr.open_array(
+                store, mode="r+", config={"write_empty_chunks": write_empty_chunks}
+            )
+            array[...] = data
+            array[:5, :7] = np.nan  # one inner chunk all fill
+            array[10:20, 14:28] = np.nan  # a whole shard all fill
+            array[20:, 28:] = np.nan  # an edge shard's part inside the array
+            stores[path] = _contents(store)
+    assert stores[PATH] == stores[DEFAULT]
+    assert ("c/1/1" in stores[PATH]) == write_empty_chunks
+
+
+@pytest.mark.usefixtures("ours")
 def test_nested_shards_match_zarrs_pipeline(new_store: Callable[[str], Store]) -> None:
     """Shards of shards of gzip chunks: the same bytes and values as zarr's pipeline."""
     from zarr.codecs import ShardingCodec
