@@ -279,16 +279,15 @@ class ChainCodecPipeline(BatchedCodecPipeline):
         batch = list(batch_info)
         chains = self._chains(batch)
         target = out.as_ndarray_like()
-        if (
-            chains is None
-            or drop_axes
-            or not isinstance(target, np.ndarray)
-            or not _basic(batch)  # known before anything is fetched
-        ):
+        if chains is None or drop_axes or not isinstance(target, np.ndarray):
             return await super().read(batch, out, drop_axes)
+        # Files and a MemoryStore's values cost nothing to name; the runtime checks the
+        # selections before it reads any. Other stores are read first: check before that.
         sources: list[Any] | None = _local_files(batch)
         if sources is None:
             sources = _memory_chunks(batch)
+        if sources is None and not _basic(batch):
+            return await super().read(batch, out, drop_axes)
         if sources is None:
             sources = await concurrent_map(
                 list(zip(batch, chains, strict=True)), _fetch, config.get("async.concurrency")
@@ -338,7 +337,7 @@ class ChainCodecPipeline(BatchedCodecPipeline):
         dict directly, other stores through zarr's concurrent sets). Anything the runtime does
         not take is zarr-python's own write."""
         batch = list(batch_info)
-        chains = self._chains(batch) if _basic(batch) else None
+        chains = self._chains(batch)
         values = _values_of(value, batch) if chains is not None and not drop_axes else None
         write_empty = {spec.config.write_empty_chunks for _, spec, *_ in batch}
         if chains is None or values is None or len(write_empty) != 1:
@@ -349,6 +348,9 @@ class ChainCodecPipeline(BatchedCodecPipeline):
             return
         setters = [setter for setter, *_ in batch]
         memory = memory_store_of(setters)
+        if not _basic(batch):  # checked by the runtime too, but old chunks are read first
+            await super().write(batch, value, drop_axes)
+            return
         olds = await _old_chunks(batch, chains, memory)
         small = sum(chain.spec.num_bytes for chain in chains) <= _INLINE_BYTES
 
