@@ -206,18 +206,8 @@ impl Sharding {
         let loaded: Vec<Loaded<'_>> = parallel_map(&mut jobs, threads, |read| self.load(read))
             .into_iter()
             .collect::<ChunkResult<_>>()?;
-        let mut inner_items = Vec::new();
-        for (read, shard) in items.iter().zip(&loaded) {
-            self.each_inner(&read.chunk, &read.out, |index, chunk, place| {
-                inner_items.push(ReadItem {
-                    source: shard.source(index),
-                    chunk,
-                    out: place,
-                });
-            });
-        }
-        self.inner_read(&inner_items, out, fill, threads)?;
-        Ok(loaded.iter().map(|shard| shard.present).collect())
+        let parts = items.iter().map(|read| (&read.chunk, &read.out));
+        self.read_loaded(parts, &loaded, out, fill, threads)
     }
 
     /// Inner chunks read with the inner codecs.
@@ -435,9 +425,23 @@ impl Sharding {
                 chunks,
             });
         }
+        let parts = items.iter().map(|read| (&read.chunk, &read.out));
+        self.read_loaded(parts, &loaded, out, fill, threads)
+    }
+
+    /// Shards loaded for a read: each one's part `(part, place)` decoded from the inner
+    /// chunks it touches, all of them in one batch; whether each shard was there.
+    fn read_loaded<'r>(
+        &self,
+        parts: impl Iterator<Item = (&'r Region, &'r Region)>,
+        loaded: &[Loaded<'_>],
+        out: &OutArray<'_>,
+        fill: &[u8],
+        threads: usize,
+    ) -> ChunkResult<Vec<bool>> {
         let mut inner_items = Vec::new();
-        for (read, shard) in items.iter().zip(&loaded) {
-            self.each_inner(&read.chunk, &read.out, |index, chunk, place| {
+        for ((part, place), shard) in parts.zip(loaded) {
+            self.each_inner(part, place, |index, chunk, place| {
                 inner_items.push(ReadItem {
                     source: shard.source(index),
                     chunk,
