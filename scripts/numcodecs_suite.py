@@ -10,17 +10,14 @@ class names at ours. Exit status: pytest's. Extra arguments go to pytest.
 from __future__ import annotations
 
 import io
-import os
-import subprocess
 import sys
 import tarfile
 import tempfile
 from importlib.metadata import version
 from pathlib import Path
 
-from pypi_sdist import sdist
+from upstream_suites import run_pytest, sdist
 
-ROOT = Path(__file__).resolve().parents[1]
 MODULES = (
     "test_gzip.py",
     "test_blosc.py",
@@ -57,24 +54,9 @@ def main(argv: list[str]) -> int:
     with tempfile.TemporaryDirectory(prefix="numcodecs-suite-") as scratch:
         work = Path(scratch)
         unpack(data, release, work)
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "scripts"), str(work)])
-        command = [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-p",
-            "numcodecs_plugin",
-            "-p",
-            "no:cacheprovider",
-            "-rs",
-            "-q",
-            *(f"tests/{m}" for m in MODULES),
-            *argv,
-        ]
-        print(f"numcodecs {release}'s tests for gzip, blosc and fixedscaleoffset, on ours:")
-        print(" ".join(command), flush=True)
-        return subprocess.run(command, cwd=work, env=env, check=False).returncode
+        arguments = ["-rs", "-q", *(f"tests/{m}" for m in MODULES), *argv]
+        title = f"numcodecs {release}'s tests for gzip, blosc and fixedscaleoffset, on ours:"
+        return run_pytest(work, "numcodecs_plugin", arguments, title)
 
 
 if __name__ == "__main__":

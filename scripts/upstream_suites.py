@@ -1,15 +1,19 @@
-"""The sdist of a release of a PyPI project, checked against the index's sha256 and kept in
-``.cache/`` for the next run: where ``scripts/numcodecs-suite`` and ``scripts/zarr-suite``
-get the test suites they run."""
+"""What ``scripts/numcodecs-suite`` and ``scripts/zarr-suite`` share: the sdist of a release
+of a PyPI project (checked against the index's sha256, kept in ``.cache/``), whose tests they
+run, and the pytest run itself, in the unpacked folder with a plugin of ``scripts/``."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
+import subprocess
+import sys
 import urllib.request
 from pathlib import Path
 
-CACHE = Path(__file__).resolve().parents[1] / ".cache"
+SCRIPTS = Path(__file__).resolve().parent
+CACHE = SCRIPTS.parent / ".cache"
 
 
 def sdist(project: str, release: str) -> bytes:
@@ -34,3 +38,15 @@ def sdist(project: str, release: str) -> bytes:
     CACHE.mkdir(exist_ok=True)
     cached.write_bytes(data)
     return data
+
+
+def run_pytest(work: Path, plugin: str, arguments: list[str], title: str) -> int:
+    """pytest in ``work`` (the unpacked tests) with ``plugin`` (a module of ``scripts/``) and
+    ``arguments``, after printing ``title`` and the command; pytest's exit status."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(SCRIPTS), str(work)])
+    command = [sys.executable, "-m", "pytest", "-p", plugin, "-p", "no:cacheprovider"]
+    command += arguments
+    print(title)
+    print(" ".join(command), flush=True)
+    return subprocess.run(command, cwd=work, env=env, check=False).returncode

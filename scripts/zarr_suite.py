@@ -13,8 +13,6 @@ runs a subset (CI's). Exit status: pytest's. Extra arguments go to pytest.
 from __future__ import annotations
 
 import io
-import os
-import subprocess
 import sys
 import tarfile
 import tempfile
@@ -22,9 +20,8 @@ import tomllib
 from importlib.metadata import version
 from pathlib import Path
 
-from pypi_sdist import sdist
+from upstream_suites import run_pytest, sdist
 
-ROOT = Path(__file__).resolve().parents[1]
 MODULES = (
     "tests/test_array.py",
     "tests/test_indexing.py",
@@ -92,16 +89,7 @@ def main(argv: list[str]) -> int:
     with tempfile.TemporaryDirectory(prefix="zarr-suite-") as scratch:
         work = Path(scratch)
         unpack(data, release, work)
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "scripts"), str(work)])
-        command = [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-p",
-            "zarr_suite_plugin",
-            "-p",
-            "no:cacheprovider",
+        arguments = [
             "-q",
             "-ra",
             *(f"--deselect={test}" for test in EXCLUDED),
@@ -109,9 +97,8 @@ def main(argv: list[str]) -> int:
             *([] if any(arg.startswith("tests") for arg in argv) else QUICK if quick else MODULES),
             *argv,
         ]
-        print(f"zarr {release}'s tests, with zarr_codecs.install(pipeline=True) in force:")
-        print(" ".join(command), flush=True)
-        return subprocess.run(command, cwd=work, env=env, check=False).returncode
+        title = f"zarr {release}'s tests, with zarr_codecs.install(pipeline=True) in force:"
+        return run_pytest(work, "zarr_suite_plugin", arguments, title)
 
 
 if __name__ == "__main__":
