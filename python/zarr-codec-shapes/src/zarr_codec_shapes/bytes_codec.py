@@ -50,6 +50,13 @@ class BytesCodec(ArrayBytesCodecBase):
     def __repr__(self) -> str:
         return f"BytesCodec(endian={self.endian!r})"
 
+    # No endian has an empty configuration, which the constructor would read as "little".
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.endian,))
+
+    def __copy__(self) -> BytesCodec:
+        return type(self)(self.endian)
+
     def _dtype(self, spec: ChunkSpec) -> np.dtype[Any]:
         dtype = spec.numpy_dtype
         if dtype.itemsize == 1:

@@ -240,7 +240,9 @@ class _Common:
         return f"{type(self).__name__}({self.codec!r})"
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (type(self).from_dict, (self.to_dict(),))
+        # The codec object itself, not its JSON: a configuration still to be resolved from
+        # the array (blosc's typesize and shuffle) has no v3 JSON yet, and pickles all the same.
+        return (type(self).wrap, (self.codec,))
 
     def evolve_from_array_spec(self, array_spec: ArraySpec) -> Any:
         if not isinstance(self.codec, SupportsEvolve):

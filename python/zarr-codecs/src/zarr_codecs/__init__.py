@@ -23,6 +23,7 @@ from zarr_codecs._install import (
     reapply,
     uninstall,
 )
+from zarr_codecs._usage import reset_usage, usage
 
 __all__ = [
     "BINDINGS",
@@ -32,6 +33,8 @@ __all__ = [
     "install",
     "installed_parts",
     "reapply",
+    "reset_usage",
     "uninstall",
+    "usage",
 ]
 __version__ = "0.1.0"

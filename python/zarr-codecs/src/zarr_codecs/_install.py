@@ -3,8 +3,9 @@
 Zarr v3 arrays find codecs through zarr's registry and its ``codecs.<name>`` config entries;
 Zarr v2 arrays through numcodecs' registry. :func:`install` points both at our classes
 (``zarr_codec_shapes.zarr_python.select`` and ``zarr_codec_shapes.numcodecs.register``);
-:func:`uninstall`
-puts back what was there. Nothing happens at import: installing the wheels alone changes nothing.
+:func:`uninstall` puts back what was there. While anything is installed, zarr arrays unpickled
+in this process (sent by a dask client, say) use what is installed here too (see
+``_unpickling``). Nothing happens at import: installing the wheels alone changes nothing.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import threading
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
+
+from zarr_codecs._unpickling import follow, unfollow
 
 __all__ = ["BINDINGS", "Binding", "Installation", "install", "installed_parts", "uninstall"]
 
@@ -143,6 +146,8 @@ def install(*, zarr: bool = True, numcodecs: bool = True, pipeline: bool = False
                 _INSTALLERS[part][0]()
                 _parts.add(part)
                 added.add(part)
+        if _parts:
+            follow()  # arrays unpickled here (from a dask client, say) use ours too
     return Installation(frozenset(added))
 
 
@@ -169,6 +174,8 @@ def _remove(parts: frozenset[str]) -> None:
         for part in sorted(parts & _parts):
             _INSTALLERS[part][1]()
             _parts.discard(part)
+        if not _parts:
+            unfollow()
 
 
 def _select_in_zarr() -> None:

@@ -46,6 +46,7 @@ from zarr_codec_shapes.registry import get_codec
 from zarr_codec_shapes.zarr_python import chunk_spec_from_zarr
 
 from zarr_codecs._direct_stores import by_chain, memory_store_of, plain_store_of
+from zarr_codecs._usage import count
 
 if TYPE_CHECKING:
     from zarr.abc.codec import GetResult
@@ -275,19 +276,31 @@ class ChainCodecPipeline(BatchedCodecPipeline):
         ``MemoryStore``, otherwise zarr's concurrent gets), then decoded into their places in
         ``out`` by the runtime in one call (:meth:`Chain.read`). Anything the runtime does not
         take (selections other than slices and integers, a chain without kernels, an output
-        that is not a numpy array) is zarr-python's own read."""
+        that is not a numpy array) is zarr-python's own read. Counted in :func:`usage`."""
         batch = list(batch_info)
+        found = await self._read_in_runtime(batch, out, drop_axes)
+        if found is None:
+            count("zarr_read", len(batch))
+            return await super().read(batch, out, drop_axes)
+        count("runtime_read", len(batch))
+        return tuple(_PRESENT if present else _MISSING for present in found)
+
+    async def _read_in_runtime(
+        self, batch: Sequence[ReadItem], out: NDBuffer, drop_axes: tuple[int, ...]
+    ) -> list[bool] | None:
+        """Whether each chunk was there, or ``None`` (nothing written to ``out``) where the
+        runtime does not take the batch."""
         chains = self._chains(batch)
         target = out.as_ndarray_like()
         if chains is None or drop_axes or not isinstance(target, np.ndarray):
-            return await super().read(batch, out, drop_axes)
+            return None
         # Files and a MemoryStore's values cost nothing to name; the runtime checks the
         # selections before it reads any. Other stores are read first: check before that.
         sources: list[Any] | None = _local_files(batch)
         if sources is None:
             sources = _memory_chunks(batch)
         if sources is None and not _basic(batch):
-            return await super().read(batch, out, drop_axes)
+            return None
         if sources is None:
             sources = await concurrent_map(
                 list(zip(batch, chains, strict=True)), _fetch, config.get("async.concurrency")
@@ -317,10 +330,7 @@ class ChainCodecPipeline(BatchedCodecPipeline):
 
         # Small reads run here (a thread hop costs more than they do); the GIL is released
         # while the runtime works either way.
-        found = decode() if _small(batch, chains) else await asyncio.to_thread(decode)
-        if found is None:
-            return await super().read(batch, out, drop_axes)
-        return tuple(_PRESENT if present else _MISSING for present in found)
+        return decode() if _small(batch, chains) else await asyncio.to_thread(decode)
 
     # -- writing ---------------------------------------------------------------------------
 
@@ -335,22 +345,30 @@ class ChainCodecPipeline(BatchedCodecPipeline):
         all fill value not stored (as zarr-python decides), encoded, and for a ``LocalStore``
         written to their files, for any other store handed back and stored (a ``MemoryStore``'s
         dict directly, other stores through zarr's concurrent sets). Anything the runtime does
-        not take is zarr-python's own write."""
+        not take is zarr-python's own write. Counted in :func:`usage`."""
         batch = list(batch_info)
+        if await self._write_in_runtime(batch, value, drop_axes):
+            count("runtime_written", len(batch))
+        else:
+            count("zarr_written", len(batch))
+            await super().write(batch, value, drop_axes)
+
+    async def _write_in_runtime(
+        self, batch: Sequence[WriteItem], value: NDBuffer, drop_axes: tuple[int, ...]
+    ) -> bool:
+        """Whether the runtime wrote the batch (``False``: nothing was stored)."""
         chains = self._chains(batch)
         values = _values_of(value, batch) if chains is not None and not drop_axes else None
         write_empty = {spec.config.write_empty_chunks for _, spec, *_ in batch}
         if chains is None or values is None or len(write_empty) != 1:
-            await super().write(batch, value, drop_axes)
-            return
+            return False
         empty = write_empty.pop()
         if await _write_local_files(chains, batch, values, empty):
-            return
+            return True
         setters = [setter for setter, *_ in batch]
         memory = memory_store_of(setters)
         if not _basic(batch):  # checked by the runtime too, but old chunks are read first
-            await super().write(batch, value, drop_axes)
-            return
+            return False
         olds = await _old_chunks(batch, chains, memory)
         small = sum(chain.spec.num_bytes for chain in chains) <= _INLINE_BYTES
 
@@ -372,8 +390,7 @@ class ChainCodecPipeline(BatchedCodecPipeline):
 
         stored = encode() if small else await asyncio.to_thread(encode)
         if stored is None:  # nothing was stored yet
-            await super().write(batch, value, drop_axes)
-            return
+            return False
         buffers = [
             None if data is None else spec.prototype.buffer.from_bytes(data)
             for data, (_, spec, *_) in zip(stored, batch, strict=True)
@@ -388,7 +405,7 @@ class ChainCodecPipeline(BatchedCodecPipeline):
                     memory._store_dict.pop(setter.path, None)  # type: ignore[attr-defined]
                 else:
                     memory._store_dict[setter.path] = buffer  # type: ignore[attr-defined]
-            return
+            return True
 
         async def store(setter: ByteSetter, data: Buffer | None) -> None:
             if data is None:
@@ -399,6 +416,7 @@ class ChainCodecPipeline(BatchedCodecPipeline):
         await concurrent_map(
             list(zip(setters, buffers, strict=True)), store, config.get("async.concurrency")
         )
+        return True
 
 
 class _Parts(tuple[Any, list[tuple[int, Any]]]):

@@ -1,0 +1,70 @@
+"""Arrays unpickled in a process where ours is installed use ours.
+
+A zarr-python array carries the codec objects and the codec pipeline chosen by the process
+that opened it, and pickles them as they are. On a dask cluster the client opens arrays and
+sends them to workers, so a worker where :func:`zarr_codecs.install` ran (by the worker
+plugin or ``ZARR_CODECS_INSTALL``) would still run the client's choice. While anything is
+installed, :func:`follow` gives zarr's ``AsyncArray`` a ``__setstate__`` that does what
+pickle does by default, then resolves the array's codecs and pipeline again from its metadata
+here, as opening it here would. :func:`unfollow` removes it.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+__all__ = ["follow", "unfollow"]
+
+_ATTRIBUTE = "__setstate__"
+
+
+def _resolved_here(array: Any) -> None:
+    """Re-resolve ``array``'s codec objects (through zarr's and numcodecs' registries) and its
+    pipeline (zarr's ``codec_pipeline.path``) as opening it in this process would."""
+    from zarr.core.array import create_codec_pipeline
+    from zarr.registry import get_pipeline_class
+
+    from zarr_codecs._install import installed_parts
+
+    parts = installed_parts()
+    metadata = array.metadata
+    wanted = "zarr" if metadata.zarr_format == 3 else "numcodecs"
+    if wanted in parts:  # codecs from the registry that now holds ours
+        metadata = type(metadata).from_dict(metadata.to_dict())
+        object.__setattr__(array, "metadata", metadata)
+    if wanted in parts or not isinstance(array.codec_pipeline, get_pipeline_class()):
+        pipeline = create_codec_pipeline(metadata=metadata, store=array.store_path.store)
+        object.__setattr__(array, "codec_pipeline", pipeline)
+
+
+def _setstate(self: Any, state: Any) -> None:
+    # What pickle does for an object without __setstate__ (zarr's frozen dataclass has none).
+    if isinstance(state, tuple):  # (dict, slots) from objects with __slots__ in their bases
+        state, slots = state
+        for name, value in (slots or {}).items():
+            object.__setattr__(self, name, value)
+    if state:
+        self.__dict__.update(state)
+    _resolved_here(self)
+
+
+def _async_array_class() -> Any:
+    """zarr's ``AsyncArray`` once zarr has defined it, else ``None``. Never imports zarr:
+    numcodecs is imported (and ours installed into it) while zarr is still importing."""
+    return getattr(sys.modules.get("zarr.core.array"), "AsyncArray", None)
+
+
+def follow() -> None:
+    """Make arrays unpickled from now on use this process's codecs and pipeline, if zarr is
+    imported (installing into zarr imports it, and calls this again). Idempotent."""
+    cls = _async_array_class()
+    if cls is not None and cls.__dict__.get(_ATTRIBUTE) is not _setstate:
+        setattr(cls, _ATTRIBUTE, _setstate)
+
+
+def unfollow() -> None:
+    """Undo :func:`follow`: arrays unpickle exactly as they were pickled again."""
+    cls = _async_array_class()
+    if cls is not None and cls.__dict__.get(_ATTRIBUTE) is _setstate:
+        delattr(cls, _ATTRIBUTE)
