@@ -185,3 +185,33 @@ def test_having_the_wheels_installed_changes_nothing_and_warns_nothing() -> None
     proc = _python(code)
     assert proc.returncode == 0, proc.stderr
     assert "zarr_codec" not in proc.stdout, proc.stdout
+
+
+def test_usage_counts_what_the_runtime_and_zarr_python_ran() -> None:
+    """Chunks our pipeline handled in the runtime, and those it handed to zarr-python's own
+    code (a fancy selection), each counted once; reset_usage() starts again from zero."""
+    zarr_codecs.reset_usage()
+    with zarr_codecs.install(pipeline=True):
+        array = zarr.create_array(
+            zarr.storage.MemoryStore(), shape=(8, 8), chunks=(4, 4), dtype="f4", fill_value=0
+        )
+        array[...] = np.arange(64, dtype="f4").reshape(8, 8)
+        assert array[0:4, 0:8].sum() == sum(range(32))
+        array.get_orthogonal_selection(([0, 5], [1, 6]))  # integer arrays: zarr-python's
+    assert zarr_codecs.usage() == {
+        "runtime_read": 2,
+        "runtime_written": 4,
+        "zarr_read": 4,
+        "zarr_written": 0,
+    }
+    zarr_codecs.reset_usage()
+    assert set(zarr_codecs.usage().values()) == {0}
+
+
+def test_the_unpickling_hook_is_there_only_while_something_is_installed() -> None:
+    from zarr.core.array import AsyncArray
+
+    assert "__setstate__" not in AsyncArray.__dict__
+    with zarr_codecs.install(zarr=False):  # numcodecs alone: v2 arrays resolve ours too
+        assert "__setstate__" in AsyncArray.__dict__
+    assert "__setstate__" not in AsyncArray.__dict__
