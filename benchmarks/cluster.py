@@ -71,7 +71,6 @@ def write_stores(root: Path, layouts: list[str], client: Any) -> dict[str, str]:
     """Each layout's store, written through dask by the workers (ours installed there)."""
     import dask.array as da
     import xarray as xr
-
     from zarr_codecs.dask import Install
 
     source = da.zeros(SHAPE, chunks=CHUNKS, dtype="f4").map_blocks(field, dtype="f4")
@@ -112,7 +111,6 @@ def _operations() -> dict[str, Callable[[str], object]]:
 def run(rounds: int, layouts: list[str], workers: int) -> dict[Key, dict[str, float]]:
     """Median seconds: ``{(layout, operation): {implementation: s}}``."""
     import distributed
-
     from zarr_codecs import reset_usage, usage
     from zarr_codecs.dask import Install
 
