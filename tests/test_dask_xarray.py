@@ -9,6 +9,8 @@ which use ours because ours is installed there.
 from __future__ import annotations
 
 import logging
+import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -110,6 +112,16 @@ def _totals(reports: dict[str, dict[str, int]]) -> dict[str, int]:
     return {kind: sum(r[kind] for r in reports.values()) for kind in zarr_codecs._usage.KINDS}
 
 
+def _wait_for_exactly(client: Any, workers: int, timeout: float = 60) -> None:
+    """Until the scheduler has ``workers`` workers (``wait_for_workers`` waits for at least
+    as many: a worker being retired would still be sent work)."""
+    deadline = time.monotonic() + timeout
+    while len(client.scheduler_info(n_workers=-1)["workers"]) != workers:
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"the cluster did not come to {workers} workers")
+        time.sleep(0.1)
+
+
 def test_the_plugin_installs_in_every_worker_including_later_ones(client: Any) -> None:
     assert not zarr_codecs.installed_parts()
     every = frozenset({"zarr", "numcodecs", "pipeline"})
@@ -128,7 +140,7 @@ def test_the_plugin_installs_in_every_worker_including_later_ones(client: Any) -
     finally:
         client.unregister_worker_plugin(Install.name)
         client.cluster.scale(2)
-        client.wait_for_workers(2, timeout=60)
+        _wait_for_exactly(client, 2)
     assert set(client.run(zarr_codecs.installed_parts).values()) == {frozenset()}
     assert not zarr_codecs.installed_parts()  # the client was never touched
 
@@ -155,6 +167,7 @@ def test_256_mib_through_dask_with_the_plugin_equals_the_source(
         "zarr_written": 0,
     }, reports
     assert all(r["runtime_read"] + r["runtime_written"] > 0 for r in reports.values()), reports
+    zarr_codecs.reset_usage()
     here = zarr.open_array(path, mode="r")  # zarr-python's own codecs and pipeline
     corner = (slice(1000, 1100), slice(0, 2048))
     np.testing.assert_array_equal(here[corner], source[corner].compute())
@@ -165,27 +178,34 @@ def test_the_environment_variable_installs_a_cluster_without_code() -> None:
     """``ZARR_CODECS_INSTALL=pipeline`` through dask's ``pre-spawn-environ``: the worker's
     interpreter starts with it, and the ``.pth`` hook installs ours there."""
     dask = pytest.importorskip("dask")
-    environ = {"ZARR_CODECS_INSTALL": "pipeline"}
-    with (
-        dask.config.set({"distributed.nanny.pre-spawn-environ": environ}),
-        distributed.LocalCluster(
-            n_workers=1,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=":0",
-            silence_logs=logging.ERROR,
-        ) as cluster,
-        distributed.Client(cluster) as client,
-    ):
+    variable = "ZARR_CODECS_INSTALL"
+    assert variable not in os.environ  # else it, not the config, would win
+    environ = {variable: "pipeline"}
+    try:
+        with (
+            dask.config.set({"distributed.nanny.pre-spawn-environ": environ}),
+            distributed.LocalCluster(
+                n_workers=1,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=":0",
+                silence_logs=logging.ERROR,
+            ) as cluster,
+            distributed.Client(cluster) as client,
+        ):
 
-        def parts() -> frozenset[str]:
-            import zarr  # the hook installs into zarr when zarr is imported
+            def parts() -> frozenset[str]:
+                import zarr  # the hook installs into zarr when zarr is imported
 
-            assert zarr is not None
-            return zarr_codecs.installed_parts()
+                assert zarr is not None
+                return zarr_codecs.installed_parts()
 
-        (report,) = client.run(parts).values()
-        assert report == {"zarr", "numcodecs", "pipeline"}
+            (report,) = client.run(parts).values()
+            assert report == {"zarr", "numcodecs", "pipeline"}
+    finally:
+        # A LocalCluster's nannies live in this process and leave pre-spawn-environ in its
+        # os.environ: taken out, or every later subprocess would install ours.
+        os.environ.pop(variable, None)
 
 
 # -- xarray ---------------------------------------------------------------------------------
