@@ -271,6 +271,14 @@ def test_arrays_unpickled_where_ours_is_installed_use_ours(
     with zarr_codecs.install(pipeline=True):
         here = pickle.loads(sent)
         assert isinstance(here._async_array.codec_pipeline, ChainCodecPipeline)
+        # Pickled and unpickled under the same installation: nothing is resolved again, so
+        # the copy equals the original (zarr-python's own suite checks that).
+        assert pickle.loads(pickle.dumps(here)) == here
+        ours = pickle.dumps(here)
     again = pickle.loads(sent)
     assert type(again._async_array.codec_pipeline) is BatchedCodecPipeline
     np.testing.assert_array_equal(here[...], again[...])
+    # Pickled under ours, unpickled where nothing is installed: kept as it was sent.
+    kept = pickle.loads(ours)
+    assert isinstance(kept._async_array.codec_pipeline, ChainCodecPipeline)
+    np.testing.assert_array_equal(kept[...], expected)

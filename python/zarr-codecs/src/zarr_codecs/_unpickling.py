@@ -4,9 +4,11 @@ A zarr-python array carries the codec objects and the codec pipeline chosen by t
 that opened it, and pickles them as they are. On a dask cluster the client opens arrays and
 sends them to workers, so a worker where :func:`zarr_codecs.install` ran (by the worker
 plugin or ``ZARR_CODECS_INSTALL``) would still run the client's choice. While anything is
-installed, :func:`follow` gives zarr's ``AsyncArray`` a ``__setstate__`` that does what
-pickle does by default, then resolves the array's codecs and pipeline again from its metadata
-here, as opening it here would. :func:`unfollow` removes it.
+installed, :func:`follow` gives zarr's ``AsyncArray`` a ``__getstate__`` that notes what the
+pickling process had installed, and a ``__setstate__`` that does what pickle does by default,
+then, where this process has something else installed, resolves the array's codecs and
+pipeline again from its metadata here, as opening it here would. :func:`unfollow` removes
+them.
 """
 
 from __future__ import annotations
@@ -15,8 +17,6 @@ import sys
 from typing import Any
 
 __all__ = ["follow", "unfollow"]
-
-_ATTRIBUTE = "__setstate__"
 
 
 def _resolved_here(array: Any) -> None:
@@ -38,15 +38,29 @@ def _resolved_here(array: Any) -> None:
         object.__setattr__(array, "codec_pipeline", pipeline)
 
 
+def _getstate(self: Any) -> dict[str, Any]:
+    from zarr_codecs._install import installed_parts
+
+    # What this process had installed: a process with the same resolves nothing again, so
+    # an array pickled and unpickled here comes back equal (zarr-python's suite checks).
+    return {**self.__dict__, _MARK: sorted(installed_parts())}
+
+
 def _setstate(self: Any, state: Any) -> None:
+    from zarr_codecs._install import installed_parts
+
     # What pickle does for an object without __setstate__ (zarr's frozen dataclass has none).
-    if isinstance(state, tuple):  # (dict, slots) from objects with __slots__ in their bases
-        state, slots = state
-        for name, value in (slots or {}).items():
-            object.__setattr__(self, name, value)
-    if state:
-        self.__dict__.update(state)
-    _resolved_here(self)
+    state = dict(state)
+    pickled_under = state.pop(_MARK, None)
+    self.__dict__.update(state)
+    if pickled_under is None or set(pickled_under) != installed_parts():
+        _resolved_here(self)
+
+
+#: The state key that says what the pickling process had installed. A process without our
+#: hook (nothing installed) keeps it as a harmless extra attribute: not a dataclass field.
+_MARK = "_zarr_codecs_installed"
+_HOOKS = {"__getstate__": _getstate, "__setstate__": _setstate}
 
 
 def _async_array_class() -> Any:
@@ -59,12 +73,15 @@ def follow() -> None:
     """Make arrays unpickled from now on use this process's codecs and pipeline, if zarr is
     imported (installing into zarr imports it, and calls this again). Idempotent."""
     cls = _async_array_class()
-    if cls is not None and cls.__dict__.get(_ATTRIBUTE) is not _setstate:
-        setattr(cls, _ATTRIBUTE, _setstate)
+    if cls is not None:
+        for name, hook in _HOOKS.items():
+            setattr(cls, name, hook)
 
 
 def unfollow() -> None:
     """Undo :func:`follow`: arrays unpickle exactly as they were pickled again."""
     cls = _async_array_class()
-    if cls is not None and cls.__dict__.get(_ATTRIBUTE) is _setstate:
-        delattr(cls, _ATTRIBUTE)
+    if cls is not None:
+        for name, hook in _HOOKS.items():
+            if cls.__dict__.get(name) is hook:
+                delattr(cls, name)
