@@ -260,9 +260,16 @@ class _Checker:
         data = self.load(path)
         if data is None:
             return
-        if "package" in data:
+        if "workspace" in data:  # a workspace of its own (zarr-codec-zarrs): the literal
+            self.literal_version(path, data.get("package", {}))
+        elif "package" in data:
             self.package_version(path, data["package"])
         self.path_dependencies(path, data)
+
+    def literal_version(self, path: Path, package: Mapping[str, Any]) -> None:
+        version = package.get("version")
+        if version != self.version:
+            self.found(path, "[package] version", version)
 
     def package_version(self, path: Path, package: Mapping[str, Any]) -> None:
         version = package.get("version")

@@ -33,8 +33,10 @@ def test_codec_crates_have_no_pyo3_in_their_trees() -> None:
         name = tomllib.loads(manifest.read_text())["package"]["name"]
         if name == "zarr-codec-python":
             continue  # the glue is the one crate that is about Python
+        # --manifest-path: zarr-codec-zarrs is a workspace of its own
+        command = ["cargo", "tree", "--manifest-path", str(manifest), "-p", name]
         tree = subprocess.run(
-            ["cargo", "tree", "-p", name, "--edges", "normal,build", "--prefix", "none"],
+            [*command, "--edges", "normal,build", "--prefix", "none"],
             cwd=ROOT,
             capture_output=True,
             text=True,

@@ -1,0 +1,208 @@
+//! `scale_offset` and `cast_value` as zarrs array -> array codecs.
+//!
+//! zarrs passes an array codec the decoded side's shape, data type and fill value, in both
+//! directions; ours take the same as a [`ChunkSpec`](zarr_codec_shapes::ChunkSpec).
+
+use std::num::NonZeroU64;
+use std::sync::Arc;
+
+use zarr_codec_shapes::{ArrayToArrayCodec, ChunkSpec};
+use zarrs_codec::{
+    ArrayBytes, ArrayCodecTraits, ArrayToArrayCodecTraits, Codec, CodecError, CodecMetadataOptions,
+    CodecOptions, CodecTraits, CodecTraitsV3, PartialDecoderCapability, PartialEncoderCapability,
+    RecommendedConcurrency,
+};
+use zarrs_data_type::{DataType, FillValue};
+use zarrs_metadata::{Configuration, v3::MetadataV3};
+use zarrs_plugin::{PluginCreateError, ZarrVersion};
+
+use crate::convert;
+
+/// The spec of a one-element array of `data_type` filled with `fill_value`: what the encoded
+/// data type and fill value follow from.
+fn element_spec(
+    data_type: &DataType,
+    fill_value: Option<&FillValue>,
+) -> Result<ChunkSpec, CodecError> {
+    let one = [NonZeroU64::MIN];
+    if let Some(fill) = fill_value {
+        return convert::chunk_spec(&one, data_type, fill);
+    }
+    let ours = convert::data_type_from_zarrs(data_type)?;
+    ChunkSpec::with_default_fill_value(vec![1], ours)
+        .map_err(|e| convert::error(e, Some(data_type)))
+}
+
+pub(crate) fn encoded_data_type(
+    codec: &impl ArrayToArrayCodec,
+    decoded: &DataType,
+) -> Result<DataType, CodecError> {
+    let spec = element_spec(decoded, None)?;
+    let encoded = codec
+        .resolve(&spec)
+        .map_err(|e| convert::error(e, Some(decoded)))?;
+    convert::data_type_to_zarrs(encoded.data_type())
+}
+
+pub(crate) fn encoded_fill_value(
+    codec: &impl ArrayToArrayCodec,
+    decoded: &DataType,
+    fill: &FillValue,
+) -> Result<FillValue, CodecError> {
+    let spec = element_spec(decoded, Some(fill))?;
+    let encoded = codec
+        .resolve(&spec)
+        .map_err(|e| convert::error(e, Some(decoded)))?;
+    Ok(convert::fill_value_to_zarrs(encoded.fill_value()))
+}
+
+pub(crate) fn recommended_concurrency(
+    codec: &impl ArrayToArrayCodec,
+    shape: &[NonZeroU64],
+    data_type: &DataType,
+) -> Result<RecommendedConcurrency, CodecError> {
+    let ours = convert::data_type_from_zarrs(data_type)?;
+    let shape = shape
+        .iter()
+        .map(|n| usize::try_from(n.get()).unwrap_or(usize::MAX))
+        .collect();
+    let spec = ChunkSpec::with_default_fill_value(shape, ours)
+        .map_err(|e| convert::error(e, Some(data_type)))?;
+    Ok(convert::concurrency(
+        zarr_codec_shapes::Codec::recommended_concurrency(codec, &spec),
+    ))
+}
+
+/// Runs `direction` (our encode or decode) on zarrs' fixed-size array bytes.
+pub(crate) fn apply<'a>(
+    bytes: ArrayBytes<'a>,
+    shape: &[NonZeroU64],
+    data_type: &DataType,
+    fill_value: &FillValue,
+    direction: impl FnOnce(&[u8], &ChunkSpec) -> zarr_codec_shapes::Result<Vec<u8>>,
+) -> Result<ArrayBytes<'a>, CodecError> {
+    let spec = convert::chunk_spec(shape, data_type, fill_value)?;
+    let input = bytes.into_fixed()?;
+    let output = direction(&input, &spec).map_err(|e| convert::error(e, Some(data_type)))?;
+    Ok(ArrayBytes::new_flen(output))
+}
+
+/// An array -> array codec of ours as a zarrs codec (Zarr v3 only: neither has a v2 form).
+macro_rules! array_codec {
+    ($(#[$doc:meta])* $name:ident($inner:ty), v3: $v3:literal) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone)]
+        pub struct $name($inner);
+
+        impl $name {
+            /// The zarrs codec for our codec `inner`.
+            #[must_use]
+            pub fn new(inner: $inner) -> Self {
+                Self(inner)
+            }
+
+            /// Our codec inside.
+            #[must_use]
+            pub fn inner(&self) -> &$inner {
+                &self.0
+            }
+        }
+
+        zarrs_plugin::impl_extension_aliases!($name, v3: $v3);
+
+        impl CodecTraitsV3 for $name {
+            fn create(metadata: &MetadataV3) -> Result<Codec, PluginCreateError> {
+                let inner = convert::codec_from_v3::<$inner>(metadata)?;
+                Ok(Codec::ArrayToArray(Arc::new(Self(inner))))
+            }
+        }
+
+        impl CodecTraits for $name {
+            fn as_any(&self) -> &dyn std::any::Any {
+                self
+            }
+
+            fn configuration(
+                &self,
+                version: ZarrVersion,
+                _options: &CodecMetadataOptions,
+            ) -> Option<Configuration> {
+                convert::configuration(&self.0, version)
+            }
+
+            fn partial_decoder_capability(&self) -> PartialDecoderCapability {
+                convert::partial_decoding(zarr_codec_shapes::Codec::partial_decode_capability(&self.0))
+            }
+
+            fn partial_encoder_capability(&self) -> PartialEncoderCapability {
+                PartialEncoderCapability { partial_encode: false }
+            }
+        }
+
+        impl ArrayCodecTraits for $name {
+            fn recommended_concurrency(
+                &self,
+                shape: &[NonZeroU64],
+                data_type: &DataType,
+            ) -> Result<RecommendedConcurrency, CodecError> {
+                recommended_concurrency(&self.0, shape, data_type)
+            }
+        }
+
+        impl ArrayToArrayCodecTraits for $name {
+            fn into_dyn(self: Arc<Self>) -> Arc<dyn ArrayToArrayCodecTraits> {
+                self
+            }
+
+            fn encoded_data_type(&self, decoded: &DataType) -> Result<DataType, CodecError> {
+                encoded_data_type(&self.0, decoded)
+            }
+
+            fn encoded_fill_value(
+                &self,
+                decoded: &DataType,
+                fill: &FillValue,
+            ) -> Result<FillValue, CodecError> {
+                encoded_fill_value(&self.0, decoded, fill)
+            }
+
+            fn encode<'a>(
+                &self,
+                bytes: ArrayBytes<'a>,
+                shape: &[NonZeroU64],
+                data_type: &DataType,
+                fill_value: &FillValue,
+                _options: &CodecOptions,
+            ) -> Result<ArrayBytes<'a>, CodecError> {
+                apply(bytes, shape, data_type, fill_value, |input, spec| {
+                    ArrayToArrayCodec::encode(&self.0, input, spec)
+                })
+            }
+
+            fn decode<'a>(
+                &self,
+                bytes: ArrayBytes<'a>,
+                shape: &[NonZeroU64],
+                data_type: &DataType,
+                fill_value: &FillValue,
+                _options: &CodecOptions,
+            ) -> Result<ArrayBytes<'a>, CodecError> {
+                apply(bytes, shape, data_type, fill_value, |input, spec| {
+                    ArrayToArrayCodec::decode(&self.0, input, spec)
+                })
+            }
+        }
+    };
+}
+
+array_codec!(
+    /// `scale_offset` ([`zarr_codec_scale_offset`]): `(x - offset) * scale` in the array's own
+    /// type, exact for integers. zarrs has none: registered as a plugin.
+    ScaleOffsetCodec(zarr_codec_scale_offset::ScaleOffset), v3: "scale_offset"
+);
+array_codec!(
+    /// `cast_value` ([`zarr_codec_cast_value`]): every integer and float type, correctly
+    /// rounded in all five modes, out-of-range values clamped or wrapped, `scalar_map`. zarrs
+    /// has none: registered as a plugin.
+    CastValueCodec(zarr_codec_cast_value::CastValue), v3: "cast_value"
+);

@@ -1,0 +1,89 @@
+//! The plugins: `scale_offset` and `cast_value` at compile time (zarrs has neither), and our
+//! gzip, blosc, zstd and crc32c at run time in place of zarrs' own ([`register`]).
+
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+use zarrs_codec::{
+    CodecPluginV3, CodecRuntimePluginV2, CodecRuntimePluginV3, CodecRuntimeRegistryHandleV2,
+    CodecRuntimeRegistryHandleV3, CodecTraitsV2, CodecTraitsV3, register_codec_v2,
+    register_codec_v3, unregister_codec_v2, unregister_codec_v3,
+};
+
+use crate::{BloscCodec, CastValueCodec, Crc32cCodec, GzipCodec, ScaleOffsetCodec, ZstdCodec};
+
+inventory::submit! { CodecPluginV3::new::<ScaleOffsetCodec>() }
+inventory::submit! { CodecPluginV3::new::<CastValueCodec>() }
+
+/// The codec names (the same in Zarr v3 and v2) that [`register`] gives our codecs.
+pub const REPLACED: [&str; 4] = ["gzip", "blosc", "zstd", "crc32c"];
+
+/// What [`register`] put in zarrs' run-time registry.
+struct Handles {
+    v3: Vec<CodecRuntimeRegistryHandleV3>,
+    v2: Vec<CodecRuntimeRegistryHandleV2>,
+}
+
+static REGISTERED: Mutex<Option<Handles>> = Mutex::new(None);
+
+fn registered() -> MutexGuard<'static, Option<Handles>> {
+    // The lock guards no invariant a panic could break: the handles are valid either way.
+    REGISTERED.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn v3<T: CodecTraitsV3 + 'static>(name: &'static str) -> CodecRuntimePluginV3 {
+    CodecRuntimePluginV3::new(move |candidate| candidate == name, T::create)
+}
+
+fn v2<T: CodecTraitsV2 + 'static>(name: &'static str) -> CodecRuntimePluginV2 {
+    CodecRuntimePluginV2::new(move |candidate| candidate == name, T::create)
+}
+
+/// Makes zarrs use our gzip, blosc, zstd and crc32c ([`REPLACED`]) for every array opened or
+/// created from now on, in Zarr v3 and v2 metadata, in place of its own. Returns `false`
+/// (and does nothing) if they are registered already.
+#[allow(clippy::must_use_candidate)] // the answer is for those who care; most calls ignore it
+pub fn register() -> bool {
+    let mut guard = registered();
+    if guard.is_some() {
+        return false;
+    }
+    let [gzip, blosc, zstd, crc32c] = REPLACED;
+    *guard = Some(Handles {
+        v3: vec![
+            register_codec_v3(v3::<GzipCodec>(gzip)),
+            register_codec_v3(v3::<BloscCodec>(blosc)),
+            register_codec_v3(v3::<ZstdCodec>(zstd)),
+            register_codec_v3(v3::<Crc32cCodec>(crc32c)),
+        ],
+        v2: vec![
+            register_codec_v2(v2::<GzipCodec>(gzip)),
+            register_codec_v2(v2::<BloscCodec>(blosc)),
+            register_codec_v2(v2::<ZstdCodec>(zstd)),
+            register_codec_v2(v2::<Crc32cCodec>(crc32c)),
+        ],
+    });
+    true
+}
+
+/// Undoes [`register`]: zarrs uses its own gzip, blosc, zstd and crc32c again for arrays
+/// opened or created from now on (arrays already open keep their codecs). Returns `false` if
+/// nothing was registered.
+#[allow(clippy::must_use_candidate)] // as for register()
+pub fn unregister() -> bool {
+    let Some(handles) = registered().take() else {
+        return false;
+    };
+    for handle in &handles.v3 {
+        unregister_codec_v3(handle);
+    }
+    for handle in &handles.v2 {
+        unregister_codec_v2(handle);
+    }
+    true
+}
+
+/// Whether [`register`] is in effect.
+#[must_use]
+pub fn is_registered() -> bool {
+    registered().is_some()
+}
