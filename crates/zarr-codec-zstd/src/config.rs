@@ -59,15 +59,19 @@ impl From<Level> for i64 {
     }
 }
 
-/// The v3 configuration: `{"level": N}` with an optional `"checksum": bool`, written only
-/// when true (the spec: "should be omitted if false").
+/// The v3 configuration: `{"level": N, "checksum": bool}`, `checksum` optional when read.
+///
+/// `checksum` is always written, `false` too, although the spec says it "should be omitted if
+/// false" (a recommendation, not a requirement): zarr-python writes it so, and zarrs (0.23)
+/// refuses a zstd configuration without it, so an array whose metadata omitted it could not
+/// be opened with zarrs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ZstdConfig {
     /// The compression level.
     pub level: Level,
     /// Whether each frame stores a checksum of its content.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[serde(default)]
     pub checksum: bool,
 }
 

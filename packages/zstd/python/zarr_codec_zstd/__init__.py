@@ -63,8 +63,9 @@ class Zstd(BytesBytesCodecBase):
         self.max_decoded_size = max_decoded_size
 
     def configuration(self) -> dict[str, Any]:
-        # The spec: "checksum" should be omitted if false.
-        return {"level": self.level, **({"checksum": True} if self.checksum else {})}
+        # "checksum" written when false too (the spec only recommends leaving it out): as
+        # zarr-python writes it, and zarrs refuses a zstd configuration without it.
+        return {"level": self.level, "checksum": self.checksum}
 
     def v2_configuration(self) -> dict[str, Any]:
         """numcodecs' form: both keys, always."""
