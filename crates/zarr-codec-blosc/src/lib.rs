@@ -1,5 +1,8 @@
 //! The Zarr `blosc` codec on c-blosc 1.x: a bytes-to-bytes codec.
 //!
+//! Use it from Rust alone, no Python involved: `cargo add zarr-codec-blosc` (the examples in
+//! `examples/` run with `cargo run --example <name> -p zarr-codec-blosc`).
+//!
 //! - Spec (v3): <https://zarr-specs.readthedocs.io/en/latest/v3/codecs/blosc/>; v2 metadata is
 //!   numcodecs' `{"id": "blosc", "cname", "clevel", "shuffle": 0|1|2|-1, "blocksize"}`.
 //! - Writes the c-blosc 1.x frame format, which numcodecs and every Zarr reader decode (frames

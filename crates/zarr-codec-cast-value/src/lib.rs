@@ -2,6 +2,9 @@
 //! array-to-array codec: converts each element's numerical value to another integer or
 //! floating-point data type, and back when decoding.
 //!
+//! Use it from Rust alone, no Python involved: `cargo add zarr-codec-cast-value` (the examples in
+//! `examples/` run with `cargo run --example <name> -p zarr-codec-cast-value`).
+//!
 //! The specification's procedure, in its order, for every element:
 //!
 //! 1. `scalar_map`: an input equal (by numerical value; every NaN is one key) to a map key

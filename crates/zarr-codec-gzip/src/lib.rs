@@ -1,5 +1,8 @@
 //! The Zarr `gzip` codec: a bytes-to-bytes codec writing RFC 1952 gzip streams.
 //!
+//! Use it from Rust alone, no Python involved: `cargo add zarr-codec-gzip` (the examples in
+//! `examples/` run with `cargo run --example <name> -p zarr-codec-gzip`).
+//!
 //! - Spec (v3): <https://zarr-specs.readthedocs.io/en/latest/v3/codecs/gzip/>; v2 metadata is
 //!   numcodecs' `{"id": "gzip", "level": N}` (level defaults to 1 there, as in numcodecs).
 //! - Engine: libdeflate, built from source, for whole-buffer compression and decompression.

@@ -1,6 +1,9 @@
 //! The zarr-codecs chain runtime: whole Zarr codec chains run over batches of chunks, in
 //! Rust, with no Python.
 //!
+//! Use it from Rust alone, no Python involved: `cargo add zarr-codec-runtime` (the examples in
+//! `examples/` run with `cargo run --example <name> -p zarr-codec-runtime`).
+//!
 //! - [`Plan`]: one direction of a chain, planned once (its [`Step`]s, their output sizes,
 //!   which step writes straight into the caller's memory), then run on any number of chunks,
 //!   each through every step on one thread with per-thread scratch.

@@ -2,6 +2,9 @@
 //! array-to-array codec: encodes `(x - offset) * scale` and decodes `x / scale + offset`, in the
 //! arithmetic of the array's data type.
 //!
+//! Use it from Rust alone, no Python involved: `cargo add zarr-codec-scale-offset` (the examples in
+//! `examples/` run with `cargo run --example <name> -p zarr-codec-scale-offset`).
+//!
 //! - **Integers**: exact arithmetic; any intermediate or final value outside the type's range
 //!   (in either direction, at the `int64` and `uint64` limits too) is an
 //!   [`CodecError::OutOfRange`] error, and so is a division that leaves a remainder when

@@ -1,5 +1,8 @@
 //! The Rust API of zarr-codecs: what every Zarr codec crate builds on.
 //!
+//! Use it from Rust alone, no Python involved: `cargo add zarr-codec-shapes` (the examples in
+//! `examples/` run with `cargo run --example <name> -p zarr-codec-shapes`).
+//!
 //! - [`BytesToBytesCodec`], [`ArrayToArrayCodec`] and [`ArrayToBytesCodec`]: the three
 //!   codec kinds of the [Zarr v3 core specification](https://zarr-specs.readthedocs.io/en/latest/v3/core/index.html#codecs),
 //!   object safe, `Send + Sync`, with `*_into` methods that write into a buffer the caller
