@@ -27,7 +27,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from distributed.diagnostics.plugin import WorkerPlugin
+try:
+    from distributed.diagnostics.plugin import WorkerPlugin
+except ImportError as err:  # the extra is optional: say which one
+    raise ImportError(
+        'zarr_codecs.dask needs distributed: pip install "zarr-codecs[dask]"'
+    ) from err
 
 from zarr_codecs._install import install, uninstall
 
