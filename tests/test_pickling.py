@@ -282,3 +282,30 @@ def test_arrays_unpickled_where_ours_is_installed_use_ours(
     kept = pickle.loads(ours)
     assert isinstance(kept._async_array.codec_pipeline, ChainCodecPipeline)
     np.testing.assert_array_equal(kept[...], expected)
+
+
+def _register_passthrough() -> None:
+    from unregistered_codec import NAME, Passthrough
+
+    zarr.registry.register_codec(NAME, Passthrough)
+
+
+def test_an_array_whose_codec_the_worker_cannot_name_keeps_what_it_was_sent(
+    installed_worker: Any,
+) -> None:
+    """Re-resolving needs every codec by name; a codec registered only here is not known
+    there, so the installed worker keeps the array as pickled (and reads it) rather than
+    failing to unpickle it."""
+    from unregistered_codec import NAME, Passthrough
+
+    _register_passthrough()
+    values = np.arange(60, dtype="float64").reshape(SHAPE)
+    array = zarr.create_array(
+        MemoryStore(), shape=SHAPE, chunks=(3, 5), dtype="float64", compressors=[Passthrough()]
+    )
+    array[...] = values
+    assert NAME in str(array.metadata.to_dict()["codecs"])
+    kind, modules, read = installed_worker.apply(_read_pickled_array, (pickle.dumps(array),))
+    assert kind == "BatchedCodecPipeline"  # as sent: nothing was re-resolved
+    assert "unregistered_codec" in modules
+    np.testing.assert_array_equal(read, values)

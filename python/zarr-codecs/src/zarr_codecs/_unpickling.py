@@ -30,12 +30,19 @@ def _resolved_here(array: Any) -> None:
     parts = installed_parts()
     metadata = array.metadata
     wanted = "zarr" if metadata.zarr_format == 3 else "numcodecs"
-    if wanted in parts:  # codecs from the registry that now holds ours
-        metadata = type(metadata).from_dict(metadata.to_dict())
-        object.__setattr__(array, "metadata", metadata)
-    if wanted in parts or not isinstance(array.codec_pipeline, get_pipeline_class()):
-        pipeline = create_codec_pipeline(metadata=metadata, store=array.store_path.store)
-        object.__setattr__(array, "codec_pipeline", pipeline)
+    try:
+        if wanted in parts:  # codecs from the registry that now holds ours
+            metadata = type(metadata).from_dict(metadata.to_dict())
+        if wanted in parts or not isinstance(array.codec_pipeline, get_pipeline_class()):
+            pipeline = create_codec_pipeline(metadata=metadata, store=array.store_path.store)
+        else:
+            pipeline = array.codec_pipeline
+    except Exception:
+        # A codec this process knows by no name (registered only where the array was
+        # opened, say): the array keeps what it was pickled with, which still works here.
+        return
+    object.__setattr__(array, "metadata", metadata)
+    object.__setattr__(array, "codec_pipeline", pipeline)
 
 
 def _getstate(self: Any) -> dict[str, Any]:
