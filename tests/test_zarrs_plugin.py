@@ -7,6 +7,7 @@ example, built here (once per machine: its target directory is kept in
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -133,7 +134,7 @@ def _write_with_zarr(root: Path, ours: bool) -> dict[str, np.ndarray[Any, Any]]:
     """Every case written by zarr-python (with our codecs or its own), and what zarr-python
     reads back (the quantized array does not read back as written)."""
     read: dict[str, np.ndarray[Any, Any]] = {}
-    with zarr_codecs.install() if ours else _nothing():
+    with zarr_codecs.install() if ours else contextlib.nullcontext():
         for name, (keywords, values) in {**V3_CASES, **V2_CASES}.items():
             zarr_format = 2 if name.startswith("v2_") else 3
             array = zarr.create_array(
@@ -147,14 +148,6 @@ def _write_with_zarr(root: Path, ours: bool) -> dict[str, np.ndarray[Any, Any]]:
             array[...] = values
             read[name] = array[...]
     return read
-
-
-class _nothing:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *args: object) -> None:
-        return None
 
 
 def _zarrs_read(

@@ -8,13 +8,12 @@ use std::sync::Arc;
 
 use zarr_codec_shapes::{ArrayToArrayCodec, ChunkSpec};
 use zarrs_codec::{
-    ArrayBytes, ArrayCodecTraits, ArrayToArrayCodecTraits, Codec, CodecError, CodecMetadataOptions,
-    CodecOptions, CodecTraits, CodecTraitsV3, PartialDecoderCapability, PartialEncoderCapability,
-    RecommendedConcurrency,
+    ArrayBytes, ArrayCodecTraits, ArrayToArrayCodecTraits, Codec, CodecError, CodecOptions,
+    CodecTraitsV3, RecommendedConcurrency,
 };
 use zarrs_data_type::{DataType, FillValue};
-use zarrs_metadata::{Configuration, v3::MetadataV3};
-use zarrs_plugin::{PluginCreateError, ZarrVersion};
+use zarrs_metadata::v3::MetadataV3;
+use zarrs_plugin::PluginCreateError;
 
 use crate::convert;
 
@@ -90,23 +89,7 @@ pub(crate) fn apply<'a>(
 /// An array -> array codec of ours as a zarrs codec (Zarr v3 only: neither has a v2 form).
 macro_rules! array_codec {
     ($(#[$doc:meta])* $name:ident($inner:ty), v3: $v3:literal) => {
-        $(#[$doc])*
-        #[derive(Debug, Clone)]
-        pub struct $name($inner);
-
-        impl $name {
-            /// The zarrs codec for our codec `inner`.
-            #[must_use]
-            pub fn new(inner: $inner) -> Self {
-                Self(inner)
-            }
-
-            /// Our codec inside.
-            #[must_use]
-            pub fn inner(&self) -> &$inner {
-                &self.0
-            }
-        }
+        codec_wrapper!($(#[$doc])* $name($inner));
 
         zarrs_plugin::impl_extension_aliases!($name, v3: $v3);
 
@@ -117,27 +100,6 @@ macro_rules! array_codec {
             }
         }
 
-        impl CodecTraits for $name {
-            fn as_any(&self) -> &dyn std::any::Any {
-                self
-            }
-
-            fn configuration(
-                &self,
-                version: ZarrVersion,
-                _options: &CodecMetadataOptions,
-            ) -> Option<Configuration> {
-                convert::configuration(&self.0, version)
-            }
-
-            fn partial_decoder_capability(&self) -> PartialDecoderCapability {
-                convert::partial_decoding(zarr_codec_shapes::Codec::partial_decode_capability(&self.0))
-            }
-
-            fn partial_encoder_capability(&self) -> PartialEncoderCapability {
-                PartialEncoderCapability { partial_encode: false }
-            }
-        }
 
         impl ArrayCodecTraits for $name {
             fn recommended_concurrency(

@@ -5,13 +5,11 @@ use std::sync::Arc;
 
 use zarr_codec_shapes::BytesToBytesCodec;
 use zarrs_codec::{
-    ArrayBytesRaw, BytesRepresentation, BytesToBytesCodecTraits, Codec, CodecError,
-    CodecMetadataOptions, CodecOptions, CodecTraits, CodecTraitsV2, CodecTraitsV3,
-    InvalidBytesLengthError, PartialDecoderCapability, PartialEncoderCapability,
-    RecommendedConcurrency,
+    ArrayBytesRaw, BytesRepresentation, BytesToBytesCodecTraits, Codec, CodecError, CodecOptions,
+    CodecTraitsV2, CodecTraitsV3, InvalidBytesLengthError, RecommendedConcurrency,
 };
-use zarrs_metadata::{Configuration, v2::MetadataV2, v3::MetadataV3};
-use zarrs_plugin::{PluginCreateError, ZarrVersion};
+use zarrs_metadata::{v2::MetadataV2, v3::MetadataV3};
+use zarrs_plugin::PluginCreateError;
 
 use crate::convert;
 
@@ -71,23 +69,7 @@ pub(crate) fn encoded_representation(
 /// Zarr v3 and `$v2` in Zarr v2 metadata.
 macro_rules! bytes_codec {
     ($(#[$doc:meta])* $name:ident($inner:ty), v3: $v3:literal, v2: $v2:literal) => {
-        $(#[$doc])*
-        #[derive(Debug, Clone)]
-        pub struct $name($inner);
-
-        impl $name {
-            /// The zarrs codec for our codec `inner`.
-            #[must_use]
-            pub fn new(inner: $inner) -> Self {
-                Self(inner)
-            }
-
-            /// Our codec inside.
-            #[must_use]
-            pub fn inner(&self) -> &$inner {
-                &self.0
-            }
-        }
+        codec_wrapper!($(#[$doc])* $name($inner));
 
         zarrs_plugin::impl_extension_aliases!($name, v3: $v3, v2: $v2);
 
@@ -105,27 +87,6 @@ macro_rules! bytes_codec {
             }
         }
 
-        impl CodecTraits for $name {
-            fn as_any(&self) -> &dyn std::any::Any {
-                self
-            }
-
-            fn configuration(
-                &self,
-                version: ZarrVersion,
-                _options: &CodecMetadataOptions,
-            ) -> Option<Configuration> {
-                convert::configuration(&self.0, version)
-            }
-
-            fn partial_decoder_capability(&self) -> PartialDecoderCapability {
-                convert::partial_decoding(zarr_codec_shapes::Codec::partial_decode_capability(&self.0))
-            }
-
-            fn partial_encoder_capability(&self) -> PartialEncoderCapability {
-                PartialEncoderCapability { partial_encode: false }
-            }
-        }
 
         impl BytesToBytesCodecTraits for $name {
             fn into_dyn(self: Arc<Self>) -> Arc<dyn BytesToBytesCodecTraits> {

@@ -27,6 +27,8 @@
 //! and written through the codec crates' own JSON (the one place they are validated), and
 //! their errors keep their kind and message in zarrs' errors.
 
+#[macro_use]
+mod wrapper;
 mod array_codecs;
 mod bytes_codecs;
 mod convert;
