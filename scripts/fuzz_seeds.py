@@ -108,6 +108,20 @@ def main(out: Path) -> None:
                 {"name": "scale_offset"},
             ]
         ),
+        "zarr-codec-scale-offset-legacy_config_and_chunk": _array_seeds(
+            [
+                {
+                    "name": "numcodecs.fixedscaleoffset",
+                    "configuration": {"offset": off, "scale": scale, "dtype": dt, "astype": ast},
+                }
+                for off, scale, dt, ast in (
+                    (1000, 10, "<f8", "|u1"),
+                    (1.5, 0.25, "<f4", "<i4"),
+                    (-7, 3, "<i2", "<i2"),
+                    (0.5, 100, "<i8", "<f2"),
+                )
+            ]
+        ),
     }
     for name, seeds in corpora.items():
         folder = out / name

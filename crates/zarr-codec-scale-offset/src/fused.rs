@@ -5,13 +5,11 @@
 //! (the same functions run, in the same order, on every element).
 
 use zarr_codec_cast_value::{CastPlan, CastValue, Direction};
-use zarr_codec_shapes::{CodecError, DataType, Result};
+use zarr_codec_shapes::{DataType, Result};
 
-use crate::{Affine, ScaleOffset};
+use crate::{Affine, ScaleOffset, blocks};
 
-/// Elements per block: the intermediate block (at most 64 KiB) stays in L2, and blocks are
-/// large enough that each codec's per-call setup is paid rarely.
-const BLOCK: usize = 8192;
+const CODEC: &str = "scale_offset + cast_value";
 
 /// `scale_offset` followed by `cast_value`, bound to the array's data type.
 #[derive(Debug, Clone)]
@@ -49,14 +47,10 @@ impl ScaleOffsetCast {
         {
             return Ok(());
         }
-        let types = (self.data_type(), self.data_type(), self.encoded_type());
-        blocks(
-            input,
-            output,
-            types,
-            |source, temp| self.affine.encode(source, temp),
-            |temp, target| self.encode.apply(temp, target),
-        )
+        let types = [self.data_type(), self.data_type(), self.encoded_type()];
+        let affine = |source: &[u8], temp: &mut [u8]| self.affine.encode(source, temp);
+        let cast = |temp: &[u8], target: &mut [u8]| self.encode.apply(temp, target);
+        blocks::run(CODEC, input, output, &types, &[&affine, &cast])
     }
 
     /// `cast⁻¹(x) / scale + offset` for every element of `input` into `output`.
@@ -66,51 +60,9 @@ impl ScaleOffsetCast {
         {
             return Ok(());
         }
-        let types = (self.encoded_type(), self.data_type(), self.data_type());
-        blocks(
-            input,
-            output,
-            types,
-            |source, temp| self.decode.apply(source, temp),
-            |temp, target| self.affine.decode(temp, target),
-        )
+        let types = [self.encoded_type(), self.data_type(), self.data_type()];
+        let cast = |source: &[u8], temp: &mut [u8]| self.decode.apply(source, temp);
+        let affine = |temp: &[u8], target: &mut [u8]| self.affine.decode(temp, target);
+        blocks::run(CODEC, input, output, &types, &[&cast, &affine])
     }
-}
-
-/// Runs `first` then `second` over each block of `input` (elements of `from`) into `output`
-/// (elements of `to`), through a block-sized buffer of elements of `between` (the array's
-/// data type: encoding is array -> array -> cast, decoding cast -> array -> array).
-fn blocks(
-    input: &[u8],
-    output: &mut [u8],
-    (from, between, to): (DataType, DataType, DataType),
-    first: impl Fn(&[u8], &mut [u8]) -> Result<()>,
-    second: impl Fn(&[u8], &mut [u8]) -> Result<()>,
-) -> Result<()> {
-    let (in_size, out_size) = (from.size(), to.size());
-    if !input.len().is_multiple_of(in_size) {
-        return Err(CodecError::corrupt(format!(
-            "scale_offset + cast_value: {} bytes is not a whole number of {from} elements",
-            input.len()
-        )));
-    }
-    let count = input.len() / in_size;
-    if output.len() != count * out_size {
-        return Err(CodecError::OutputSize {
-            expected: count * out_size,
-            actual: output.len(),
-        });
-    }
-    let temp_size = between.size();
-    let mut temp = vec![0u8; BLOCK * temp_size];
-    for (source, target) in input
-        .chunks(BLOCK * in_size)
-        .zip(output.chunks_mut(BLOCK * out_size))
-    {
-        let n = source.len() / in_size;
-        let temp = &mut temp[..n * temp_size];
-        first(source, temp)?;
-        second(temp, target)?;
-    }
-    Ok(())
 }

@@ -23,10 +23,17 @@
 //!
 //! [`ScaleOffsetCast`] runs `scale_offset` and a following `cast_value` as one pass over
 //! memory, with the same results as the two one after the other.
+//!
+//! [`FixedScaleOffset`] is numcodecs' `fixedscaleoffset` (Zarr v2) and
+//! `numcodecs.fixedscaleoffset` (v3), with numpy's own arithmetic, byte for byte: what
+//! arrays written with it need to read, and what `scale_offset` + `cast_value` replace.
 
+mod blocks;
 mod fused;
+pub mod legacy;
 
 pub use fused::ScaleOffsetCast;
+pub use legacy::FixedScaleOffset;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

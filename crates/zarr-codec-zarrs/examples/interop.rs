@@ -7,8 +7,9 @@
 //! interop write [--register] STORE             # arrays of every codec of ours, under STORE
 //! ```
 //!
-//! `--register` calls `zarr_codec_zarrs::register()` first (our gzip, blosc, zstd, crc32c);
-//! without it zarrs uses its own for those, and ours only for `scale_offset` and `cast_value`.
+//! `--register` calls `zarr_codec_zarrs::register()` first (our gzip, blosc, zstd, crc32c and
+//! fixedscaleoffset); without it zarrs uses its own for those, and ours only for
+//! `scale_offset` and `cast_value`.
 
 use std::error::Error;
 use std::sync::Arc;
@@ -40,7 +41,8 @@ fn main() -> Result<(), Box<dyn Error>> {
 /// types) or zarrs'.
 fn implementations(array: &Array<FilesystemStore>) -> Vec<String> {
     use zarr_codec_zarrs::{
-        BloscCodec, CastValueCodec, Crc32cCodec, GzipCodec, ScaleOffsetCodec, ZstdCodec,
+        BloscCodec, CastValueCodec, Crc32cCodec, FixedScaleOffsetCodec, GzipCodec,
+        ScaleOffsetCodec, ZstdCodec,
     };
     fn ours(codec: &dyn std::any::Any) -> Option<&'static str> {
         [
@@ -50,6 +52,7 @@ fn implementations(array: &Array<FilesystemStore>) -> Vec<String> {
             ("Crc32cCodec", codec.is::<Crc32cCodec>()),
             ("ScaleOffsetCodec", codec.is::<ScaleOffsetCodec>()),
             ("CastValueCodec", codec.is::<CastValueCodec>()),
+            ("FixedScaleOffsetCodec", codec.is::<FixedScaleOffsetCodec>()),
         ]
         .into_iter()
         .find_map(|(name, is)| is.then_some(name))
@@ -148,8 +151,25 @@ fn write(store: &str) -> Result<(), Box<dyn Error>> {
             Arc::new(zarr_codec_zarrs::ZstdCodec::new(zstd)),
             Arc::new(zarr_codec_zarrs::Crc32cCodec::new(crc32c)),
         ])
-        .build(store, "/zstd_crc32c")?;
+        .build(store.clone(), "/zstd_crc32c")?;
     checked.store_metadata()?;
     checked.store_array_subset(&checked.subset_all(), counts.as_slice())?;
+
+    // numcodecs' legacy quantization, with parameters float32 cannot hold.
+    let legacy = zarr_codec_scale_offset::FixedScaleOffset::new(
+        serde_json::Number::from_f64(1000.1).ok_or("not a number")?,
+        serde_json::Number::from_f64(10.3).ok_or("not a number")?,
+        "<f8",
+        Some("<i4"),
+    )?;
+    let spread: Vec<f64> = (0..1200).map(|i| f64::from(i) * 167.3 - 1e5).collect();
+    let fixed = ArrayBuilder::new(vec![1200], vec![300], data_type::float64(), 0.0f64)
+        .array_to_array_codecs(vec![Arc::new(
+            zarr_codec_zarrs::FixedScaleOffsetCodec::new(legacy),
+        )])
+        .bytes_to_bytes_codecs(vec![Arc::new(zarr_codec_zarrs::ZstdCodec::new(zstd))])
+        .build(store, "/fixedscaleoffset")?;
+    fixed.store_metadata()?;
+    fixed.store_array_subset(&fixed.subset_all(), spread.as_slice())?;
     Ok(())
 }

@@ -1,4 +1,5 @@
-//! `scale_offset` and `cast_value` as zarrs array -> array codecs.
+//! `scale_offset`, `cast_value` and numcodecs' `fixedscaleoffset` as zarrs array -> array
+//! codecs.
 //!
 //! zarrs passes an array codec the decoded side's shape, data type and fill value, in both
 //! directions; ours take the same as a [`ChunkSpec`](zarr_codec_shapes::ChunkSpec).
@@ -9,10 +10,10 @@ use std::sync::Arc;
 use zarr_codec_shapes::{ArrayToArrayCodec, ChunkSpec};
 use zarrs_codec::{
     ArrayBytes, ArrayCodecTraits, ArrayToArrayCodecTraits, Codec, CodecError, CodecOptions,
-    CodecTraitsV3, RecommendedConcurrency,
+    CodecTraitsV2, CodecTraitsV3, RecommendedConcurrency,
 };
 use zarrs_data_type::{DataType, FillValue};
-use zarrs_metadata::v3::MetadataV3;
+use zarrs_metadata::{v2::MetadataV2, v3::MetadataV3};
 use zarrs_plugin::PluginCreateError;
 
 use crate::convert;
@@ -86,12 +87,13 @@ pub(crate) fn apply<'a>(
     Ok(ArrayBytes::new_flen(output))
 }
 
-/// An array -> array codec of ours as a zarrs codec (Zarr v3 only: neither has a v2 form).
+/// An array -> array codec of ours as a zarrs codec, named `$v3` in Zarr v3 metadata and
+/// `$v2` in v2 metadata where it has a v2 form.
 macro_rules! array_codec {
-    ($(#[$doc:meta])* $name:ident($inner:ty), v3: $v3:literal) => {
+    ($(#[$doc:meta])* $name:ident($inner:ty), v3: $v3:literal $(, v2: $v2:literal)?) => {
         codec_wrapper!($(#[$doc])* $name($inner));
 
-        zarrs_plugin::impl_extension_aliases!($name, v3: $v3);
+        zarrs_plugin::impl_extension_aliases!($name, v3: $v3 $(, v2: $v2)?);
 
         impl CodecTraitsV3 for $name {
             fn create(metadata: &MetadataV3) -> Result<Codec, PluginCreateError> {
@@ -99,6 +101,16 @@ macro_rules! array_codec {
                 Ok(Codec::ArrayToArray(Arc::new(Self(inner))))
             }
         }
+
+        $(
+            impl CodecTraitsV2 for $name {
+                fn create(metadata: &MetadataV2) -> Result<Codec, PluginCreateError> {
+                    let _: &str = $v2; // (a use of `$v2`, which this block repeats on)
+                    let inner = convert::codec_from_v2::<$inner>(metadata)?;
+                    Ok(Codec::ArrayToArray(Arc::new(Self(inner))))
+                }
+            }
+        )?
 
 
         impl ArrayCodecTraits for $name {
@@ -167,4 +179,12 @@ array_codec!(
     /// rounded in all five modes, out-of-range values clamped or wrapped, `scalar_map`. zarrs
     /// has none: registered as a plugin.
     CastValueCodec(zarr_codec_cast_value::CastValue), v3: "cast_value"
+);
+array_codec!(
+    /// numcodecs' `fixedscaleoffset` ([`zarr_codec_scale_offset::FixedScaleOffset`]): numpy's
+    /// own arithmetic, exactly, with `offset` and `scale` as written (zarrs' own computes in
+    /// `f32` and casts through it). Replaces zarrs' own after [`register`](crate::register).
+    FixedScaleOffsetCodec(zarr_codec_scale_offset::FixedScaleOffset),
+    v3: "numcodecs.fixedscaleoffset",
+    v2: "fixedscaleoffset"
 );

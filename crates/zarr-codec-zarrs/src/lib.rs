@@ -5,16 +5,18 @@
 //! - **`scale_offset` and `cast_value`**, which zarrs lacks, are codecs of every zarrs array
 //!   at once: this crate registers them as compile-time plugins. Arrays written by
 //!   zarr-python with `[scale_offset, cast_value, bytes, ...]` open with `Array::open`.
-//! - **gzip, blosc, zstd and crc32c** replace zarrs' own after one call, [`register()`]
-//!   (zarrs' run-time registry, which it consults before its built-in codecs), for Zarr v3
-//!   and v2 arrays; [`unregister()`] gives zarrs its own back.
+//! - **gzip, blosc, zstd, crc32c and numcodecs' fixedscaleoffset** replace zarrs' own after
+//!   one call, [`register()`] (zarrs' run-time registry, which it consults before its built-in
+//!   codecs), for Zarr v3 and v2 arrays; [`unregister()`] gives zarrs its own back. Our
+//!   fixedscaleoffset computes exactly what numcodecs does (zarrs' own rounds its parameters
+//!   to `f32` and casts through `f32`).
 //!
 //! ```no_run
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! use std::sync::Arc;
 //! use zarrs::{array::Array, filesystem::FilesystemStore};
 //!
-//! zarr_codec_zarrs::register(); // gzip, blosc, zstd and crc32c: ours from here on
+//! zarr_codec_zarrs::register(); // gzip, blosc, zstd, crc32c, fixedscaleoffset: ours from here on
 //! let store = Arc::new(FilesystemStore::new("data.zarr")?);
 //! let array = Array::open(store, "/temperature")?; // [scale_offset, cast_value, bytes, zstd]
 //! let values: Vec<f32> = array.retrieve_array_subset(&array.subset_all())?;
@@ -34,6 +36,6 @@ mod bytes_codecs;
 mod convert;
 mod registration;
 
-pub use array_codecs::{CastValueCodec, ScaleOffsetCodec};
+pub use array_codecs::{CastValueCodec, FixedScaleOffsetCodec, ScaleOffsetCodec};
 pub use bytes_codecs::{BloscCodec, Crc32cCodec, GzipCodec, ZstdCodec};
 pub use registration::{REPLACED, is_registered, register, unregister};

@@ -1,5 +1,6 @@
 //! The plugins: `scale_offset` and `cast_value` at compile time (zarrs has neither), and our
-//! gzip, blosc, zstd and crc32c at run time in place of zarrs' own ([`register`]).
+//! gzip, blosc, zstd, crc32c and numcodecs' fixedscaleoffset at run time in place of zarrs'
+//! own ([`register`]).
 
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
@@ -9,13 +10,22 @@ use zarrs_codec::{
     register_codec_v3, unregister_codec_v2, unregister_codec_v3,
 };
 
-use crate::{BloscCodec, CastValueCodec, Crc32cCodec, GzipCodec, ScaleOffsetCodec, ZstdCodec};
+use crate::{
+    BloscCodec, CastValueCodec, Crc32cCodec, FixedScaleOffsetCodec, GzipCodec, ScaleOffsetCodec,
+    ZstdCodec,
+};
 
 inventory::submit! { CodecPluginV3::new::<ScaleOffsetCodec>() }
 inventory::submit! { CodecPluginV3::new::<CastValueCodec>() }
 
-/// The codec names (the same in Zarr v3 and v2) that [`register`] gives our codecs.
-pub const REPLACED: [&str; 4] = ["gzip", "blosc", "zstd", "crc32c"];
+/// The codecs [`register`] replaces: their Zarr v3 name and Zarr v2 id.
+pub const REPLACED: [(&str, &str); 5] = [
+    ("gzip", "gzip"),
+    ("blosc", "blosc"),
+    ("zstd", "zstd"),
+    ("crc32c", "crc32c"),
+    ("numcodecs.fixedscaleoffset", "fixedscaleoffset"),
+];
 
 /// What [`register`] put in zarrs' run-time registry.
 struct Handles {
@@ -38,34 +48,36 @@ fn v2<T: CodecTraitsV2 + 'static>(name: &'static str) -> CodecRuntimePluginV2 {
     CodecRuntimePluginV2::new(move |candidate| candidate == name, T::create)
 }
 
-/// Makes zarrs use our gzip, blosc, zstd and crc32c ([`REPLACED`]) for every array opened or
-/// created from now on, in Zarr v3 and v2 metadata, in place of its own. Returns `false`
-/// (and does nothing) if they are registered already.
+/// Makes zarrs use our gzip, blosc, zstd, crc32c and fixedscaleoffset ([`REPLACED`]) for
+/// every array opened or created from now on, in Zarr v3 and v2 metadata, in place of its
+/// own. Returns `false` (and does nothing) if they are registered already.
 #[allow(clippy::must_use_candidate)] // the answer is for those who care; most calls ignore it
 pub fn register() -> bool {
     let mut guard = registered();
     if guard.is_some() {
         return false;
     }
-    let [gzip, blosc, zstd, crc32c] = REPLACED;
+    let [gzip, blosc, zstd, crc32c, fixed] = REPLACED;
     *guard = Some(Handles {
         v3: vec![
-            register_codec_v3(v3::<GzipCodec>(gzip)),
-            register_codec_v3(v3::<BloscCodec>(blosc)),
-            register_codec_v3(v3::<ZstdCodec>(zstd)),
-            register_codec_v3(v3::<Crc32cCodec>(crc32c)),
+            register_codec_v3(v3::<GzipCodec>(gzip.0)),
+            register_codec_v3(v3::<BloscCodec>(blosc.0)),
+            register_codec_v3(v3::<ZstdCodec>(zstd.0)),
+            register_codec_v3(v3::<Crc32cCodec>(crc32c.0)),
+            register_codec_v3(v3::<FixedScaleOffsetCodec>(fixed.0)),
         ],
         v2: vec![
-            register_codec_v2(v2::<GzipCodec>(gzip)),
-            register_codec_v2(v2::<BloscCodec>(blosc)),
-            register_codec_v2(v2::<ZstdCodec>(zstd)),
-            register_codec_v2(v2::<Crc32cCodec>(crc32c)),
+            register_codec_v2(v2::<GzipCodec>(gzip.1)),
+            register_codec_v2(v2::<BloscCodec>(blosc.1)),
+            register_codec_v2(v2::<ZstdCodec>(zstd.1)),
+            register_codec_v2(v2::<Crc32cCodec>(crc32c.1)),
+            register_codec_v2(v2::<FixedScaleOffsetCodec>(fixed.1)),
         ],
     });
     true
 }
 
-/// Undoes [`register`]: zarrs uses its own gzip, blosc, zstd and crc32c again for arrays
+/// Undoes [`register`]: zarrs uses its own gzip, blosc, zstd, crc32c and fixedscaleoffset again for arrays
 /// opened or created from now on (arrays already open keep their codecs). Returns `false` if
 /// nothing was registered.
 #[allow(clippy::must_use_candidate)] // as for register()

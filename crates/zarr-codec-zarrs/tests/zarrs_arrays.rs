@@ -8,7 +8,8 @@ use zarr_codec_cast_value::CastValue;
 use zarr_codec_scale_offset::ScaleOffset;
 use zarr_codec_shapes::{CodecFromJson, ZarrFormat};
 use zarr_codec_zarrs::{
-    BloscCodec, CastValueCodec, GzipCodec, ScaleOffsetCodec, ZstdCodec, register, unregister,
+    BloscCodec, CastValueCodec, FixedScaleOffsetCodec, GzipCodec, ScaleOffsetCodec, ZstdCodec,
+    register, unregister,
 };
 use zarrs::array::{Array, ArrayBuilder, data_type};
 use zarrs::filesystem::FilesystemStore;
@@ -300,5 +301,96 @@ fn a_bad_configuration_is_a_plugin_error_naming_the_problem() -> TestResult {
         err.to_string().contains("sideways") || err.to_string().contains("rounding"),
         "{err}"
     );
+    Ok(())
+}
+
+/// A Zarr v2 array of `dtype` as numcodecs writes it: `FixedScaleOffset(offset=1000.1,
+/// scale=10.3, dtype="<f8", astype="<i4")` and no compressor; chunk 0 holds `codes`.
+fn write_fixedscaleoffset_array(dir: &std::path::Path, dtype: &str, codes: &[i32]) -> TestResult {
+    std::fs::create_dir_all(dir.join("a"))?;
+    let metadata = serde_json::json!({
+        "zarr_format": 2, "shape": [codes.len()], "chunks": [codes.len()], "dtype": dtype,
+        "compressor": null, "fill_value": 0.0, "order": "C", "dimension_separator": ".",
+        "filters": [{"id": "fixedscaleoffset", "offset": 1000.1, "scale": 10.3,
+                     "dtype": "<f8", "astype": "<i4"}],
+    });
+    std::fs::write(dir.join("a/.zarray"), metadata.to_string())?;
+    let raw: Vec<u8> = codes.iter().flat_map(|c| c.to_le_bytes()).collect();
+    std::fs::write(dir.join("a/0"), raw)?;
+    Ok(())
+}
+
+#[test]
+fn register_replaces_fixedscaleoffset_with_numpys_arithmetic() -> TestResult {
+    let _turn = REGISTRY
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let dir = scratch("fixedscaleoffset")?;
+    // Codes beyond float32's 24 bits, where arithmetic in float32 loses digits.
+    let quantized = [
+        0,
+        1,
+        -1,
+        123_456_789,
+        -987_654_321,
+        i32::MAX,
+        i32::MIN,
+        16_777_217,
+    ];
+    write_fixedscaleoffset_array(&dir, "<f8", &quantized)?;
+    let store = Arc::new(FilesystemStore::new(&dir)?);
+    // What numcodecs decodes: `(y / scale + offset).astype("<f8")`, in float64.
+    let expected: Vec<f64> = quantized
+        .iter()
+        .map(|&c| f64::from(c) / 10.3 + 1000.1)
+        .collect();
+
+    register();
+    let ours = Array::open(store.clone(), "/a")?;
+    let codecs = ours.codecs();
+    assert!(
+        codecs.array_to_array_codecs()[0]
+            .as_any()
+            .is::<FixedScaleOffsetCodec>()
+    );
+    let values: Vec<f64> = ours.retrieve_array_subset(&ours.subset_all())?;
+    assert_eq!(values, expected);
+    // Writing back stores the same codes.
+    ours.store_array_subset(&ours.subset_all(), values.as_slice())?;
+    let stored = std::fs::read(dir.join("a/0"))?;
+    let raw: Vec<u8> = quantized.iter().flat_map(|c| c.to_le_bytes()).collect();
+    assert_eq!(stored, raw);
+
+    unregister();
+    let theirs = Array::open(store, "/a")?;
+    let codecs = theirs.codecs();
+    assert!(
+        !codecs.array_to_array_codecs()[0]
+            .as_any()
+            .is::<FixedScaleOffsetCodec>()
+    );
+    // zarrs' own (0.23) reads 1000.0999755859375 for the first code where numcodecs reads
+    // 1000.1: it rounds offset and scale to f32 (the other codes differ in more digits).
+    Ok(())
+}
+
+#[test]
+fn fixedscaleoffset_refuses_an_array_of_another_type() -> TestResult {
+    let _turn = REGISTRY
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let dir = scratch("fixedscaleoffset-type")?;
+    write_fixedscaleoffset_array(&dir, "<f4", &[1, 2])?;
+    register();
+    let store = Arc::new(FilesystemStore::new(&dir)?);
+    let err = match Array::open(store, "/a") {
+        Err(err) => err.to_string(),
+        Ok(array) => match array.retrieve_array_subset::<Vec<f32>>(&array.subset_all()) {
+            Err(err) => err.to_string(),
+            Ok(values) => format!("read {values:?}"),
+        },
+    };
+    unregister();
+    assert!(err.contains("does not match"), "{err}");
     Ok(())
 }

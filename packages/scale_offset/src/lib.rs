@@ -9,7 +9,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyList};
 use zarr_codec_cast_value::CastValue;
 use zarr_codec_python::{Elementwise, IntoPyResult, data_type_of, to_py_err, transform_fill_json};
-use zarr_codec_scale_offset::{ScaleOffset, ScaleOffsetCast};
+use zarr_codec_scale_offset::{FixedScaleOffset, ScaleOffset, ScaleOffsetCast};
 use zarr_codec_shapes::json::ZarrFormat;
 use zarr_codec_shapes::{CodecError, CodecFromJson, DataType, Result as CodecResult};
 
@@ -19,17 +19,28 @@ fn codec_from(configuration: &str) -> CodecResult<ScaleOffset> {
     ScaleOffset::from_json(&json, ZarrFormat::V3)
 }
 
-/// What a [`Plan`] runs: `scale_offset` alone, or fused with the `cast_value` after it.
+/// What a [`Plan`] runs: `scale_offset` alone, fused with the `cast_value` after it, or
+/// numcodecs' `fixedscaleoffset`.
 enum Transform {
     Alone(zarr_codec_scale_offset::Affine),
     Fused(Box<ScaleOffsetCast>),
+    Legacy(Box<FixedScaleOffset>),
 }
 
 impl Transform {
+    /// The codec named in errors.
+    fn name(&self) -> &'static str {
+        match self {
+            Self::Alone(_) | Self::Fused(_) => "scale_offset",
+            Self::Legacy(_) => "fixedscaleoffset",
+        }
+    }
+
     fn encode(&self, input: &[u8], output: &mut [u8]) -> CodecResult<()> {
         match self {
             Self::Alone(affine) => affine.encode(input, output),
             Self::Fused(fused) => fused.encode(input, output),
+            Self::Legacy(legacy) => legacy.encode_elements(input, output),
         }
     }
 
@@ -37,6 +48,7 @@ impl Transform {
         match self {
             Self::Alone(affine) => affine.decode(input, output),
             Self::Fused(fused) => fused.decode(input, output),
+            Self::Legacy(legacy) => legacy.decode_elements(input, output),
         }
     }
 }
@@ -94,6 +106,35 @@ impl Plan {
             inner: Arc::new(Transform::Fused(Box::new(fused))),
             array,
             encoded,
+        })
+    }
+
+    /// numcodecs' `fixedscaleoffset` from its v2 JSON (a string), for arrays of its `dtype`
+    /// into its `astype` (both numpy dtypes, native order).
+    #[staticmethod]
+    fn legacy(
+        py: Python<'_>,
+        configuration: &str,
+        dtype: &Bound<'_, PyArrayDescr>,
+        encoded_dtype: &Bound<'_, PyArrayDescr>,
+    ) -> PyResult<Self> {
+        let json: serde_json::Value = serde_json::from_str(configuration)
+            .map_err(|err| CodecError::configuration(format!("fixedscaleoffset: {err}")))
+            .into_py_result(py)?;
+        let codec = FixedScaleOffset::from_json(&json, ZarrFormat::V2).into_py_result(py)?;
+        let (data_type, astype) = (data_type_of(dtype)?, data_type_of(encoded_dtype)?);
+        if (data_type, astype) != (codec.data_type(), codec.encoded_type()) {
+            let message = format!(
+                "fixedscaleoffset: dtypes {data_type} and {astype} given for {} and {}",
+                codec.data_type(),
+                codec.encoded_type()
+            );
+            return Err(to_py_err(py, &CodecError::configuration(message)));
+        }
+        Ok(Self {
+            inner: Arc::new(Transform::Legacy(Box::new(codec))),
+            array: (data_type, dtype.clone().unbind()),
+            encoded: (astype, encoded_dtype.clone().unbind()),
         })
     }
 
@@ -174,7 +215,7 @@ impl Plan {
         py: Python<'py>,
     ) -> Elementwise<'py, impl Fn(&[u8], &mut [u8]) -> CodecResult<()> + Sync + '_> {
         Elementwise {
-            codec: "scale_offset",
+            codec: self.inner.name(),
             source: self.array.0,
             target: self.encoded.0,
             target_dtype: self.encoded.1.bind(py).clone(),
@@ -187,7 +228,7 @@ impl Plan {
         py: Python<'py>,
     ) -> Elementwise<'py, impl Fn(&[u8], &mut [u8]) -> CodecResult<()> + Sync + '_> {
         Elementwise {
-            codec: "scale_offset",
+            codec: self.inner.name(),
             source: self.encoded.0,
             target: self.array.0,
             target_dtype: self.array.1.bind(py).clone(),

@@ -22,6 +22,15 @@ CASES: list[tuple[str, str, Any, Any]] = [
     ("<f8", "<f4", 1.5, 1024),
     ("<f4", "|i1", 0, 3),
     ("<f8", "<i8", 2.0, 1e9),
+    # Parameters the data type cannot hold exactly, and every float width.
+    ("<f8", "<i4", 1000.1, 10.3),
+    ("<f4", "<u2", 999.9, 3.3),
+    ("<f2", "|u1", 1000, 0.25),
+    ("<f2", "<f2", 10, 2),
+    ("<f4", "<f4", 0.5, 100),
+    ("<f4", "<f8", 1000, 1e3),
+    ("<f8", "<f8", -1.5, 1e-3),
+    ("<f8", "<u8", 0, 1e12),
 ]
 
 
@@ -46,6 +55,24 @@ def test_encode_and_decode_match_numcodecs_byte_for_byte(
     assert encoded.dtype == np.dtype(astype)
     assert encoded.tobytes() == np.asarray(expected).tobytes()  # wrap-around included
     assert ours.decode(encoded).tobytes() == np.asarray(theirs.decode(expected)).tobytes()
+
+
+@pytest.mark.parametrize("astype", ["<f2", "<f4", "<f8"])
+@pytest.mark.parametrize("dtype", ["<f4", "<f8"])
+def test_nan_infinity_and_overflow_with_a_float_astype_match_numcodecs(
+    dtype: str, astype: str
+) -> None:
+    """NaN and ±Infinity pass through a float ``astype``; overflow gives ±Infinity."""
+    theirs = numcodecs.FixedScaleOffset(offset=1, scale=1e3, dtype=dtype, astype=astype)
+    ours = FixedScaleOffset(1, 1e3, dtype, astype)
+    data = np.array([np.nan, np.inf, -np.inf, 1e30, -1e9, 1.0, 2.5, -0.0], dtype=dtype)
+    with np.errstate(all="ignore"):
+        expected = theirs.encode(data)
+        decoded = theirs.decode(expected)
+    encoded = ours.encode(data)
+    np.testing.assert_array_equal(encoded, expected)
+    assert encoded.dtype == expected.dtype
+    np.testing.assert_array_equal(ours.decode(expected), decoded)
 
 
 def test_json_is_numcodecs_own() -> None:
