@@ -5,7 +5,8 @@ Groups (baseline ``numpy``):
   (decode) in the array's own type.
 - ``scale_offset+cast <dtype>->int16``: the quantisation pipeline. numpy does
   ``rint((x - o) * s)`` then ``astype``; numcodecs' ``FixedScaleOffset`` does the same work;
-  ours runs the two codecs one after the other and fused in one pass.
+  ours runs the two codecs one after the other and fused in one pass, and numcodecs' codec
+  itself (``zarr_codec_scale_offset.legacy.FixedScaleOffset``, the same configuration).
 """
 
 from typing import Any
@@ -111,6 +112,7 @@ def _numcodecs() -> CaseFactory:
 def _ours() -> CaseFactory:
     from zarr_codec_cast_value import CastValue
     from zarr_codec_scale_offset import ScaleOffset
+    from zarr_codec_scale_offset.legacy import FixedScaleOffset
     from zarr_codec_shapes import ChunkSpec
 
     def cases(dataset: str, data: npt.NDArray[Any]) -> list[Case]:
@@ -127,6 +129,9 @@ def _ours() -> CaseFactory:
         affine = first.bind(spec.data_type)
         encoded = affine.encode(flat)
         quantised = fused.encode(flat, spec)
+        # numcodecs' own codec and configuration, on ours (numpy's arithmetic, in Rust).
+        legacy = FixedScaleOffset(offset, scale, str(flat.dtype), "i2")
+        legacy_encoded = legacy.encode(flat)
         name, n = str(flat.dtype), flat.nbytes
         return [
             *_both(
@@ -152,6 +157,14 @@ def _ours() -> CaseFactory:
                 n,
                 lambda: fused.encode(flat, spec),
                 lambda: fused.decode(quantised, spec),
+            ),
+            *_both(
+                "zarr-codecs FixedScaleOffset",
+                dataset,
+                fused_group(name),
+                n,
+                lambda: legacy.encode(flat),
+                lambda: legacy.decode(legacy_encoded),
             ),
         ]
 
