@@ -24,22 +24,12 @@ distributed = pytest.importorskip("distributed")
 xr = pytest.importorskip("xarray")
 zarr_codecs = pytest.importorskip("zarr_codecs")
 
+from quantizing import quantize  # noqa: E402
 from zarr_codecs.dask import Install  # noqa: E402
 
 #: A quarter-degree-like field of 256 MiB of float32, in 4 MiB chunks.
 BIG_SHAPE, BIG_CHUNKS = (8192, 8192), (1024, 1024)
-QUANTIZE = [
-    {"name": "scale_offset", "configuration": {"offset": 15, "scale": 1000}},
-    {
-        "name": "cast_value",
-        "configuration": {
-            "data_type": "int16",
-            "rounding": "nearest-even",
-            "out_of_range": "clamp",
-            "scalar_map": {"encode": [["NaN", -32768]], "decode": [[-32768, "NaN"]]},
-        },
-    },
-]
+QUANTIZE = quantize(15, 1000)
 ZSTD = {"name": "zstd", "configuration": {"level": 3, "checksum": False}}
 BLOSC = {
     "name": "blosc",

@@ -19,6 +19,7 @@ zarr = pytest.importorskip("zarr")
 numcodecs = pytest.importorskip("numcodecs")
 zarr_codecs = pytest.importorskip("zarr_codecs")
 
+from quantizing import CAST_INT16_NAN  # noqa: E402
 from zarr.core.codec_pipeline import BatchedCodecPipeline  # noqa: E402
 from zarr.storage import MemoryStore  # noqa: E402
 from zarr_codec_blosc import Blosc  # noqa: E402
@@ -29,15 +30,7 @@ from zarr_codec_shapes.registry import get_codec  # noqa: E402
 from zarr_codecs.pipeline import ChainCodecPipeline  # noqa: E402
 
 SHAPE = (6, 10)
-CAST = {
-    "name": "cast_value",
-    "configuration": {
-        "data_type": "int16",
-        "rounding": "nearest-even",
-        "out_of_range": "clamp",
-        "scalar_map": {"encode": [["NaN", -32768]], "decode": [[-32768, "NaN"]]},
-    },
-}
+CAST = CAST_INT16_NAN
 FIXED = {
     "name": "numcodecs.fixedscaleoffset",
     "configuration": {"offset": 2, "scale": 100, "dtype": "<f8", "astype": "<i4"},

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from quantizing import quantize
 
 zarr = pytest.importorskip("zarr")
 numcodecs = pytest.importorskip("numcodecs")
@@ -32,18 +33,7 @@ TARGET = Path(
 
 pytestmark = pytest.mark.filterwarnings("ignore:Codec 'cast_value' not configured")
 
-QUANTIZE = [
-    {"name": "scale_offset", "configuration": {"offset": 15, "scale": 100}},
-    {
-        "name": "cast_value",
-        "configuration": {
-            "data_type": "int16",
-            "rounding": "nearest-even",
-            "out_of_range": "clamp",
-            "scalar_map": {"encode": [["NaN", -32768]], "decode": [[-32768, "NaN"]]},
-        },
-    },
-]
+QUANTIZE = quantize(15, 100)
 GZIP = {"name": "gzip", "configuration": {"level": 5}}
 BLOSC = {
     "name": "blosc",
