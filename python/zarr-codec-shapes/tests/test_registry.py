@@ -40,14 +40,24 @@ class DuplicateA(XorCrc):
 class DuplicateB(XorCrc):
     name = "test.dup"
     codec_id = "test_dup"
+
+class ReferencePlugin(XorCrc):
+    name = "test.plugin"
+    codec_id = "test_plugin"
+
+class Reference(XorCrc):
+    name = "test.ref"
+    codec_id = "test_ref"
 """
 
 
-def _distribution(root: Path, name: str, entry_points: str) -> None:
+def _distribution(
+    root: Path, name: str, entry_points: str, group: str = "zarr_codec_shapes.codecs"
+) -> None:
     info = root / f"{name.replace('-', '_')}-1.0.dist-info"
     info.mkdir()
     (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
-    (info / "entry_points.txt").write_text(f"[zarr_codec_shapes.codecs]\n{entry_points}")
+    (info / "entry_points.txt").write_text(f"[{group}]\n{entry_points}")
 
 
 @pytest.fixture
@@ -62,6 +72,13 @@ def fake_distributions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Itera
     )
     _distribution(tmp_path, "dup-a", "test.dup = plugin_codec_mod:DuplicateA\n")
     _distribution(tmp_path, "dup-b", "test.dup = plugin_codec_mod:DuplicateB\n")
+    # A reference implementation of test.plugin and the only one of test.ref: fallbacks.
+    _distribution(
+        tmp_path,
+        "reference",
+        "test.plugin = plugin_codec_mod:ReferencePlugin\ntest.ref = plugin_codec_mod:Reference\n",
+        group="zarr_codec_shapes.fallback_codecs",
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setattr(registry, "_discovered", None)
     monkeypatch.delenv(registry.SELECT_VARIABLE, raising=False)
@@ -81,6 +98,22 @@ def test_entry_points_are_loaded(fake_distributions: Path) -> None:
     assert codec == cls(key=4)
     assert get_codec({"id": "test_plugin", "key": 4}) == codec  # the form is inferred
     assert "test.plugin" in available_codecs()
+
+
+def test_a_fallback_serves_only_names_nothing_else_provides(fake_distributions: Path) -> None:
+    assert get_codec_class("test.plugin").__name__ == "PluginCodec"
+    assert get_codec_class("test.ref").__name__ == "Reference"
+    assert get_codec_class("test_ref", zarr_format=2).__name__ == "Reference"
+    assert sorted(list_codecs()["test.plugin"]) == [
+        "plugin-codec: plugin_codec_mod:PluginCodec",
+        "reference: plugin_codec_mod:ReferencePlugin (fallback)",
+    ]
+    assert "test.plugin" not in conflicts()
+    select_codec("test.plugin", "reference")  # a fallback can still be chosen
+    try:
+        assert get_codec_class("test.plugin").__name__ == "ReferencePlugin"
+    finally:
+        select_codec("test.plugin", None)
 
 
 def test_a_broken_entry_point_only_breaks_its_own_name(fake_distributions: Path) -> None:

@@ -10,13 +10,18 @@ entry point's name is the codec's v3 name, its value the class) or registered at
 entry point) and never fails: classes load lazily, one name at a time, so a broken package
 only breaks the names it provides.
 
+A package that provides a name only until a better one is installed (numcodecs' own codecs
+under their ``numcodecs.<id>`` names, a reference implementation) declares it in the group
+``zarr_codec_shapes.fallback_codecs`` instead.
+
 **Resolve.** For a name, in this order: a class registered at run time
 (:func:`register_codec`); an explicit selection (:func:`select_codec`, or the environment
 variable ``ZARR_CODEC_SHAPES_SELECT="gzip=zarr-codec-gzip,blosc=..."``); the first
 distribution of the precedence list (:func:`set_precedence`, or
-``ZARR_CODEC_SHAPES_PRECEDENCE="dist-a,dist-b"``) that provides it; the only provider. Two or
-more providers and no choice is a :class:`CodecConflictError` at the point of use, naming
-them and how to choose; never a silent first-wins.
+``ZARR_CODEC_SHAPES_PRECEDENCE="dist-a,dist-b"``) that provides it; the only provider that is
+not a fallback; the only fallback. Two or more providers of one rank and no choice is a
+:class:`CodecConflictError` at the point of use, naming them and how to choose; never a silent
+first-wins.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from zarr_codec_shapes.protocols import Codec, ZarrFormat
 
 __all__ = [
     "ENTRY_POINT_GROUP",
+    "FALLBACK_GROUP",
     "CodecConflictError",
     "Provider",
     "available_codecs",
@@ -48,6 +54,7 @@ __all__ = [
 ]
 
 ENTRY_POINT_GROUP = "zarr_codec_shapes.codecs"
+FALLBACK_GROUP = "zarr_codec_shapes.fallback_codecs"
 SELECT_VARIABLE = "ZARR_CODEC_SHAPES_SELECT"
 PRECEDENCE_VARIABLE = "ZARR_CODEC_SHAPES_PRECEDENCE"
 
@@ -66,6 +73,7 @@ class Provider:
     entry_point: EntryPoint | None = None
     cls: type[Codec] | None = None
     error: str | None = None  # why loading failed
+    fallback: bool = False  # from FALLBACK_GROUP: any other provider of the name comes first
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def load(self) -> type[Codec]:
@@ -116,10 +124,12 @@ def _providers() -> dict[str, list[Provider]]:
     with _lock:
         if _discovered is None:
             found: dict[str, list[Provider]] = {}
-            for ep in entry_points(group=ENTRY_POINT_GROUP):
-                dist = ep.dist.name if ep.dist is not None else ""
-                provider = Provider(ep.name, dist, f"{dist or '?'}: {ep.value}", ep)
-                found.setdefault(ep.name, []).append(provider)
+            for group, fallback in ((ENTRY_POINT_GROUP, False), (FALLBACK_GROUP, True)):
+                for ep in entry_points(group=group):
+                    dist = ep.dist.name if ep.dist is not None else ""
+                    origin = f"{dist or '?'}: {ep.value}" + (" (fallback)" if fallback else "")
+                    provider = Provider(ep.name, dist, origin, ep, fallback=fallback)
+                    found.setdefault(ep.name, []).append(provider)
             _discovered = found
             _changed()
         return _discovered
@@ -166,6 +176,8 @@ def _resolve(name: str) -> type[Codec]:
         chosen = [p for p in candidates if _matches(p, preferred)]
         if chosen:
             return chosen[0].load()
+    # Fallbacks only when nothing else provides the name.
+    candidates = [p for p in candidates if not p.fallback] or candidates
     if len(candidates) == 1:
         return candidates[0].load()
     raise CodecConflictError(
