@@ -131,7 +131,9 @@ def make_environment(uv: str, wheels: Path) -> Path:
     # Only the wheel folder from here on: "zarr[codecs]" must find our bundle through the
     # patched zarr's own metadata.
     extra = ["--no-index", "--find-links", str(wheels)]
-    run([uv, "pip", "install", "--python", str(python), *extra, "zarr[codecs]"])
+    # --no-cache: the wheels carry released versions, so a cached unpatched build of the same
+    # name must not stand in for them.
+    run([uv, "pip", "install", "--no-cache", "--python", str(python), *extra, "zarr[codecs]"])
     return python
 
 
