@@ -155,6 +155,8 @@ def test_256_mib_through_dask_with_the_plugin_equals_the_source(
         "runtime_written": chunks,
         "zarr_read": 0,
         "zarr_written": 0,
+        "selections_read": chunks,  # every task's selection cut in Rust, none per chunk
+        "selections_written": chunks,
     }, reports
     assert all(r["runtime_read"] + r["runtime_written"] > 0 for r in reports.values()), reports
     zarr_codecs.reset_usage()

@@ -16,6 +16,7 @@ pub mod kernel;
 mod output;
 mod run;
 pub mod runtime;
+mod selection;
 mod sharding;
 
 pub use array::{ArrayInput, ArrayOutput, NewArray, data_type_of, new_array};

@@ -822,8 +822,9 @@ fn paths_of(paths: &Bound<'_, PyAny>) -> PyResult<Vec<PathBuf>> {
     paths.try_iter()?.map(|path| path?.extract()).collect()
 }
 
-/// Adds the runtime's class to `module` (the `zarr-codec-runtime` wheel's, only).
+/// Adds the runtime's classes and `cut_selection` to `module` (the `zarr-codec-runtime` wheel's, only).
 pub fn add_runtime(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<PyPlan>()?;
-    module.add_class::<crate::sharding::PySharded>()
+    module.add_class::<crate::sharding::PySharded>()?;
+    module.add_function(wrap_pyfunction!(crate::selection::cut_selection, module)?)
 }

@@ -19,6 +19,8 @@
 //! - [`Sharding`]: the `sharding_indexed` codec: batches of shards read (only the inner chunks
 //!   a read needs, by byte range from files) and written, flattened to their inner chunks;
 //!   [`ShardIndex`], its index, read and checked against its shard.
+//! - [`selection::cut`]: a basic selection of a whole array on a regular grid, cut into each
+//!   chunk's key, part and place in one call.
 //!
 //! # Example
 //!
@@ -57,6 +59,7 @@ pub mod plan;
 pub mod pool;
 pub mod read;
 pub mod region;
+pub mod selection;
 pub mod shard_index;
 pub mod sharding;
 pub mod step;
@@ -71,6 +74,7 @@ pub use plan::Plan;
 pub use pool::{default_threads, parallel_map};
 pub use read::{ReadItem, Source, read_batch};
 pub use region::{InArray, Layout, OutArray, Region, Span};
+pub use selection::{Axis, ChunkKeys, ChunkPart};
 pub use shard_index::{IndexLocation, ShardIndex};
 pub use sharding::{FetchedRead, Inner, ShardWrite, Sharding, WriteOrder};
 pub use step::{Action, Output, Step};

@@ -189,7 +189,8 @@ def test_having_the_wheels_installed_changes_nothing_and_warns_nothing() -> None
 
 def test_usage_counts_what_the_runtime_and_zarr_python_ran() -> None:
     """Chunks our pipeline handled in the runtime, and those it handed to zarr-python's own
-    code (a fancy selection), each counted once; reset_usage() starts again from zero."""
+    code (a fancy selection), each counted once, and the selections it took whole (the write
+    and the read of slices); reset_usage() starts again from zero."""
     zarr_codecs.reset_usage()
     with zarr_codecs.install(pipeline=True):
         array = zarr.create_array(
@@ -203,6 +204,8 @@ def test_usage_counts_what_the_runtime_and_zarr_python_ran() -> None:
         "runtime_written": 4,
         "zarr_read": 4,
         "zarr_written": 0,
+        "selections_read": 1,
+        "selections_written": 1,
     }
     zarr_codecs.reset_usage()
     assert set(zarr_codecs.usage().values()) == {0}

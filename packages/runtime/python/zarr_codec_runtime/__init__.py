@@ -7,14 +7,16 @@ every codec on one thread, the last step writing into the caller's memory. Reads
 or parts of them, straight into their places in a larger array; chunk files are read and
 written in Rust. ``sharding_indexed`` runs there too (:class:`Sharding`, :class:`Sharded`):
 reads fetch only the inner chunks they need, writes lay shards out as zarr-python does.
+:func:`cut_selection` cuts a selection of a whole array into its chunks' keys and parts in
+one call.
 """
 
 from __future__ import annotations
 
-from zarr_codec_runtime._runtime import Plan, Sharded
+from zarr_codec_runtime._runtime import Plan, Sharded, cut_selection
 from zarr_codec_runtime.chain import Chain
 from zarr_codec_runtime.sharding import Sharding
 from zarr_codec_runtime.transpose import Transpose
 
-__all__ = ["Chain", "Plan", "Sharded", "Sharding", "Transpose"]
+__all__ = ["Chain", "Plan", "Sharded", "Sharding", "Transpose", "cut_selection"]
 __version__ = "0.1.0"

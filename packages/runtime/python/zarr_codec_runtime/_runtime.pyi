@@ -154,3 +154,18 @@ class Sharded:
     ) -> list[np.ndarray[Any, Any] | None] | None:
         """A batch write of shards in memory, as :meth:`Plan.write_buffers`: each shard's
         bytes as a ``uint8`` array, or ``None`` for a shard not stored."""
+
+def cut_selection(
+    shape: Sequence[int],
+    chunk_shape: Sequence[int],
+    selection: Sequence[int | slice],
+    prefix: str,
+    encoding: str,
+    separator: str,
+) -> tuple[list[str], list[tuple[Any, ...]], list[tuple[slice, ...]], list[bool]]:
+    """A basic selection (an ``int`` or a ``slice`` with a positive step per dimension) of an
+    array of ``shape`` in chunks of ``chunk_shape``, cut into the chunks it touches, in C order,
+    in one call: their keys (``prefix`` then the ``encoding``, ``"default"`` or ``"v2"``, with
+    ``separator``), each chunk's part (slices, and integers where the selection has one), its
+    place in the output (slices; integer-selected dimensions dropped), and whether the part
+    covers the chunk's elements inside the array (zarr-python's "complete chunk")."""

@@ -10,14 +10,22 @@ from collections import Counter
 __all__ = ["KINDS", "count", "reset_usage", "usage"]
 
 #: The counters, in the order :func:`usage` lists them.
-KINDS = ("runtime_read", "runtime_written", "zarr_read", "zarr_written")
+KINDS = (
+    "runtime_read",
+    "runtime_written",
+    "zarr_read",
+    "zarr_written",
+    "selections_read",
+    "selections_written",
+)
 
 _lock = threading.Lock()
 _counts: Counter[str] = Counter()
 
 
 def count(kind: str, chunks: int) -> None:
-    """Add ``chunks`` to the counter ``kind`` (one of :data:`KINDS`)."""
+    """Add ``chunks`` to the counter ``kind`` (one of :data:`KINDS`; for the ``selections_``
+    ones, a number of selections)."""
     with _lock:  # pipelines run on zarr's event loop and in worker threads alike
         _counts[kind] += chunks
 
@@ -26,8 +34,10 @@ def usage() -> dict[str, int]:
     """Chunks (shards, for sharded arrays) that ``ChainCodecPipeline`` read and wrote in this
     process since it started (or since :func:`reset_usage`): ``runtime_read`` and
     ``runtime_written`` by our runtime, ``zarr_read`` and ``zarr_written`` handed to
-    zarr-python's own pipeline code (selections or chains the runtime does not take). All zero
-    where our pipeline was never used."""
+    zarr-python's own pipeline code (selections or chains the runtime does not take);
+    ``selections_read`` and ``selections_written``: how many of the reads and writes it took
+    whole from zarr-python's array (cut into chunks in Rust, no Python work per chunk; their
+    chunks are counted in ``runtime_*`` too). All zero where our pipeline was never used."""
     with _lock:
         return {kind: _counts[kind] for kind in KINDS}
 

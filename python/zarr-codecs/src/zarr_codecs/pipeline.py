@@ -45,6 +45,10 @@ from zarr_codec_shapes.errors import CodecError
 from zarr_codec_shapes.registry import get_codec
 from zarr_codec_shapes.zarr_python import chunk_spec_from_zarr
 
+from zarr_codecs import _selections
+from zarr_codecs._arrays import broadcast as _broadcast
+from zarr_codecs._arrays import covers as _covers
+from zarr_codecs._arrays import raw as _raw
 from zarr_codecs._direct_stores import by_chain, memory_store_of, plain_store_of
 from zarr_codecs._usage import count
 
@@ -263,6 +267,43 @@ class ChainCodecPipeline(BatchedCodecPipeline):
             last = (spec, chain)
             chains.append(chain)
         return chains
+
+    # -- whole selections (offered by zarr-python through ``_selections.hook``) -------------
+
+    async def read_selection(
+        self,
+        store_path: Any,
+        metadata: Any,
+        config: Any,
+        chunk_grid: Any,
+        indexer: Any,
+        prototype: Any,
+    ) -> Any:
+        """A whole basic selection read with no Python work per chunk (see ``_selections``),
+        or ``NotImplemented``: zarr-python cuts it into batches for :meth:`read`."""
+        if self._codecs() is None:
+            return NotImplemented
+        return await _selections.read(
+            self, store_path, metadata, config, chunk_grid, indexer, prototype
+        )
+
+    async def write_selection(
+        self,
+        store_path: Any,
+        metadata: Any,
+        config: Any,
+        chunk_grid: Any,
+        indexer: Any,
+        value: Any,
+        prototype: Any,
+    ) -> Any:
+        """A whole basic selection written with no Python work per chunk, or
+        ``NotImplemented``: zarr-python cuts it into batches for :meth:`write`."""
+        if self._codecs() is None:
+            return NotImplemented
+        return await _selections.write(
+            self, store_path, metadata, config, chunk_grid, indexer, value, prototype
+        )
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -499,17 +540,6 @@ def _basic(batch: Sequence[ReadItem | WriteItem]) -> bool:
     return True
 
 
-def _covers(selection: Any, shape: tuple[int, ...]) -> bool:
-    """Whether ``selection`` (slices and integers) is all of a chunk of ``shape``."""
-    if len(selection) != len(shape):
-        return False
-    for item, n in zip(selection, shape, strict=True):
-        whole = item.indices(n) == (0, n, 1) if isinstance(item, slice) else n == 1
-        if not whole:
-            return False
-    return True
-
-
 async def _old_chunks(
     batch: Sequence[WriteItem], chains: Sequence[Chain], memory: Any
 ) -> list[Any]:
@@ -584,13 +614,6 @@ _PRESENT: GetResult = {"status": "present"}  # zarr's GetResult is a TypedDict
 _MISSING: GetResult = {"status": "missing"}
 
 
-def _raw(buffer: Any) -> Any:
-    """A chunk's stored bytes as a numpy array: from a zarr ``Buffer`` or ``bytes``."""
-    if isinstance(buffer, bytes):
-        return np.frombuffer(buffer, dtype=np.uint8)
-    return buffer.as_numpy_array()
-
-
 def _memory_chunks(batch: Sequence[ReadItem]) -> list[Any] | None:
     """The chunks' stored bytes (``None`` where absent), when every chunk is a key of one
     plain ``MemoryStore`` read into CPU memory: taken from its dict as ``MemoryStore.get``
@@ -620,25 +643,6 @@ def _local_files(batch: Sequence[ReadItem]) -> list[str] | None:
         return None
     root = os.fspath(store.root)
     return [os.path.join(root, getter.path) for getter in getters]  # type: ignore[attr-defined]
-
-
-def _broadcast(scalar: np.ndarray[Any, Any], selections: Sequence[Any]) -> Any:
-    """A 0-d array seen as an array every selection of ``selections`` (tuples of slices with
-    stops, as zarr's indexers make them) lies in, with strides of 0 (no copy); ``None`` for
-    other selections."""
-    ends: list[int] = []
-    for selection in selections:
-        if not isinstance(selection, tuple):
-            return None
-        if not ends:
-            ends = [0] * len(selection)
-        if len(selection) != len(ends):
-            return None
-        for dim, item in enumerate(selection):
-            if not isinstance(item, slice) or not isinstance(item.stop, int):
-                return None
-            ends[dim] = max(ends[dim], item.stop)
-    return np.broadcast_to(scalar, tuple(ends))
 
 
 async def _write_local_files(
@@ -676,3 +680,9 @@ async def _write_local_files(
 
     small = sum(chain.spec.num_bytes for chain in chains) <= _INLINE_BYTES
     return write() if small else await asyncio.to_thread(write)
+
+
+# zarr-python offers whole selections to pipelines that take them (this one's
+# ``read_selection`` and ``write_selection``); any other pipeline is unaffected.
+with contextlib.suppress(ImportError, AttributeError):
+    _selections.hook()

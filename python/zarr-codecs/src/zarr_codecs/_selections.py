@@ -1,0 +1,414 @@
+"""Whole selections through the pipeline: a read or write of any size in a constant number of
+Python calls.
+
+zarr-python cuts every selection into chunks in Python (its indexers, a ``StorePath`` and a key
+per chunk) before it calls a codec pipeline; for an array of many small chunks that costs more
+than decoding them. For a pipeline that offers ``read_selection`` / ``write_selection``
+(``ChainCodecPipeline`` does), :func:`hook` has zarr-python's ``_get_selection`` and
+``_set_selection`` offer it the whole selection first; :func:`read` and :func:`write` take it
+when it is a basic selection (integers and slices) of a regular grid in a plain ``LocalStore``
+or ``MemoryStore`` of CPU memory, cut it in Rust (``zarr_codec_runtime.cut_selection``: every
+chunk's key, part and place in one call) and run it in one runtime call. Anything else answers
+``NotImplemented`` before touching the store or the output, and zarr-python's own function
+runs, which hands the pipeline its usual batches.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import os
+from dataclasses import replace
+from math import prod
+from typing import TYPE_CHECKING, Any, Protocol
+
+import numpy as np
+from zarr_codec_runtime import cut_selection
+
+from zarr_codecs._arrays import broadcast, covers, raw
+from zarr_codecs._usage import count
+
+if TYPE_CHECKING:
+    from zarr.core.array_spec import ArrayConfig, ArraySpec
+    from zarr.core.buffer import BufferPrototype
+    from zarr.storage import StorePath
+    from zarr_codec_runtime import Chain
+
+__all__ = ["hook", "read", "unhook", "write"]
+
+#: Reads and writes of at most this many bytes run on the event loop's thread (a hop to a
+#: worker thread costs more than they do).
+INLINE_BYTES = 4 << 20
+
+#: zarr-python's own functions while :func:`hook` has replaced them.
+_ORIGINALS: dict[str, Any] = {}
+#: The parameters of the zarr-python functions :func:`hook` replaces, as 3.4 has them: a
+#: different version keeps its own functions.
+_GET = ("store_path", "metadata", "codec_pipeline", "config", "chunk_grid", "indexer")
+_GET_KEYWORDS = ("prototype", "out", "fields")
+_SET = (*_GET, "value")
+_SET_KEYWORDS = ("prototype", "fields")
+
+
+class _Chains(Protocol):
+    def chain(self, spec: ArraySpec) -> Chain | None: ...
+
+
+def hook() -> None:
+    """Have zarr-python offer whole selections to pipelines that take them. Idempotent; does
+    nothing where zarr-python's functions differ from those of 3.4."""
+    import zarr.core.array as array_module
+
+    if _ORIGINALS:
+        return
+    get, put = array_module._get_selection, array_module._set_selection
+    if not (_shaped(get, _GET, _GET_KEYWORDS) and _shaped(put, _SET, _SET_KEYWORDS)):
+        return
+    _ORIGINALS.update(get=get, set=put)
+    array_module._get_selection = _get_selection
+    array_module._set_selection = _set_selection
+
+
+def unhook() -> None:
+    """Put zarr-python's own functions back."""
+    import zarr.core.array as array_module
+
+    if _ORIGINALS:
+        array_module._get_selection = _ORIGINALS.pop("get")
+        array_module._set_selection = _ORIGINALS.pop("set")
+
+
+def _shaped(function: Any, positional: tuple[str, ...], keywords: tuple[str, ...]) -> bool:
+    try:
+        parameters = inspect.signature(function).parameters
+    except (TypeError, ValueError):
+        return False
+    names = tuple(parameters)
+    kinds = [parameters[name].kind for name in keywords if name in parameters]
+    return names == positional + keywords and all(
+        k is inspect.Parameter.KEYWORD_ONLY for k in kinds
+    )
+
+
+async def _get_selection(
+    store_path: StorePath,
+    metadata: Any,
+    codec_pipeline: Any,
+    config: ArrayConfig,
+    chunk_grid: Any,
+    indexer: Any,
+    *,
+    prototype: BufferPrototype,
+    out: Any = None,
+    fields: Any = None,
+) -> Any:
+    offer = getattr(codec_pipeline, "read_selection", None)
+    if offer is not None and out is None and not fields:  # zarr passes [] for none
+        result = await offer(store_path, metadata, config, chunk_grid, indexer, prototype)
+        if result is not NotImplemented:
+            return result
+    return await _ORIGINALS["get"](
+        store_path,
+        metadata,
+        codec_pipeline,
+        config,
+        chunk_grid,
+        indexer,
+        prototype=prototype,
+        out=out,
+        fields=fields,
+    )
+
+
+async def _set_selection(
+    store_path: StorePath,
+    metadata: Any,
+    codec_pipeline: Any,
+    config: ArrayConfig,
+    chunk_grid: Any,
+    indexer: Any,
+    value: Any,
+    *,
+    prototype: BufferPrototype,
+    fields: Any = None,
+) -> None:
+    offer = getattr(codec_pipeline, "write_selection", None)
+    if offer is not None and not fields:
+        done = await offer(store_path, metadata, config, chunk_grid, indexer, value, prototype)
+        if done is not NotImplemented:
+            return
+    await _ORIGINALS["set"](
+        store_path,
+        metadata,
+        codec_pipeline,
+        config,
+        chunk_grid,
+        indexer,
+        value,
+        prototype=prototype,
+        fields=fields,
+    )
+
+
+class _Cut:
+    """A selection of an array cut into its chunks, with what a runtime call needs."""
+
+    def __init__(
+        self,
+        pipeline: _Chains,
+        store_path: Any,
+        metadata: Any,
+        config: Any,
+        grid: Any,
+        prototype: Any,
+        key_encoding: tuple[str, str],
+    ) -> None:
+        from zarr.core.array_spec import ArraySpec
+
+        if metadata.zarr_format == 2:
+            config = replace(config, order=metadata.order)
+        self.config = config
+        self.order = config.order
+        self.spec = ArraySpec(
+            shape=grid.chunk_shape,
+            dtype=metadata.dtype,
+            fill_value=metadata.fill_value,
+            config=config,
+            prototype=prototype,
+        )
+        self.chain = pipeline.chain(self.spec)
+        self.keys: list[str] = []
+        self.chunk_selections: list[tuple[Any, ...]] = []
+        self.places: list[tuple[slice, ...]] = []
+        self.complete: list[bool] = []
+        self.store = store_path.store
+        self.path: str = store_path.path
+        self.key_encoding = key_encoding
+
+    def cut(self, metadata: Any, indexer: Any, prefix: str) -> None:
+        from zarr.core.indexing import IntDimIndexer
+
+        selection = [
+            d.dim_sel if isinstance(d, IntDimIndexer) else slice(d.start, d.stop, d.step)
+            for d in indexer.dim_indexers
+        ]
+        encoding, separator = self.key_encoding
+        cut = cut_selection(metadata.shape, self.spec.shape, selection, prefix, encoding, separator)
+        self.keys, self.chunk_selections, self.places, self.complete = cut
+
+    def inline(self, selected_bytes: int) -> bool:
+        """Whether the work is small enough for the event loop's thread."""
+        chain = self.chain
+        assert chain is not None
+        if chain.stored_as_is and chain.shards is None:
+            return selected_bytes <= INLINE_BYTES
+        return len(self.keys) * chain.spec.num_bytes <= INLINE_BYTES
+
+
+def _prepared(
+    pipeline: _Chains,
+    store_path: Any,
+    metadata: Any,
+    config: Any,
+    grid: Any,
+    indexer: Any,
+    prototype: Any,
+) -> _Cut | None:
+    """What a whole-selection read or write needs, or ``None`` where zarr-python's own path
+    must run: another kind of selection, grid, store, buffer or chain."""
+    from zarr.core.buffer import cpu
+    from zarr.storage import LocalStore, MemoryStore
+
+    if not _basic(indexer) or not getattr(grid, "is_regular", False):
+        return None
+    if not metadata.shape or prod(indexer.shape) == 0:
+        return None
+    if prototype.buffer is not cpu.Buffer or prototype.nd_buffer is not cpu.NDBuffer:
+        return None
+    if type(store_path.store) not in (LocalStore, MemoryStore):
+        return None
+    key_encoding = _key_encoding(metadata)
+    if key_encoding is None:
+        return None
+    cut = _Cut(pipeline, store_path, metadata, config, grid, prototype, key_encoding)
+    return None if cut.chain is None else cut
+
+
+def _basic(indexer: Any) -> bool:
+    """Whether ``indexer`` selects integers and slices only: zarr-python's ``BasicIndexer``,
+    and its ``OrthogonalIndexer`` (which ``Array.__getitem__`` uses for those too) without
+    arrays."""
+    from zarr.core.indexing import (
+        BasicIndexer,
+        IntDimIndexer,
+        OrthogonalIndexer,
+        SliceDimIndexer,
+    )
+
+    kind = type(indexer)
+    if kind is OrthogonalIndexer:
+        if indexer.is_advanced or indexer.drop_axes:
+            return False
+    elif kind is not BasicIndexer:
+        return False
+    return all(type(d) in (IntDimIndexer, SliceDimIndexer) for d in indexer.dim_indexers)
+
+
+def _key_encoding(metadata: Any) -> tuple[str, str] | None:
+    """``(encoding, separator)`` of the array's chunk keys as ``cut_selection`` writes them,
+    checked against zarr-python's own for one chunk; ``None`` for any other encoding."""
+    if metadata.zarr_format == 2:
+        found: tuple[str, str] = ("v2", metadata.dimension_separator)
+    else:
+        encoding = metadata.chunk_key_encoding
+        found = (getattr(encoding, "name", ""), getattr(encoding, "separator", ""))
+    name, separator = found
+    if name not in ("default", "v2") or separator not in ("/", "."):
+        return None
+    probe = tuple(range(1, len(metadata.shape) + 1))
+    words = [str(c) for c in probe]
+    expected = (
+        "c" + "".join(separator + w for w in words) if name == "default" else separator.join(words)
+    )
+    return found if metadata.encode_chunk_key(probe) == expected else None
+
+
+def _prefix(store: Any, path: str, *, files: bool) -> str:
+    """What comes before a chunk key: the array's directory for files, its path for keys."""
+    if files:
+        root = os.fspath(store.root)
+        return os.path.join(root, path, "") if path else os.path.join(root, "")
+    return f"{path}/" if path else ""
+
+
+async def read(
+    pipeline: _Chains,
+    store_path: Any,
+    metadata: Any,
+    config: Any,
+    grid: Any,
+    indexer: Any,
+    prototype: Any,
+) -> Any:
+    """The selection ``indexer`` of the array read whole, as zarr-python's ``_get_selection``
+    returns it, or ``NotImplemented`` (nothing read) where zarr-python's path must run."""
+    from zarr.storage import LocalStore
+
+    prepared = _prepared(pipeline, store_path, metadata, config, grid, indexer, prototype)
+    if prepared is None or prepared.config.read_missing_chunks is False:
+        return NotImplemented
+    files = type(prepared.store) is LocalStore
+    if not files and not prepared.store._is_open:
+        return NotImplemented
+    chain = prepared.chain
+    assert chain is not None
+    out = prototype.nd_buffer.empty(
+        shape=indexer.shape, dtype=chain.spec.numpy_dtype, order=prepared.order
+    )
+    target = out.as_ndarray_like()
+    prepared.cut(metadata, indexer, _prefix(prepared.store, prepared.path, files=files))
+    sources: list[Any]
+    if files:
+        sources = list(prepared.keys)
+    else:
+        stored = prepared.store._store_dict
+        sources = [None if (c := stored.get(k)) is None else raw(c) for k in prepared.keys]
+
+    def decode() -> list[bool] | None:
+        return chain.read(sources, prepared.chunk_selections, prepared.places, target)
+
+    inline = prepared.inline(target.nbytes)
+    found = decode() if inline else await asyncio.to_thread(decode)
+    if found is None:
+        return NotImplemented
+    count("runtime_read", len(found))
+    count("selections_read", 1)
+    from zarr.core.indexing import BasicIndexer
+
+    if indexer.shape == () and type(indexer) is BasicIndexer:
+        return out.as_scalar()
+    return out.as_ndarray_like()
+
+
+async def write(
+    pipeline: _Chains,
+    store_path: Any,
+    metadata: Any,
+    config: Any,
+    grid: Any,
+    indexer: Any,
+    value: Any,
+    prototype: Any,
+) -> Any:
+    """``value`` written to the selection ``indexer`` of the array, as zarr-python's
+    ``_set_selection`` writes it, or ``NotImplemented`` (nothing written) where zarr-python's
+    path must run."""
+    from zarr.storage import LocalStore
+
+    prepared = _prepared(pipeline, store_path, metadata, config, grid, indexer, prototype)
+    if prepared is None:
+        return NotImplemented
+    chain = prepared.chain
+    assert chain is not None
+    values = _values(value, chain.spec.numpy_dtype, indexer.shape)
+    if values is None:
+        return NotImplemented
+    files = type(prepared.store) is LocalStore
+    store = prepared.store
+    store._check_writable()
+    await store._ensure_open()
+    prepared.cut(metadata, indexer, _prefix(store, prepared.path, files=files))
+    if values.ndim == 0:
+        values = broadcast(values, prepared.places)
+    empty = bool(prepared.config.write_empty_chunks)
+    inline = prepared.inline(values.nbytes)
+    selections = (prepared.chunk_selections, prepared.places)
+    if files:
+
+        def write_files() -> list[bool] | None:
+            return chain.write_files(prepared.keys, *selections, values, write_empty_chunks=empty)
+
+        written = write_files() if inline else await asyncio.to_thread(write_files)
+        if written is None:
+            return NotImplemented
+        count("runtime_written", len(written))
+        count("selections_written", 1)
+        return None
+    stored = store._store_dict
+    olds = [
+        None
+        if complete and (chain.shards is None or covers(selection, chain.spec.shape))
+        else (None if (c := stored.get(key)) is None else raw(c))
+        for key, selection, complete in zip(
+            prepared.keys, prepared.chunk_selections, prepared.complete, strict=True
+        )
+    ]
+
+    def encode() -> list[Any] | None:
+        return chain.write_buffers(olds, *selections, values, write_empty_chunks=empty)
+
+    encoded = encode() if inline else await asyncio.to_thread(encode)
+    if encoded is None:
+        return NotImplemented
+    buffer = prototype.buffer
+    for key, data in zip(prepared.keys, encoded, strict=True):
+        if data is None:
+            stored.pop(key, None)
+        else:
+            stored[key] = buffer.from_bytes(data)
+    count("runtime_written", len(encoded))
+    count("selections_written", 1)
+    return None
+
+
+def _values(value: Any, dtype: np.dtype[Any], shape: tuple[int, ...]) -> Any:
+    """``value`` as zarr-python's ``_set_selection`` converts it (a scalar, or a numpy array
+    cast to the array's type), or ``None`` for any other kind or a shape other than the
+    selection's, which zarr-python's path handles."""
+    if np.isscalar(value):
+        return np.asanyarray(value, dtype=dtype)
+    if type(value) is not np.ndarray:
+        return None
+    if value.dtype.name != dtype.name:
+        value = value.astype(dtype=dtype, order="A")
+    return value if value.ndim == 0 or value.shape == shape else None

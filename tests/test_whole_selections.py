@@ -1,0 +1,310 @@
+"""Whole selections: zarr-python hands a basic selection to ``ChainCodecPipeline`` in one
+piece, which cuts it into chunks in Rust (``zarr_codec_runtime.cut_selection``) instead of
+zarr-python's per-chunk Python (``zarr_codecs._selections``).
+
+* The cut itself against zarr-python's own indexers: the same chunks in the same order, with
+  the same keys (v3 ``default`` and ``v2`` encodings, both separators, Zarr v2), parts, places
+  and "complete chunk" flags, over random shapes, chunkings and selections.
+* Reads and writes against zarr-python's own pipeline, on a ``LocalStore`` and a
+  ``MemoryStore``, for the layouts users have (v3 with each key encoding, sharded with the
+  index at either end, Zarr v2 in C and F order): identical values and identical stored bytes,
+  with ``usage()`` showing that every selection was taken whole.
+* What it does not take (fancy selections, ``out=``, missing chunks as errors, values of
+  another shape or kind) goes to zarr-python's path with the same results.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+zarr = pytest.importorskip("zarr")
+zarr_codecs = pytest.importorskip("zarr_codecs")
+
+from zarr.core.indexing import BasicIndexer  # noqa: E402
+from zarr.storage import LocalStore, MemoryStore  # noqa: E402
+from zarr_codec_runtime import cut_selection  # noqa: E402
+from zarr_codecs import _selections  # noqa: E402
+
+ZSTD = {"name": "zstd", "configuration": {"level": 0, "checksum": False}}
+
+
+# -- the cut against zarr-python's indexers ----------------------------------------------------
+
+
+def _random_axis(rng: np.random.Generator, length: int) -> Any:
+    kind = rng.integers(4)
+    if kind == 0:
+        index = int(rng.integers(length))
+        return index - length if rng.integers(2) else index  # negative ones too
+    if kind == 1:
+        return slice(None)
+    start = int(rng.integers(-length, length + 1))
+    stop = int(rng.integers(-length, length + 2))
+    return slice(start, stop, int(rng.integers(1, 5)) if kind == 3 else None)
+
+
+def _normal(item: Any, length: int) -> Any:
+    """A chunk or output selection item, comparable whatever stop a slice was given."""
+    return tuple(range(*item.indices(length))) if isinstance(item, slice) else int(item)
+
+
+@pytest.mark.parametrize(
+    ("zarr_format", "encoding"),
+    [
+        (3, {"name": "default", "separator": "/"}),
+        (3, {"name": "default", "separator": "."}),
+        (3, {"name": "v2", "separator": "."}),
+        (3, {"name": "v2", "separator": "/"}),
+        (2, {"name": "v2", "separator": "."}),
+        (2, {"name": "v2", "separator": "/"}),
+    ],
+)
+def test_the_cut_is_zarr_pythons(zarr_format: int, encoding: dict[str, str]) -> None:
+    """300 random arrays and selections: every chunk zarr-python's ``BasicIndexer`` visits,
+    in its order, with its key, its part of the chunk, its place in the output and its
+    "complete chunk" flag, and no other."""
+    rng = np.random.default_rng(17)
+    for _ in range(300):
+        ndim = int(rng.integers(1, 4))
+        shape = tuple(int(n) for n in rng.integers(1, 30, ndim))
+        chunks = tuple(int(n) for n in rng.integers(1, 9, ndim))
+        keys: dict[str, Any] = (
+            {"chunk_key_encoding": encoding}
+            if zarr_format == 3
+            else {"chunk_key_encoding": {"name": "v2", "separator": encoding["separator"]}}
+        )
+        array = zarr.create_array(
+            MemoryStore(),
+            shape=shape,
+            chunks=chunks,
+            dtype="u1",
+            zarr_format=zarr_format,
+            **keys,
+        )
+        selection = tuple(_random_axis(rng, n) for n in shape)
+        indexer = BasicIndexer(selection, shape, array.async_array._chunk_grid)
+        metadata = array.metadata
+        expected = [
+            (
+                "p/" + metadata.encode_chunk_key(coords),
+                tuple(_normal(s, c) for s, c in zip(chunk_sel, chunks, strict=True)),
+                tuple(_normal(s, 10**6) for s in out_sel),
+                complete,
+            )
+            for coords, chunk_sel, out_sel, complete in indexer
+        ]
+        normalised = [
+            d.dim_sel if hasattr(d, "dim_sel") else slice(d.start, d.stop, d.step)
+            for d in indexer.dim_indexers
+        ]
+        found = cut_selection(shape, chunks, normalised, "p/", *_selections._key_encoding(metadata))
+        got = [
+            (
+                key,
+                tuple(_normal(s, c) for s, c in zip(chunk_sel, chunks, strict=True)),
+                tuple(_normal(s, 10**6) for s in out_sel),
+                complete,
+            )
+            for key, chunk_sel, out_sel, complete in zip(*found, strict=True)
+        ]
+        assert got == expected, (shape, chunks, selection)
+
+
+def test_cut_refuses_what_is_not_a_selection_of_the_array() -> None:
+    """Errors from our hierarchy, never a crash: indices and slices outside the array,
+    negative steps, wrong dimensions, unknown key encodings."""
+    from zarr_codec_shapes import CodecError
+
+    bad = [
+        ((5,), (2,), [5], "default", "/"),
+        ((5,), (2,), [-6], "default", "/"),
+        ((5,), (2,), [slice(None, None, -1)], "default", "/"),
+        ((5, 5), (2, 2), [0], "default", "/"),
+        ((5,), (0,), [0], "default", "/"),
+        ((5,), (2,), [0], "custom", "/"),
+        ((5,), (2,), [0], "default", ":"),
+        ((5,), (2,), [True], "default", "/"),
+    ]
+    for shape, chunks, selection, encoding, separator in bad:
+        with pytest.raises(CodecError):
+            cut_selection(shape, chunks, selection, "", encoding, separator)
+
+
+# -- reads and writes against zarr-python's pipeline -------------------------------------------
+
+SHAPE, CHUNKS = (37, 29), (8, 6)  # partial chunks on the last row and column
+LAYOUTS: dict[str, dict[str, Any]] = {
+    "v3 default /": {"compressors": [ZSTD]},
+    "v3 default .": {
+        "compressors": [ZSTD],
+        "chunk_key_encoding": {"name": "default", "separator": "."},
+    },
+    "v3 v2 keys": {"compressors": [ZSTD], "chunk_key_encoding": {"name": "v2", "separator": "."}},
+    "sharded, index at the end": {"shards": (16, 12), "compressors": [ZSTD]},
+    "sharded, index at the start": {
+        "serializer": {
+            "name": "sharding_indexed",
+            "configuration": {
+                "chunk_shape": list(CHUNKS),
+                "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}, ZSTD],
+                "index_codecs": [
+                    {"name": "bytes", "configuration": {"endian": "little"}},
+                    {"name": "crc32c"},
+                ],
+                "index_location": "start",
+            },
+        },
+        "chunks": (16, 12),
+        "compressors": None,
+    },
+    "v2 C order": {"zarr_format": 2, "compressors": None},
+    "v2 F order, / keys": {
+        "zarr_format": 2,
+        "order": "F",
+        "chunk_key_encoding": {"name": "v2", "separator": "/"},
+        "compressors": {"id": "zstd", "level": 1},
+    },
+}
+#: Writes in turn: all, a partial row band, a strided block, one element, a scalar over a
+#: block, edge chunks only, a block left all fill value (its chunks not stored).
+WRITES: list[tuple[Any, str]] = [
+    ((slice(None), slice(None)), "array"),
+    ((slice(3, 11), slice(None)), "array"),
+    ((slice(1, 30, 3), slice(2, 29, 4)), "array"),
+    ((5, 7), "array"),
+    ((slice(8, 24), slice(0, 12)), "scalar"),
+    ((slice(32, 37), slice(24, 29)), "array"),
+    ((slice(16, 24), slice(12, 18)), "fill"),
+]
+READS: list[Any] = [
+    (slice(None), slice(None)),
+    (slice(5, 33, 2), slice(None, None, 5)),
+    (3, slice(None)),
+    (slice(None), 28),
+    (36, 28),
+    (slice(30, 37), slice(20, 29)),
+    (Ellipsis,),
+]
+
+
+@contextmanager
+def _ours(pipeline: bool) -> Iterator[None]:
+    """Our codecs in both runs (so stored bytes can be compared), our pipeline in one."""
+    zarr_codecs.reset_usage()
+    with zarr_codecs.install(pipeline=pipeline):
+        yield
+
+
+def _store(kind: str, root: Path) -> Any:
+    return LocalStore(root) if kind == "local" else MemoryStore()
+
+
+def _stored(store: Any) -> dict[str, bytes]:
+    if isinstance(store, MemoryStore):
+        return {k: v.to_bytes() for k, v in store._store_dict.items()}
+    root = Path(store.root)
+    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
+def _run(layout: dict[str, Any], store: Any) -> tuple[list[Any], dict[str, int]]:
+    """The writes then the reads on a new array at ``g/a`` of ``store``."""
+    rng = np.random.default_rng(3)
+    array = zarr.create_array(
+        store, name="g/a", shape=SHAPE, chunks=layout.get("chunks", CHUNKS), dtype="f4",
+        fill_value=-1.5, **{k: v for k, v in layout.items() if k != "chunks"},
+    )  # fmt: skip
+    for selection, kind in WRITES:
+        target_shape = np.empty(SHAPE)[selection].shape
+        if kind == "array":
+            array[selection] = rng.standard_normal(target_shape).astype("f4")
+        elif kind == "scalar":
+            array[selection] = 2.25
+        else:
+            array[selection] = np.full(target_shape, -1.5, dtype="f4")
+    reads = [array[selection] for selection in READS]
+    return reads, zarr_codecs.usage()
+
+
+@pytest.mark.parametrize("store_kind", ["local", "memory"])
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+def test_reads_and_writes_match_zarr_pythons_pipeline(
+    layout: str, store_kind: str, tmp_path: Path
+) -> None:
+    """The same values read, the same bytes stored (every key), and every selection taken
+    whole by ours."""
+    with _ours(pipeline=False):
+        theirs_store = _store(store_kind, tmp_path / "theirs")
+        theirs, _ = _run(LAYOUTS[layout], theirs_store)
+    with _ours(pipeline=True):
+        ours_store = _store(store_kind, tmp_path / "ours")
+        ours, counts = _run(LAYOUTS[layout], ours_store)
+    for read, expected in zip(ours, theirs, strict=True):
+        np.testing.assert_array_equal(read, expected)
+        assert type(read) is type(expected)
+    assert _stored(ours_store) == _stored(theirs_store)
+    assert counts["selections_written"] == len(WRITES), counts
+    assert counts["selections_read"] == len(READS), counts
+    assert counts["zarr_read"] == counts["zarr_written"] == 0, counts
+
+
+def test_what_it_does_not_take_goes_to_zarr_python() -> None:
+    """Fancy selections, ``out=``, ``read_missing_chunks=False``, values given as a list or
+    as a row to broadcast: zarr-python's own path, with zarr-python's results and errors.
+    Values of another type are cast as zarr-python casts them."""
+    results: list[list[Any]] = []
+    for pipeline in (False, True):
+        with _ours(pipeline=pipeline):
+            array = zarr.create_array(
+                MemoryStore(), shape=(6, 8), chunks=(2, 4), dtype="i4", fill_value=0
+            )
+            array[:] = np.arange(48, dtype="i4").reshape(6, 8)
+            with pytest.raises(IndexError):  # zarr-python does not broadcast a row
+                array[0:2, :] = np.arange(8, dtype="i4")
+            array[0:2, :] = np.arange(16, dtype="f8").reshape(2, 8) * 10  # cast, as zarr does
+            array[4, :] = list(range(100, 108))
+            found: list[Any] = [
+                array[:],
+                array.get_orthogonal_selection(([0, 5], slice(None))),
+                array.vindex[[1, 2], [3, 4]],
+            ]
+            out = zarr.core.buffer.default_buffer_prototype().nd_buffer.empty(
+                shape=(2, 8), dtype=np.dtype("i4")
+            )
+            array.get_basic_selection((slice(0, 2), slice(None)), out=out)
+            found.append(out.as_numpy_array().copy())
+            strict = zarr.open_array(array.store, mode="r", config={"read_missing_chunks": False})
+            del array.store._store_dict["c/2/0"]
+            with pytest.raises(zarr.errors.ChunkNotFoundError) as error:
+                strict[:]
+            found.append(re.sub(r"memory://\d+", "memory://", str(error.value)))
+            results.append(found)
+            if pipeline:
+                counts = zarr_codecs.usage()
+                assert counts["selections_written"] == 2  # not the list, nor the row
+                assert counts["selections_read"] == 1  # array[:] only
+    for ours, theirs in zip(results[1], results[0], strict=True):
+        np.testing.assert_array_equal(ours, theirs)
+
+
+def test_unhook_puts_zarr_pythons_functions_back() -> None:
+    import zarr.core.array as array_module
+
+    assert array_module._get_selection is _selections._get_selection
+    _selections.unhook()
+    try:
+        assert array_module._get_selection is not _selections._get_selection
+        with _ours(pipeline=True):
+            array = zarr.create_array(MemoryStore(), shape=(4,), chunks=(2,), dtype="u1")
+            array[:] = 7
+            assert array[:].tolist() == [7] * 4
+            assert zarr_codecs.usage()["selections_read"] == 0
+    finally:
+        _selections.hook()
+    assert array_module._get_selection is _selections._get_selection
