@@ -6,7 +6,8 @@ calling ``zarr.config.reset()``), which would silently undo ``zarr_codecs.instal
 plugin wraps that reset so that our codecs and pipeline are put back each time
 (``zarr_codecs.reapply()``), and counts the tests that really went through them: those whose
 arrays the pipeline handled, those where the runtime did the work (a read or write it took,
-not handed back to zarr's code), and those in which one of our codecs encoded or decoded.
+not handed back to zarr's code), those in which one of our codecs encoded or decoded, and
+those in which the pipeline took a selection whole from zarr's array (cut in Rust).
 The counts are printed at the end and written as JSON to ``$ZARR_SUITE_REPORT`` if set.
 """
 
@@ -21,7 +22,12 @@ from typing import Any
 import pytest
 
 #: Test ids by what they went through.
-_RAN: dict[str, set[str]] = {"pipeline": set(), "runtime": set(), "our codecs": set()}
+_RAN: dict[str, set[str]] = {
+    "pipeline": set(),
+    "runtime": set(),
+    "our codecs": set(),
+    "whole selections": set(),
+}
 _current: list[str] = [""]
 
 
@@ -45,6 +51,21 @@ def _counting_async(kind: str, method: Callable[..., Any]) -> Any:
     return counted
 
 
+def _counting_taken(method: Callable[..., Any]) -> Any:
+    """A pipeline's ``read_selection`` / ``write_selection``, counted where it took the
+    selection (anything but ``NotImplemented``)."""
+
+    @functools.wraps(method)
+    async def counted(*args: Any, **kwargs: Any) -> Any:
+        result = await method(*args, **kwargs)
+        if result is not NotImplemented:
+            _RAN["pipeline"].add(_current[0])
+            _RAN["whole selections"].add(_current[0])
+        return result
+
+    return counted
+
+
 def pytest_configure(config: pytest.Config) -> None:
     import zarr
     import zarr_codecs
@@ -62,6 +83,8 @@ def pytest_configure(config: pytest.Config) -> None:
     zarr.config.reset = reset_then_reapply  # type: ignore[method-assign]
     ChainCodecPipeline.read = _counting_async("pipeline", ChainCodecPipeline.read)  # type: ignore[method-assign]
     ChainCodecPipeline.write = _counting_async("pipeline", ChainCodecPipeline.write)  # type: ignore[method-assign]
+    for name in ("read_selection", "write_selection"):
+        setattr(ChainCodecPipeline, name, _counting_taken(getattr(ChainCodecPipeline, name)))
     for name in ("read", "write_files", "write_buffers"):
         setattr(Chain, name, _counting("runtime", getattr(Chain, name), when_not_none=True))
     for binding in zarr_codecs.BINDINGS:

@@ -308,3 +308,15 @@ def test_unhook_puts_zarr_pythons_functions_back() -> None:
     finally:
         _selections.hook()
     assert array_module._get_selection is _selections._get_selection
+
+
+def test_big_endian_arrays_read_in_their_byte_order() -> None:
+    """A v3 array stored big-endian reads as zarr-python reads it, ``>f8`` (zarr-python's
+    path: the runtime's elements are in this machine's order), found by zarr-python's suite."""
+    with _ours(pipeline=True):
+        array = zarr.create_array(MemoryStore(), shape=(5,), chunks=(2,), dtype=">f8", fill_value=0)
+        array[:] = np.arange(5, dtype=">f8")
+        read = array[:]
+        assert read.dtype == np.dtype(">f8")
+        np.testing.assert_array_equal(read, np.arange(5))
+        assert zarr_codecs.usage()["selections_read"] == 0

@@ -231,7 +231,9 @@ def _prepared(
     if key_encoding is None:
         return None
     cut = _Cut(pipeline, store_path, metadata, config, grid, prototype, key_encoding)
-    return None if cut.chain is None else cut
+    if cut.chain is None or cut.chain.spec.numpy_dtype != metadata.dtype.to_native_dtype():
+        return None  # the runtime's elements are in this machine's byte order
+    return cut
 
 
 def _basic(indexer: Any) -> bool:
