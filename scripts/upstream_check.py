@@ -54,6 +54,7 @@ FROM_PYPI = (
 SUITES = {
     "zarr": (
         "tests/test_codec_shapes.py",
+        "tests/test_pipeline_selection.py",
         "tests/test_codecs",
         "tests/test_array.py",
         "tests/test_v2.py",

@@ -55,12 +55,14 @@ class _Chains(Protocol):
 
 
 def hook() -> None:
-    """Have zarr-python offer whole selections to pipelines that take them. Idempotent; does
-    nothing where zarr-python's functions differ from those of 3.4."""
+    """Have zarr-python offer whole selections to pipelines that take them, as the patch
+    ``upstream/zarr-python/0007`` makes it do itself. Idempotent; does nothing where
+    zarr-python already does, or where its functions differ from those of 3.4."""
     import zarr.core.array as array_module
+    from zarr.abc.codec import CodecPipeline
 
-    if _ORIGINALS:
-        return
+    if _ORIGINALS or hasattr(CodecPipeline, "read_selection"):
+        return  # hooked already, or zarr offers them itself (upstream/zarr-python, 0007)
     get, put = array_module._get_selection, array_module._set_selection
     if not (_shaped(get, _GET, _GET_KEYWORDS) and _shaped(put, _SET, _SET_KEYWORDS)):
         return

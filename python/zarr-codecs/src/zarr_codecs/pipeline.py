@@ -12,6 +12,10 @@ fill value skipped as zarr-python skips them, encoded, and written to a ``LocalS
 in Rust, or handed back to be stored (into a ``MemoryStore``'s dict without its per-chunk
 copy, into any other store through zarr's concurrent sets).
 
+zarr-python also offers it whole selections (``read_selection`` / ``write_selection``, through
+``_selections.hook``): integers and slices of a regular grid in a plain ``LocalStore`` or
+``MemoryStore`` are cut into chunks in Rust, with no Python work per chunk at all.
+
 It handles arrays whose every codec the ``zarr_codec_shapes`` registry has (plus ``bytes``);
 any other array (sharding, v2 arrays, other codecs, data types we lack, selections other than
 slices and integers) goes to zarr-python's own ``BatchedCodecPipeline`` code, unchanged.
