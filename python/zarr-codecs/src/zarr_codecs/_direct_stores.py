@@ -8,6 +8,7 @@ subclass, whose methods may do more) is reached past this way.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, MutableMapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -16,7 +17,7 @@ if TYPE_CHECKING:
     from zarr.storage import MemoryStore
     from zarr_codec_runtime import Chain
 
-__all__ = ["by_chain", "memory_store_of", "plain_store_of"]
+__all__ = ["by_chain", "files_root", "memory_store_of", "plain_store_of"]
 
 
 def by_chain(indices: Iterable[int], chains: Sequence[Chain]) -> dict[int, list[int]]:
@@ -49,3 +50,24 @@ def memory_store_of(setters: Sequence[ByteSetter]) -> MemoryStore | None:
     if store is None or not isinstance(getattr(store, "_store_dict", None), MutableMapping):
         return None
     return store
+
+
+def files_root(store: Any) -> str | None:
+    """The directory whose files are ``store``'s keys, where the store is plain files: a plain
+    ``LocalStore``, or zarr's ``FsspecStore`` over fsspec's local file system (what
+    ``dask.array.from_zarr`` opens for a path); ``None`` for any other store."""
+    from zarr.storage import FsspecStore, LocalStore
+
+    if type(store) is LocalStore:
+        return os.fspath(store.root)
+    if type(store) is not FsspecStore:
+        return None
+    try:
+        from fsspec.implementations.local import LocalFileSystem  # type: ignore[import-untyped]
+    except ImportError:
+        return None
+    fs = getattr(store.fs, "sync_fs", store.fs)  # zarr wraps sync file systems for asyncio
+    path = store.path
+    if type(fs) is LocalFileSystem and isinstance(path, str) and os.path.isabs(path):
+        return path
+    return None

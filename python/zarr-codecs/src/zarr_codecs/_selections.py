@@ -6,9 +6,10 @@ per chunk) before it calls a codec pipeline; for an array of many small chunks t
 than decoding them. For a pipeline that offers ``read_selection`` / ``write_selection``
 (``ChainCodecPipeline`` does), :func:`hook` has zarr-python's ``_get_selection`` and
 ``_set_selection`` offer it the whole selection first; :func:`read` and :func:`write` take it
-when it is a basic selection (integers and slices) of a regular grid in a plain ``LocalStore``
-or ``MemoryStore`` of CPU memory, cut it in Rust (``zarr_codec_runtime.cut_selection``: every
-chunk's key, part and place in one call) and run it in one runtime call. Anything else answers
+when it is a basic selection (integers and slices) of a regular grid in CPU memory, in a plain
+``LocalStore`` (or zarr's ``FsspecStore`` over local files) or ``MemoryStore``, cut it in Rust
+(``zarr_codec_runtime.cut_selection``: every chunk's key, part and place in one call) and run
+it in one runtime call. Anything else answers
 ``NotImplemented`` before touching the store or the output, and zarr-python's own function
 runs, which hands the pipeline its usual batches.
 """
@@ -26,6 +27,7 @@ import numpy as np
 from zarr_codec_runtime import cut_selection
 
 from zarr_codecs._arrays import broadcast, covers, raw
+from zarr_codecs._direct_stores import files_root
 from zarr_codecs._usage import count
 
 if TYPE_CHECKING:
@@ -219,7 +221,7 @@ def _prepared(
     """What a whole-selection read or write needs, or ``None`` where zarr-python's own path
     must run: another kind of selection, grid, store, buffer or chain."""
     from zarr.core.buffer import cpu
-    from zarr.storage import LocalStore, MemoryStore
+    from zarr.storage import MemoryStore
 
     if not _basic(indexer) or not getattr(grid, "is_regular", False):
         return None
@@ -227,7 +229,7 @@ def _prepared(
         return None
     if prototype.buffer is not cpu.Buffer or prototype.nd_buffer is not cpu.NDBuffer:
         return None
-    if type(store_path.store) not in (LocalStore, MemoryStore):
+    if type(store_path.store) is not MemoryStore and files_root(store_path.store) is None:
         return None
     key_encoding = _key_encoding(metadata)
     if key_encoding is None:
@@ -277,10 +279,10 @@ def _key_encoding(metadata: Any) -> tuple[str, str] | None:
     return found if metadata.encode_chunk_key(probe) == expected else None
 
 
-def _prefix(store: Any, path: str, *, files: bool) -> str:
-    """What comes before a chunk key: the array's directory for files, its path for keys."""
-    if files:
-        root = os.fspath(store.root)
+def _prefix(root: str | None, path: str) -> str:
+    """What comes before a chunk key: the array's directory under ``root`` for files, else
+    its path among the store's keys."""
+    if root is not None:
         return os.path.join(root, path, "") if path else os.path.join(root, "")
     return f"{path}/" if path else ""
 
@@ -296,12 +298,11 @@ async def read(
 ) -> Any:
     """The selection ``indexer`` of the array read whole, as zarr-python's ``_get_selection``
     returns it, or ``NotImplemented`` (nothing read) where zarr-python's path must run."""
-    from zarr.storage import LocalStore
-
     prepared = _prepared(pipeline, store_path, metadata, config, grid, indexer, prototype)
     if prepared is None or prepared.config.read_missing_chunks is False:
         return NotImplemented
-    files = type(prepared.store) is LocalStore
+    root = files_root(prepared.store)
+    files = root is not None
     if not files and not prepared.store._is_open:
         return NotImplemented
     chain = prepared.chain
@@ -310,7 +311,7 @@ async def read(
         shape=indexer.shape, dtype=chain.spec.numpy_dtype, order=prepared.order
     )
     target = out.as_ndarray_like()
-    prepared.cut(metadata, indexer, _prefix(prepared.store, prepared.path, files=files))
+    prepared.cut(metadata, indexer, _prefix(root, prepared.path))
     sources: list[Any]
     if files:
         sources = list(prepared.keys)
@@ -347,8 +348,6 @@ async def write(
     """``value`` written to the selection ``indexer`` of the array, as zarr-python's
     ``_set_selection`` writes it, or ``NotImplemented`` (nothing written) where zarr-python's
     path must run."""
-    from zarr.storage import LocalStore
-
     prepared = _prepared(pipeline, store_path, metadata, config, grid, indexer, prototype)
     if prepared is None:
         return NotImplemented
@@ -357,11 +356,12 @@ async def write(
     values = _values(value, chain.spec.numpy_dtype, indexer.shape)
     if values is None:
         return NotImplemented
-    files = type(prepared.store) is LocalStore
+    root = files_root(prepared.store)
+    files = root is not None
     store = prepared.store
     store._check_writable()
     await store._ensure_open()
-    prepared.cut(metadata, indexer, _prefix(store, prepared.path, files=files))
+    prepared.cut(metadata, indexer, _prefix(root, prepared.path))
     if values.ndim == 0:
         values = broadcast(values, prepared.places)
     empty = bool(prepared.config.write_empty_chunks)
