@@ -482,19 +482,9 @@ impl Sharding {
         // The old inner chunks of the shards only partly written.
         let mut jobs: Vec<&ShardWrite<'_>> = items.iter().collect();
         let olds: Vec<Option<ShardIndex>> =
-            parallel_map(&mut jobs, threads, |write| match write.old {
-                Some(old) if !write.chunk.is_whole(&self.shard_shape) => ShardIndex::of_shard(
-                    old,
-                    &self.index_decode,
-                    self.chunk_count(),
-                    self.index_len,
-                    self.location,
-                )
-                .map(Some),
-                _ => Ok(None),
-            })
-            .into_iter()
-            .collect::<Result<_>>()?;
+            parallel_map(&mut jobs, threads, |write| self.old_index(write))
+                .into_iter()
+                .collect::<Result<_>>()?;
         let old_chunk = |shard: usize, chunk: usize| -> Option<&[u8]> {
             let range = olds[shard].as_ref()?.chunks().get(chunk)?.clone()?;
             items[shard].old?.get(range)
@@ -542,6 +532,22 @@ impl Sharding {
         })
         .into_iter()
         .collect()
+    }
+
+    /// The index of the old shard of `write` where only part of it is written (its other inner
+    /// chunks are kept); `None` where it is written whole or there is none.
+    fn old_index(&self, write: &ShardWrite<'_>) -> Result<Option<ShardIndex>> {
+        match write.old {
+            Some(old) if !write.chunk.is_whole(&self.shard_shape) => ShardIndex::of_shard(
+                old,
+                &self.index_decode,
+                self.chunk_count(),
+                self.index_len,
+                self.location,
+            )
+            .map(Some),
+            _ => Ok(None),
+        }
     }
 
     /// One shard of a write, its inner chunks encoded in write order straight into the shard's
@@ -737,7 +743,10 @@ impl Sharding {
 
     /// [`Sharding::write_buffers`] for shard files: the old shard file read where only part
     /// of it is written, the new shard written as a temporary file renamed over it, or the
-    /// file removed when no inner chunk is left. For each shard, whether it is stored.
+    /// file removed when no inner chunk is left. For each shard, whether it is stored. With at
+    /// least as many shards as threads, each shard goes from its old file to its new one on
+    /// one thread, so memory holds a shard per thread, not the whole batch (a shard that fails
+    /// leaves those written before it written, as chunk files do).
     pub fn write_files(
         &self,
         items: &[WriteItem<'_>],
@@ -758,16 +767,48 @@ impl Sharding {
                 "write",
             )?;
         }
-        let mut jobs: Vec<&WriteItem<'_>> = items.iter().collect();
-        let olds: Vec<Option<Vec<u8>>> = parallel_map(&mut jobs, threads, |write| {
+        let old_file = |write: &WriteItem<'_>| {
             if write.chunk.is_whole(&self.shard_shape) {
                 Ok(None)
             } else {
                 read_chunk_file(write.path)
             }
-        })
-        .into_iter()
-        .collect::<ChunkResult<_>>()?;
+        };
+        let store = |path: &Path, shard: Option<Vec<u8>>| match shard {
+            Some(shard) => write_atomically(path, &shard).map(|()| true),
+            None => remove_chunk(path).map(|()| false),
+        };
+        if let Inner::Chain { encode, decode } = &self.inner
+            && items.len() >= threads.max(2)
+        {
+            // As many shards as threads: each thread takes whole shards from file to file (old
+            // shard read, encoded, written), so a write of any size holds one shard per thread.
+            make_directories(paths)?;
+            let mut jobs: Vec<&WriteItem<'_>> = items.iter().collect();
+            return parallel_map(&mut jobs, threads, |write| {
+                let old = old_file(write)?;
+                let shard_write = ShardWrite {
+                    old: old.as_deref(),
+                    chunk: write.chunk.clone(),
+                    values: write.values.clone(),
+                };
+                let index = self.old_index(&shard_write)?;
+                let old_chunk = |chunk: usize| -> Option<&[u8]> {
+                    let range = index.as_ref()?.chunks().get(chunk)?.clone()?;
+                    shard_write.old?.get(range)
+                };
+                let plans = (encode, decode);
+                let shard =
+                    self.encode_shard(&shard_write, old_chunk, plans, values, fill, empty)?;
+                store(write.path, shard)
+            })
+            .into_iter()
+            .collect();
+        }
+        let mut jobs: Vec<&WriteItem<'_>> = items.iter().collect();
+        let olds: Vec<Option<Vec<u8>>> = parallel_map(&mut jobs, threads, |write| old_file(write))
+            .into_iter()
+            .collect::<ChunkResult<_>>()?;
         let writes: Vec<ShardWrite<'_>> = items
             .iter()
             .zip(&olds)
@@ -781,9 +822,8 @@ impl Sharding {
         make_directories(paths)?;
         let mut jobs: Vec<(&Path, Option<Vec<u8>>)> =
             items.iter().map(|write| write.path).zip(shards).collect();
-        parallel_map(&mut jobs, threads, |(path, shard)| match shard {
-            Some(shard) => write_atomically(path, shard).map(|()| true),
-            None => remove_chunk(path).map(|()| false),
+        parallel_map(&mut jobs, threads, |(path, shard)| {
+            store(path, shard.take())
         })
         .into_iter()
         .collect()
