@@ -326,3 +326,21 @@ def test_big_endian_arrays_read_in_their_byte_order() -> None:
         assert read.dtype == np.dtype(">f8")
         np.testing.assert_array_equal(read, np.arange(5))
         assert zarr_codecs.usage()["selections_read"] == 0
+
+
+@pytest.mark.parametrize("layout", ["v3 default /", "sharded, index at the end"])
+def test_memory_writes_in_groups_match(layout: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A ``MemoryStore`` write stored group by group (here one chunk per group): the same
+    values and bytes as zarr-python's, and still one selection taken whole per write."""
+    monkeypatch.setattr(_selections, "_GROUP_BYTES", 1)
+    with _ours(pipeline=False):
+        theirs_store = MemoryStore()
+        theirs, _ = _run(LAYOUTS[layout], theirs_store)
+    with _ours(pipeline=True):
+        ours_store = MemoryStore()
+        ours, counts = _run(LAYOUTS[layout], ours_store)
+    for read, expected in zip(ours, theirs, strict=True):
+        np.testing.assert_array_equal(read, expected)
+    assert _stored(ours_store) == _stored(theirs_store)
+    assert counts["selections_written"] == len(WRITES), counts
+    assert counts["runtime_written"] > len(WRITES), counts  # several chunks per write

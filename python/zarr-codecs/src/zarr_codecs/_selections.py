@@ -42,6 +42,10 @@ __all__ = ["hook", "read", "unhook", "write"]
 #: worker thread costs more than they do).
 INLINE_BYTES = 4 << 20
 
+#: A write to a ``MemoryStore`` encodes and stores its chunks in groups of about this many
+#: bytes (decoded).
+_GROUP_BYTES = 32 << 20
+
 #: zarr-python's own functions while :func:`hook` has replaced them.
 _ORIGINALS: dict[str, Any] = {}
 #: The parameters of the zarr-python functions :func:`hook` replaces, as 3.4 has them: a
@@ -379,28 +383,40 @@ async def write(
         count("selections_written", 1)
         return None
     stored = store._store_dict
-    olds = [
-        None
-        if complete and (chain.shards is None or covers(selection, chain.spec.shape))
-        else (None if (c := stored.get(key)) is None else raw(c))
-        for key, selection, complete in zip(
-            prepared.keys, prepared.chunk_selections, prepared.complete, strict=True
-        )
-    ]
+    keys, chunk_selections, places = prepared.keys, prepared.chunk_selections, prepared.places
+    # In groups, each stored before the next is encoded: the old chunks each group replaces
+    # are freed before the next group's memory is taken, which the allocator then reuses
+    # (fresh pages cost more than encoding without a compressor), and at most one group's
+    # new chunks are held at once.
+    group = max(1, _GROUP_BYTES // max(1, chain.spec.num_bytes))
+    stored_chunks = 0
+    for first in range(0, len(keys), group):
+        part = slice(first, first + group)
+        olds = [
+            None
+            if complete and (chain.shards is None or covers(selection, chain.spec.shape))
+            else (None if (c := stored.get(key)) is None else raw(c))
+            for key, selection, complete in zip(
+                keys[part], chunk_selections[part], prepared.complete[part], strict=True
+            )
+        ]
 
-    def encode() -> list[Any] | None:
-        return chain.write_buffers(olds, *selections, values, write_empty_chunks=empty)
+        def encode(olds: list[Any] = olds, part: slice = part) -> list[Any] | None:
+            return chain.write_buffers(
+                olds, chunk_selections[part], places[part], values, write_empty_chunks=empty
+            )
 
-    encoded = encode() if inline else await asyncio.to_thread(encode)
-    if encoded is None:
-        return NotImplemented
-    buffer = prototype.buffer
-    for key, data in zip(prepared.keys, encoded, strict=True):
-        if data is None:
-            stored.pop(key, None)
-        else:
-            stored[key] = buffer.from_bytes(data)
-    count("runtime_written", len(encoded))
+        encoded = encode() if inline else await asyncio.to_thread(encode)
+        if encoded is None:  # the runtime takes every group alike: only the first can be
+            return NotImplemented
+        buffer = prototype.buffer
+        for key, data in zip(keys[part], encoded, strict=True):
+            if data is None:
+                stored.pop(key, None)
+            else:
+                stored[key] = buffer.from_bytes(data)
+        stored_chunks += len(encoded)
+    count("runtime_written", stored_chunks)
     count("selections_written", 1)
     return None
 
