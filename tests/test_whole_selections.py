@@ -132,6 +132,7 @@ def test_cut_refuses_what_is_not_a_selection_of_the_array() -> None:
         ((5,), (2,), [0], "custom", "/"),
         ((5,), (2,), [0], "default", ":"),
         ((5,), (2,), [True], "default", "/"),
+        ((2**40,), (1,), [slice(None)], "default", "/"),  # more chunks than one call names
     ]
     for shape, chunks, selection, encoding, separator in bad:
         with pytest.raises(CodecError):
@@ -344,3 +345,23 @@ def test_memory_writes_in_groups_match(layout: str, monkeypatch: pytest.MonkeyPa
     assert _stored(ours_store) == _stored(theirs_store)
     assert counts["selections_written"] == len(WRITES), counts
     assert counts["runtime_written"] > len(WRITES), counts  # several chunks per write
+
+
+def test_a_selection_of_too_many_chunks_takes_zarr_pythons_path(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``cut_selection`` refuses selections of more than ``MAX_PARTS`` chunks (2**26, too
+    many to build here); the pipeline then hands the selection back and zarr-python cuts it."""
+    from zarr_codec_shapes.errors import UnsupportedError
+
+    def refuse(*args: Any) -> Any:
+        raise UnsupportedError("a selection of more than 67108864 chunks in one call")
+
+    monkeypatch.setattr(_selections, "cut_selection", refuse)
+    with _ours(pipeline=True):
+        array = zarr.create_array(MemoryStore(), shape=(6,), chunks=(2,), dtype="i2")
+        array[:] = np.arange(6, dtype="i2")
+        assert array[1:5].tolist() == [1, 2, 3, 4]
+        counts = zarr_codecs.usage()
+    assert counts["selections_read"] == counts["selections_written"] == 0, counts
+    assert counts["runtime_read"] == counts["runtime_written"] == 3, counts  # batches, as before

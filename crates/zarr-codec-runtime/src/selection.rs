@@ -66,6 +66,10 @@ impl ChunkKeys {
     }
 }
 
+/// The most chunks one [`cut`] names. A larger selection is an error rather than lists larger
+/// than any read a caller could hold (a caller falls back to cutting it in parts).
+pub const MAX_PARTS: usize = 1 << 26;
+
 /// What a selection needs of one chunk.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChunkPart {
@@ -103,6 +107,27 @@ pub fn cut(shape: &[usize], chunk_shape: &[usize], selection: &[Axis]) -> Result
             .collect(),
     };
     part.check_within(shape, "a selection")?;
+    // How many chunks the selection may touch (an upper bound: a step longer than a chunk
+    // skips some), checked before any list is made.
+    let touched = part
+        .spans
+        .iter()
+        .zip(chunk_shape)
+        .try_fold(1usize, |total, (span, &len)| {
+            let chunks = match span.count.checked_sub(1) {
+                None => 0,
+                Some(last) => {
+                    let end = last.checked_mul(span.step)?.checked_add(span.start)?;
+                    end / len - span.start / len + 1
+                }
+            };
+            total.checked_mul(chunks)
+        });
+    if touched.is_none_or(|touched| touched > MAX_PARTS) {
+        return Err(CodecError::unsupported(format!(
+            "a selection of more than {MAX_PARTS} chunks in one call"
+        )));
+    }
     let mut place = Vec::with_capacity(selection.len());
     for axis in selection {
         place.push(match axis {
@@ -221,5 +246,17 @@ mod tests {
         assert!(cut(&[5], &[0], &[span(0, 1, 1)]).is_err());
         assert!(cut(&[5, 5], &[2, 2], &[span(0, 1, 1)]).is_err());
         assert!(cut(&[5], &[2], &[span(0, 1, 0)]).expect("a cut").is_empty());
+    }
+
+    #[test]
+    fn selections_of_too_many_chunks_are_refused_before_any_list_is_made() {
+        let huge = 1usize << 40;
+        let refused = cut(&[huge], &[1], &[span(0, 1, huge)]);
+        assert!(matches!(refused, Err(CodecError::Unsupported(_))));
+        let square = cut(&[1 << 14, 1 << 14], &[1, 1], &[span(0, 1, 1 << 14); 2]);
+        assert!(matches!(square, Err(CodecError::Unsupported(_))));
+        // At the limit exactly: allowed (counted, not built, here: one chunk per row).
+        let rows = cut(&[MAX_PARTS, 1], &[1, 1], &[span(0, 1, 2), span(0, 1, 1)]);
+        assert_eq!(rows.expect("a cut").len(), 2);
     }
 }

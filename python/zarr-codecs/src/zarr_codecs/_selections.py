@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 from zarr_codec_runtime import cut_selection
+from zarr_codec_shapes.errors import UnsupportedError
 
 from zarr_codecs._arrays import broadcast, covers, raw
 from zarr_codecs._direct_stores import files_root
@@ -193,7 +194,9 @@ class _Cut:
         self.path: str = store_path.path
         self.key_encoding = key_encoding
 
-    def cut(self, metadata: Any, indexer: Any, prefix: str) -> None:
+    def cut(self, metadata: Any, indexer: Any, prefix: str) -> bool:
+        """Cut the selection; ``False`` (nothing cut) for one of more chunks than
+        ``cut_selection`` names in one call, which zarr-python's path then takes."""
         from zarr.core.indexing import IntDimIndexer
 
         selection = [
@@ -201,8 +204,14 @@ class _Cut:
             for d in indexer.dim_indexers
         ]
         encoding, separator = self.key_encoding
-        cut = cut_selection(metadata.shape, self.spec.shape, selection, prefix, encoding, separator)
+        try:
+            cut = cut_selection(
+                metadata.shape, self.spec.shape, selection, prefix, encoding, separator
+            )
+        except UnsupportedError:
+            return False
         self.keys, self.chunk_selections, self.places, self.complete = cut
+        return True
 
     def inline(self, selected_bytes: int) -> bool:
         """Whether the work is small enough for the event loop's thread."""
@@ -315,7 +324,8 @@ async def read(
         shape=indexer.shape, dtype=chain.spec.numpy_dtype, order=prepared.order
     )
     target = out.as_ndarray_like()
-    prepared.cut(metadata, indexer, _prefix(root, prepared.path))
+    if not prepared.cut(metadata, indexer, _prefix(root, prepared.path)):
+        return NotImplemented
     sources: list[Any]
     if files:
         sources = list(prepared.keys)
@@ -365,7 +375,8 @@ async def write(
     store = prepared.store
     store._check_writable()
     await store._ensure_open()
-    prepared.cut(metadata, indexer, _prefix(root, prepared.path))
+    if not prepared.cut(metadata, indexer, _prefix(root, prepared.path)):
+        return NotImplemented
     if values.ndim == 0:
         values = broadcast(values, prepared.places)
     empty = bool(prepared.config.write_empty_chunks)
