@@ -13,9 +13,14 @@ pub struct Grid {
 }
 
 impl Grid {
-    /// `counts` chunks of `chunk_shape` (no dimension empty) along each dimension.
+    /// `counts` chunks of `chunk_shape` (no dimension empty) along each dimension, no more
+    /// chunks in all than a `usize` counts (chunks are numbered).
     pub fn new(chunk_shape: &[usize], counts: &[usize]) -> Result<Self> {
-        if chunk_shape.len() != counts.len() || chunk_shape.contains(&0) {
+        let countable = counts
+            .iter()
+            .try_fold(1usize, |n, &count| n.checked_mul(count))
+            .is_some();
+        if chunk_shape.len() != counts.len() || chunk_shape.contains(&0) || !countable {
             return Err(CodecError::configuration(format!(
                 "a grid of {counts:?} chunks of {chunk_shape:?}"
             )));
@@ -148,6 +153,27 @@ fn split(span: Span, place: Span, len: usize) -> Vec<Piece> {
     else {
         return pieces;
     };
+    if span.step >= len {
+        // Each index in a chunk of its own: one piece per index, not one look per chunk
+        // between them (a long step over small chunks would visit every chunk it skips).
+        for i in 0..span.count {
+            let index = span.start + i * span.step; // at most `last`
+            pieces.push(Piece {
+                chunk: index / len,
+                inner: Span {
+                    start: index % len,
+                    step: span.step,
+                    count: 1,
+                },
+                place: Span {
+                    start: place.start + i * place.step,
+                    step: place.step,
+                    count: 1,
+                },
+            });
+        }
+        return pieces;
+    }
     for chunk in span.start / len..=last / len {
         let low = chunk * len;
         let high = low.saturating_add(len);

@@ -107,8 +107,10 @@ pub fn cut(shape: &[usize], chunk_shape: &[usize], selection: &[Axis]) -> Result
             .collect(),
     };
     part.check_within(shape, "a selection")?;
-    // How many chunks the selection may touch (an upper bound: a step longer than a chunk
-    // skips some), checked before any list is made.
+    if part.is_empty() {
+        return Ok(Vec::new()); // no element, no chunk (whatever the other dimensions hold)
+    }
+    // How many chunks the selection touches at most, checked before any list is made.
     let touched = part
         .spans
         .iter()
@@ -118,7 +120,8 @@ pub fn cut(shape: &[usize], chunk_shape: &[usize], selection: &[Axis]) -> Result
                 None => 0,
                 Some(last) => {
                     let end = last.checked_mul(span.step)?.checked_add(span.start)?;
-                    end / len - span.start / len + 1
+                    // No more chunks than indices, nor than chunks between the ends.
+                    (end / len - span.start / len + 1).min(span.count)
                 }
             };
             total.checked_mul(chunks)
@@ -246,6 +249,29 @@ mod tests {
         assert!(cut(&[5], &[0], &[span(0, 1, 1)]).is_err());
         assert!(cut(&[5, 5], &[2, 2], &[span(0, 1, 1)]).is_err());
         assert!(cut(&[5], &[2], &[span(0, 1, 0)]).expect("a cut").is_empty());
+    }
+
+    #[test]
+    fn long_steps_and_empty_dimensions_cost_nothing_per_chunk_skipped() {
+        // Found by the property test: each once looped over every chunk between two indices.
+        let far = 1usize << 62;
+        let empty = cut(
+            &[2, 1 << 62],
+            &[1, 1],
+            &[span(0, 1, 0), span(0, 1 << 60, 3)],
+        );
+        assert!(empty.expect("a cut").is_empty());
+        let parts = cut(&[usize::MAX], &[1], &[span(1, far, 3)]).expect("a cut");
+        let coords: Vec<usize> = parts.iter().map(|part| part.coords[0]).collect();
+        assert_eq!(coords, [1, far + 1, 2 * far + 1]);
+        assert!(parts.iter().all(|part| part.chunk
+            == Region {
+                spans: vec![Span {
+                    start: 0,
+                    step: far,
+                    count: 1
+                }]
+            }));
     }
 
     #[test]
