@@ -42,11 +42,13 @@ impl<'py> ArrayInput<'py> {
     pub fn new(obj: &Bound<'py, PyAny>) -> PyResult<Self> {
         let py = obj.py();
         let numpy = PyModule::import(py, "numpy")?;
-        let array = match obj.cast::<PyUntypedArray>() {
-            Ok(array) => array.clone(),
-            Err(_) => numpy
+        let array = if let Ok(array) = obj.cast::<PyUntypedArray>() {
+            array.clone()
+        } else {
+            crate::input::refuse_device_memory(obj)?;
+            numpy
                 .call_method1("asarray", (obj,))?
-                .cast_into::<PyUntypedArray>()?,
+                .cast_into::<PyUntypedArray>()?
         };
         let dtype = array.dtype();
         let data_type = data_type_of(&dtype)?;
@@ -169,10 +171,11 @@ impl<'py> ArrayOutput<'py> {
     pub fn new(obj: &Bound<'py, PyAny>) -> PyResult<Self> {
         let py = obj.py();
         let refuse = |why: &str| crate::errors::output_error(py, format!("output array: {why}"));
-        let array = obj
-            .cast::<PyUntypedArray>()
-            .map_err(|_| refuse("not a numpy array"))?
-            .clone();
+        let Ok(array) = obj.cast::<PyUntypedArray>() else {
+            crate::input::refuse_device_memory(obj)?;
+            return Err(refuse("not a numpy array"));
+        };
+        let array = array.clone();
         let dtype = array.dtype();
         if !array.is_c_contiguous() {
             return Err(refuse("not C-contiguous"));

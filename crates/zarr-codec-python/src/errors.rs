@@ -10,6 +10,7 @@ use zarr_codec_shapes::{CodecError, ErrorKind};
 struct Classes {
     base: Py<PyType>,
     buffer_type: Py<PyType>,
+    device: Py<PyType>,
     configuration: Py<PyType>,
     corrupt: Py<PyType>,
     out_of_range: Py<PyType>,
@@ -28,6 +29,7 @@ fn classes(py: Python<'_>) -> PyResult<&Classes> {
         Ok(Classes {
             base: get("CodecError")?,
             buffer_type: get("BufferTypeError")?,
+            device: get("DeviceError")?,
             configuration: get("ConfigurationError")?,
             corrupt: get("CorruptInputError")?,
             out_of_range: get("OutOfRangeError")?,
@@ -78,6 +80,15 @@ pub(crate) fn output_error(py: Python<'_>, message: String) -> PyErr {
 pub(crate) fn buffer_type_error(py: Python<'_>, message: String) -> PyErr {
     match classes(py) {
         Ok(found) => PyErr::from_type(found.buffer_type.bind(py).clone(), message),
+        Err(_) => PyTypeError::new_err(message),
+    }
+}
+
+/// `zarr_codec_shapes.DeviceError` (a `BufferTypeError`, so also a `TypeError`), raised for
+/// buffers in GPU memory, which no codec here can read.
+pub(crate) fn device_error(py: Python<'_>, message: String) -> PyErr {
+    match classes(py) {
+        Ok(found) => PyErr::from_type(found.device.bind(py).clone(), message),
         Err(_) => PyTypeError::new_err(message),
     }
 }

@@ -4,7 +4,7 @@ use pyo3::buffer::PyUntypedBuffer;
 use pyo3::prelude::*;
 
 use crate::BytesOutput;
-use crate::errors::buffer_type_error;
+use crate::errors::{buffer_type_error, device_error};
 
 /// The bytes of a Python buffer, as numcodecs serialises one: in memory order when the buffer
 /// is contiguous (C or Fortran order; borrowed, the fast path for bytes, bytearray, memoryview
@@ -137,6 +137,7 @@ fn holds_objects(format: &[u8]) -> bool {
 /// `memoryview.tobytes()`, anything else a `BufferTypeError`.
 fn without_buffer(obj: &Bound<'_, PyAny>, err: &PyErr) -> PyResult<Exported> {
     let py = obj.py();
+    refuse_device_memory(obj)?;
     if let Ok(kind) = obj
         .getattr("dtype")
         .and_then(|dtype| dtype.getattr("kind"))
@@ -199,4 +200,33 @@ fn copy_c_order(buffer: &PyUntypedBuffer) -> Vec<u8> {
         }
     }
     out
+}
+
+/// `DeviceError` when `obj` says its data is in GPU memory: it has the CUDA array interface
+/// (`CuPy`, `Numba`, `PyTorch` on CUDA) or a `DLPack` device that is not host memory. Such objects
+/// export no buffer, so this only runs once exporting one has failed.
+pub(crate) fn refuse_device_memory(obj: &Bound<'_, PyAny>) -> PyResult<()> {
+    let py = obj.py();
+    let device = if obj.hasattr("__cuda_array_interface__")? {
+        Some("cuda".to_owned())
+    } else {
+        obj.call_method0("__dlpack_device__")
+            .and_then(|device| device.get_item(0))
+            .and_then(|kind| kind.extract::<i64>())
+            .ok()
+            // DLPack's host-memory device types: CPU, CUDA host (pinned), ROCm host.
+            .filter(|kind| !matches!(kind, 1 | 3 | 11))
+            .map(|kind| format!("DLPack device type {kind}"))
+    };
+    match device {
+        Some(device) => Err(device_error(
+            py,
+            format!(
+                "{} is in GPU memory ({device}), but this codec runs on the CPU: copy it to host \
+                 memory first (cupy.asnumpy), or use zarr_codecs.gpu",
+                obj.get_type().name()?
+            ),
+        )),
+        None => Ok(()),
+    }
 }

@@ -27,6 +27,7 @@ from typing import Any, Literal
 import numpy as np
 from zarr_codec_shapes.bytes_codec import BytesCodec
 from zarr_codec_shapes.chunk_spec import ChunkSpec
+from zarr_codec_shapes.devices import CPU, require_device
 from zarr_codec_shapes.errors import ConfigurationError
 from zarr_codec_shapes.protocols import Codec
 from zarr_codec_shapes.registry import get_codec
@@ -288,6 +289,8 @@ class Chain:
 
     def _matches(self, array: Any) -> bool:
         """Shape and data type of the chain's chunks, in either byte order."""
+        if not isinstance(array, np.ndarray):
+            require_device(CPU, "zarr_codec_runtime.Chain", array=array)
         dtype = np.asarray(array).dtype
         native = dtype.newbyteorder("=") if dtype.byteorder in "<>" else dtype
         return bool(np.shape(array) == self.spec.shape and native == self.spec.numpy_dtype)

@@ -16,6 +16,7 @@ import numpy as np
 
 from zarr_codec_shapes.capabilities import PartialDecodeCapability, RecommendedConcurrency
 from zarr_codec_shapes.chunk_spec import ChunkSpec
+from zarr_codec_shapes.devices import CPU, require_device
 from zarr_codec_shapes.codec_json import split_codec_json
 from zarr_codec_shapes.errors import BufferTypeError, ConfigurationError, OutputSizeError
 from zarr_codec_shapes.protocols import CodecType, ZarrFormat
@@ -40,6 +41,7 @@ def _flat_bytes(data: Any, *, writable: bool) -> memoryview:
     try:
         view = memoryview(data)
     except TypeError:
+        require_device(CPU, "a CPU codec", input=data)
         raise BufferTypeError(f"a buffer is required, got {type(data).__name__}") from None
     if _holds_objects(view.format):
         raise BufferTypeError(_OBJECTS)
@@ -77,6 +79,7 @@ def item_size(data: Any) -> int:
     try:
         return memoryview(data).itemsize
     except TypeError:
+        require_device(CPU, "a CPU codec", input=data)
         raise BufferTypeError(f"a buffer is required, got {type(data).__name__}") from None
 
 
@@ -256,7 +259,8 @@ class BytesBytesCodecBase(CodecBase, _AsyncAndBatchDefaults):
 def fill_array(out: Any, result: Any) -> int:
     """Copy the array ``result`` into the caller's array ``out`` (as many elements, any
     shape); return the bytes written. ``OutputSizeError`` when the sizes differ: numpy would
-    broadcast a smaller result silently."""
+    broadcast a smaller result silently; ``DeviceError`` when ``out`` is in GPU memory."""
+    require_device(CPU, "a CPU codec", output=out)
     values = np.asarray(result)
     if np.size(out) != values.size:
         raise OutputSizeError(f"the output holds {np.size(out)} elements, the chunk {values.size}")

@@ -15,6 +15,7 @@ __all__ = [
     "CodecError",
     "ConfigurationError",
     "CorruptInputError",
+    "DeviceError",
     "OutOfRangeError",
     "OutputSizeError",
     "UnknownCodecError",
@@ -54,3 +55,12 @@ class BufferTypeError(UnsupportedError, TypeError):
     """The input or output is not a buffer of plain data: it has no buffer at all (a list, a
     string), or it is an object array, whose buffer holds pointers to Python objects rather
     than their data. Also a :class:`TypeError`, the class numcodecs raises for these."""
+
+
+class DeviceError(BufferTypeError):
+    """A buffer is in memory the codec cannot reach: GPU memory (an object with
+    ``__cuda_array_interface__`` or a non-CPU ``__dlpack_device__``, as CuPy arrays have) handed
+    to a codec that runs on the CPU, or host memory handed to one that runs on the GPU. Copy it
+    to the other side first (``cupy.asnumpy`` / ``cupy.asarray``), or use a codec for that
+    device (:func:`zarr_codec_shapes.devices.supported_devices` says which devices a codec
+    runs on)."""

@@ -28,11 +28,13 @@ from zarr_codec_shapes.errors import (
     CodecError,
     ConfigurationError,
     CorruptInputError,
+    DeviceError,
     OutOfRangeError,
     OutputSizeError,
     UnknownCodecError,
     UnsupportedError,
 )
+from zarr_codec_shapes.devices import device_of, require_device, supported_devices
 from zarr_codec_shapes.fill_value import fill_value_from_json, fill_value_to_json
 from zarr_codec_shapes.protocols import (
     ArrayArrayCodec,
@@ -69,6 +71,7 @@ __all__ = [
     "CodecType",
     "ConfigurationError",
     "CorruptInputError",
+    "DeviceError",
     "DataType",
     "FloatFormat",
     "Kind",
@@ -85,11 +88,14 @@ __all__ = [
     "ZarrFormat",
     "available_codecs",
     "check_keys",
+    "device_of",
     "fill_value_from_json",
     "fill_value_to_json",
     "get_codec",
     "get_codec_class",
     "register_codec",
+    "require_device",
     "split_codec_json",
+    "supported_devices",
     "unregister_codec",
 ]

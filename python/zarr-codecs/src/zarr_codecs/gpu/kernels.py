@@ -1,0 +1,76 @@
+"""The array-codec kernels on the device: compiled per :class:`~zarr_codecs.gpu.plans.Step`
+with NVRTC (through CuPy, which caches the binaries on disk) and launched over CuPy arrays.
+
+``--fmad=false`` keeps every float operation rounded on its own, as the CPU codecs compute
+(the source uses the ``__*_rn`` intrinsics too); denormals are kept (``-ftz=false``) and
+division is IEEE (``-prec-div=true``), CuPy's defaults made explicit.
+"""
+
+from __future__ import annotations
+
+from contextlib import nullcontext
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from zarr_codecs.gpu.plans import Step
+
+__all__ = ["OPTIONS", "compile_ptx", "device_source", "launch"]
+
+SOURCE_PATH = Path(__file__).with_name("array_codecs.cu")
+OPTIONS = ("--std=c++17", "--fmad=false", "-ftz=false", "-prec-div=true", "-prec-sqrt=true")
+THREADS = 256
+
+
+@lru_cache(maxsize=1)
+def _source() -> str:
+    return SOURCE_PATH.read_text(encoding="utf-8")
+
+
+def device_source(step: Step) -> str:
+    """The CUDA source of ``step``'s kernel: its plan as ``#define`` lines, then the codecs."""
+    return step.defines() + _source()
+
+
+def compile_ptx(step: Step, arch: str = "compute_90") -> str:
+    """``step``'s kernel compiled to PTX by NVRTC alone: needs CuPy and NVRTC, no GPU (what
+    the tests use to check the device build where there is no device)."""
+    from cupy_backends.cuda.libs import nvrtc
+
+    program = nvrtc.createProgram(device_source(step), "array_codecs.cu", [], [])
+    try:
+        try:
+            nvrtc.compileProgram(program, [*OPTIONS, f"-arch={arch}"])
+        except nvrtc.NVRTCError as err:
+            raise RuntimeError(f"NVRTC: {err}\n{nvrtc.getProgramLog(program)}") from None
+        ptx: str | bytes = nvrtc.getPTX(program)
+    finally:
+        nvrtc.destroyProgram(program)
+    return ptx.decode() if isinstance(ptx, bytes) else ptx
+
+
+@lru_cache(maxsize=512)
+def _kernel(step: Step) -> Any:
+    import cupy
+
+    module = cupy.RawModule(code=device_source(step), options=OPTIONS)
+    return module.get_function("zc_run")
+
+
+def launch(step: Step, source: Any, target: Any, stream: Any = None) -> Any:
+    """Run ``step`` over the bytes of the CuPy array ``source`` into those of ``target``
+    (C-contiguous, on the current device). Returns a one-element device array holding the
+    index of the first element the codec refused, or the element count when none was; the
+    caller reads it when it needs to know (a read waits for the kernel)."""
+    import cupy
+
+    count = source.nbytes // step.in_size
+    failed = cupy.full(1, count, dtype=cupy.uint64)
+    if count == 0:
+        return failed
+    device = cupy.cuda.Device()
+    blocks = min(-(-count // THREADS), device.attributes["MultiProcessorCount"] * 32)
+    kernel = _kernel(step)
+    with stream if stream is not None else nullcontext():
+        kernel((blocks,), (THREADS,), (source, target, cupy.uint64(count), failed))
+    return failed
