@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+import zarr_codecs.gpu
 from zarr_codec_blosc import Blosc
 from zarr_codec_cast_value import CastValue
 from zarr_codec_crc32c import Crc32c
@@ -31,8 +32,6 @@ from zarr_codec_shapes import (
     supported_devices,
 )
 from zarr_codec_zstd import Zstd
-
-import zarr_codecs.gpu
 
 
 class CudaArray:

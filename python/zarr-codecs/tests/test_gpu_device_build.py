@@ -11,7 +11,6 @@ import pytest
 from zarr_codec_cast_value import CastValue
 from zarr_codec_scale_offset import ScaleOffset
 from zarr_codec_shapes import DataType
-
 from zarr_codecs.gpu.plans import Step, cast_step, scale_offset_step
 
 nvrtc = pytest.importorskip("cupy_backends.cuda.libs.nvrtc", reason="needs CuPy with NVRTC")

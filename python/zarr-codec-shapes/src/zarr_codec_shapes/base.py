@@ -16,8 +16,8 @@ import numpy as np
 
 from zarr_codec_shapes.capabilities import PartialDecodeCapability, RecommendedConcurrency
 from zarr_codec_shapes.chunk_spec import ChunkSpec
-from zarr_codec_shapes.devices import CPU, require_device
 from zarr_codec_shapes.codec_json import split_codec_json
+from zarr_codec_shapes.devices import CPU, require_device
 from zarr_codec_shapes.errors import BufferTypeError, ConfigurationError, OutputSizeError
 from zarr_codec_shapes.protocols import CodecType, ZarrFormat
 

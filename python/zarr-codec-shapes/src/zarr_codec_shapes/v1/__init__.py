@@ -23,6 +23,7 @@ from zarr_codec_shapes.capabilities import PartialDecodeCapability, RecommendedC
 from zarr_codec_shapes.chunk_spec import ChunkSpec
 from zarr_codec_shapes.codec_json import check_keys, split_codec_json
 from zarr_codec_shapes.data_types import DataType, FloatFormat, Kind
+from zarr_codec_shapes.devices import device_of, require_device, supported_devices
 from zarr_codec_shapes.errors import (
     BufferTypeError,
     CodecError,
@@ -34,7 +35,6 @@ from zarr_codec_shapes.errors import (
     UnknownCodecError,
     UnsupportedError,
 )
-from zarr_codec_shapes.devices import device_of, require_device, supported_devices
 from zarr_codec_shapes.fill_value import fill_value_from_json, fill_value_to_json
 from zarr_codec_shapes.protocols import (
     ArrayArrayCodec,
@@ -71,8 +71,8 @@ __all__ = [
     "CodecType",
     "ConfigurationError",
     "CorruptInputError",
-    "DeviceError",
     "DataType",
+    "DeviceError",
     "FloatFormat",
     "Kind",
     "OutOfRangeError",
