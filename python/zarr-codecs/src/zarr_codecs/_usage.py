@@ -17,6 +17,7 @@ KINDS = (
     "zarr_written",
     "selections_read",
     "selections_written",
+    "device_read",
 )
 
 _lock = threading.Lock()
@@ -32,12 +33,14 @@ def count(kind: str, chunks: int) -> None:
 
 def usage() -> dict[str, int]:
     """Chunks (shards, for sharded arrays) that ``ChainCodecPipeline`` read and wrote in this
-    process since it started (or since :func:`reset_usage`): ``runtime_read`` and
-    ``runtime_written`` by our runtime, ``zarr_read`` and ``zarr_written`` handed to
-    zarr-python's own pipeline code (selections or chains the runtime does not take);
-    ``selections_read`` and ``selections_written``: how many of the reads and writes it took
-    whole from zarr-python's array (cut into chunks in Rust, no Python work per chunk; their
-    chunks are counted in ``runtime_*`` too). All zero where our pipeline was never used."""
+        process since it started (or since :func:`reset_usage`): ``runtime_read`` and
+        ``runtime_written`` by our runtime, ``zarr_read`` and ``zarr_written`` handed to
+        zarr-python's own pipeline code (selections or chains the runtime does not take);
+        ``selections_read`` and ``selections_written``: how many of the reads and writes it took
+        whole from zarr-python's array (cut into chunks in Rust, no Python work per chunk; their
+        chunks are counted in ``runtime_*`` too); ``device_read``: chunks decoded on the GPU
+    into CuPy arrays (zarr-python's GPU mode, see ``zarr_codecs.gpu``). All zero where our
+    pipeline was never used."""
     with _lock:
         return {kind: _counts[kind] for kind in KINDS}
 

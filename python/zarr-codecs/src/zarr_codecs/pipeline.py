@@ -323,12 +323,58 @@ class ChainCodecPipeline(BatchedCodecPipeline):
         take (selections other than slices and integers, a chain without kernels, an output
         that is not a numpy array) is zarr-python's own read. Counted in :func:`usage`."""
         batch = list(batch_info)
+        if _on_device(out):
+            found = await self._read_on_device(batch, out, drop_axes)
+            if found is not None:
+                count("device_read", len(batch))
+                return tuple(_PRESENT if present else _MISSING for present in found)
+            count("zarr_read", len(batch))
+            return await super().read(batch, out, drop_axes)
         found = await self._read_in_runtime(batch, out, drop_axes)
         if found is None:
             count("zarr_read", len(batch))
             return await super().read(batch, out, drop_axes)
         count("runtime_read", len(batch))
         return tuple(_PRESENT if present else _MISSING for present in found)
+
+    async def _read_on_device(
+        self, batch: Sequence[ReadItem], out: NDBuffer, drop_axes: tuple[int, ...]
+    ) -> list[bool] | None:
+        """zarr-python's GPU mode: the batch decoded on the device into ``out`` (a CuPy array),
+        or ``None`` (nothing written) where part of the chain has no device path."""
+        codecs = self._codecs()
+        if codecs is None or drop_axes or not batch:
+            return None
+        from zarr_codecs.gpu import reads
+
+        spec = batch[0][1]
+        if spec.order != "C" or not all(_same_chunks(item[1], spec) for item in batch):
+            return None
+        chunk_spec = _chunk_spec(spec)
+        plan = None if chunk_spec is None else reads.plan_for(codecs, chunk_spec)
+        if plan is None:
+            return None
+        from zarr.core.buffer import default_buffer_prototype
+
+        host = default_buffer_prototype()
+
+        async def fetch(item: ReadItem) -> Any:
+            found = await item[0].get(prototype=host)
+            return None if found is None else found.as_numpy_array()
+
+        chunks = await concurrent_map(
+            [(item,) for item in batch], fetch, config.get("async.concurrency")
+        )
+        fill = spec.fill_value
+        return await asyncio.to_thread(
+            reads.read_into,
+            plan,
+            chunks,
+            [item[2] for item in batch],
+            [item[3] for item in batch],
+            out.as_ndarray_like(),
+            fill,
+        )
 
     async def _read_in_runtime(
         self, batch: Sequence[ReadItem], out: NDBuffer, drop_axes: tuple[int, ...]
@@ -392,7 +438,9 @@ class ChainCodecPipeline(BatchedCodecPipeline):
         dict directly, other stores through zarr's concurrent sets). Anything the runtime does
         not take is zarr-python's own write. Counted in :func:`usage`."""
         batch = list(batch_info)
-        if await self._write_in_runtime(batch, value, drop_axes):
+        # zarr-python's GPU mode: encoding stays on the CPU, after one copy to the host.
+        host_value = _to_host(value) if _on_device(value) else value
+        if await self._write_in_runtime(batch, host_value, drop_axes):
             count("runtime_written", len(batch))
         else:
             count("zarr_written", len(batch))
@@ -612,6 +660,19 @@ def _small(batch: Sequence[ReadItem], chains: Sequence[Chain]) -> bool:
         if total > _INLINE_BYTES:
             return False
     return True
+
+
+def _on_device(buffer: NDBuffer) -> bool:
+    """Whether zarr's buffer holds device memory (zarr-python's GPU mode: CuPy arrays)."""
+    return hasattr(buffer.as_ndarray_like(), "__cuda_array_interface__")
+
+
+def _to_host(buffer: NDBuffer) -> NDBuffer:
+    """A host copy of a device buffer, as zarr's CPU ``NDBuffer``."""
+    import cupy
+    from zarr.core.buffer import cpu
+
+    return cpu.NDBuffer.from_ndarray_like(cupy.asnumpy(buffer.as_ndarray_like()))
 
 
 _PRESENT: GetResult = {"status": "present"}  # zarr's GetResult is a TypedDict

@@ -633,6 +633,7 @@ ZC_FN int zc_step(zc_u64 raw, const ZcStep& s, const zc_u64* map_keys, const zc_
 // Entry points
 
 #ifdef ZC_DEVICE
+#ifdef ZC_PLAN_STEP
 // The plan, as constants (`zarr_codecs.gpu.kernels` writes the `ZC_PLAN_*` definitions).
 __constant__ zc_u64 zc_map_keys[ZC_PLAN_MAP_CAPACITY] = ZC_PLAN_MAP_KEYS;
 __constant__ zc_u64 zc_map_values[ZC_PLAN_MAP_CAPACITY] = ZC_PLAN_MAP_VALUES;
@@ -650,6 +651,28 @@ extern "C" __global__ void zc_run(const unsigned char* input, unsigned char* out
             zc_store(output + i * out_size, out_size, result);
         } else {
             atomicMin(failed, (unsigned long long)i);
+        }
+    }
+}
+#endif
+
+// The same steps with the plan read from device memory at run time (one build for every
+// plan): what the GPU tests run over the whole matrix of types and modes, with `refused[i]`
+// set for each refused element, as the host build does.
+extern "C" __global__ void zc_run_dynamic(const unsigned char* input, unsigned char* output,
+                                          zc_u64 count, const ZcStep* plan,
+                                          const zc_u64* map_keys, const zc_u64* map_values,
+                                          unsigned char* refused) {
+    const ZcStep step = *plan;
+    zc_u64 stride = (zc_u64)blockDim.x * gridDim.x;
+    for (zc_u64 i = (zc_u64)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride) {
+        zc_u64 result;
+        if (zc_step(zc_load(input + i * step.in_size, step.in_size), step, map_keys, map_values,
+                    &result)) {
+            zc_store(output + i * step.out_size, step.out_size, result);
+            refused[i] = 0;
+        } else {
+            refused[i] = 1;
         }
     }
 }

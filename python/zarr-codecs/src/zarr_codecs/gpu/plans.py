@@ -305,7 +305,7 @@ class Step:
     def defines(self) -> str:
         """The ``#define`` lines that make ``array_codecs.cu`` this step's device kernel."""
         fields = self._fields()
-        order = [name for name, _ in CStep._fields_]
+        order = [field[0] for field in CStep._fields_]
         step = "{" + ", ".join(_c_literal(fields[name]) for name in order) + "}"
         keys = self.cast.map_keys if self.cast else ()
         values = self.cast.map_values if self.cast else ()

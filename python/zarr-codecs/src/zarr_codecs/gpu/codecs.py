@@ -1,0 +1,213 @@
+"""Our array codecs on the GPU: :func:`on_device` wraps ``cast_value``, ``scale_offset`` or
+the fused pair so that they take and return CuPy arrays, computing exactly what the CPU codec
+computes (the kernels mirror the Rust code; the tests compare them bit for bit).
+
+A device codec refuses host memory with ``DeviceError``, as the CPU codecs refuse device
+memory. ``scale_offset`` of the float types the CPU emulates in float64 (float16, bfloat16,
+the float8/6/4 types) runs on the CPU through a copy, invisibly, as does anything refused on
+the device, so that the exception is the CPU codec's own.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal
+
+import numpy as np
+from zarr_codec_shapes import (
+    ChunkSpec,
+    DataType,
+    OutOfRangeError,
+    OutputSizeError,
+    RecommendedConcurrency,
+    UnsupportedError,
+    require_device,
+)
+
+from zarr_codecs.gpu import availability, kernels
+from zarr_codecs.gpu.plans import Step, cast_step, scale_offset_step
+
+__all__ = ["DeviceArrayCodec", "on_device"]
+
+CUDA = frozenset({"cuda"})
+
+
+class DeviceArrayCodec:
+    """One of our array codecs, run on the GPU over CuPy arrays. Equal to, and with the same
+    JSON as, the CPU codec it wraps (``codec``)."""
+
+    devices: ClassVar[frozenset[str]] = CUDA
+
+    def __init__(self, codec: Any) -> None:
+        kind = _kind(codec)
+        if kind is None:
+            raise UnsupportedError(
+                f"{type(codec).__name__} has no GPU kernels (cast_value, scale_offset and the "
+                "fused pair have)"
+            )
+        self.codec = codec
+        self._kind = kind
+        self._steps: dict[tuple[str, bool], Step | None] = {}
+
+    # -- what the codec is -------------------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        return str(getattr(self.codec, "name", "scale_offset+cast_value"))
+
+    def to_json(self, zarr_format: Any = 3) -> Any:
+        return self.codec.to_json(zarr_format)
+
+    def resolve(self, spec: ChunkSpec) -> ChunkSpec:
+        return self.codec.resolve(spec)  # type: ignore[no-any-return]
+
+    def recommended_concurrency(self, spec: ChunkSpec) -> RecommendedConcurrency:
+        """One chunk at a time: a kernel already spreads one chunk over the whole device."""
+        return RecommendedConcurrency.ONE
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, DeviceArrayCodec) and other.codec == self.codec
+
+    def __hash__(self) -> int:
+        return hash((DeviceArrayCodec, self.codec))
+
+    def __repr__(self) -> str:
+        return f"on_device({self.codec!r})"
+
+    # -- steps -------------------------------------------------------------------------------
+
+    def step(self, data_type: DataType, encode: bool) -> Step | None:
+        """The kernel for arrays of ``data_type`` (the decoded type) in one direction, or
+        ``None`` where the CPU computes it (see the module docstring). Checked by the CPU codec
+        first, so a bad configuration raises its error here."""
+        key = (data_type.name, encode)
+        if key not in self._steps:
+            self._steps[key] = _step(self._kind, self.codec, data_type, encode)
+        return self._steps[key]
+
+    # -- the codec methods -------------------------------------------------------------------
+
+    def encode(self, array: Any, spec: ChunkSpec) -> Any:
+        """``array`` (CuPy, of ``spec``'s type) encoded into a new CuPy array."""
+        return self._apply(array, None, spec, encode=True)
+
+    def decode(self, array: Any, spec: ChunkSpec) -> Any:
+        """``array`` (CuPy, of the encoded type) decoded into a new CuPy array of ``spec``'s
+        type."""
+        return self._apply(array, None, spec, encode=False)
+
+    def encode_into(self, array: Any, out: Any, spec: ChunkSpec) -> int:
+        """Encode into the CuPy array ``out``; returns the bytes written."""
+        return int(self._apply(array, out, spec, encode=True).nbytes)
+
+    def decode_into(self, array: Any, out: Any, spec: ChunkSpec) -> int:
+        """Decode into the CuPy array ``out`` (C-contiguous, as many elements); returns the
+        bytes written."""
+        return int(self._apply(array, out, spec, encode=False).nbytes)
+
+    def _apply(self, array: Any, out: Any, spec: ChunkSpec, encode: bool) -> Any:
+        availability.require()
+        import cupy
+
+        require_device(CUDA, self.name, input=array)
+        if out is not None:
+            require_device(CUDA, self.name, output=out)
+        decoded = spec.data_type
+        encoded = self.resolve(spec).data_type
+        source_type, target_type = (decoded, encoded) if encode else (encoded, decoded)
+        source = cupy.ascontiguousarray(array)
+        if source.dtype.itemsize != source_type.itemsize:
+            raise UnsupportedError(
+                f"{self.name}: the input has {source.dtype.itemsize}-byte elements, "
+                f"{source_type.name} {source_type.itemsize}-byte ones"
+            )
+        count = source.size
+        if out is None:
+            out = cupy.empty(source.shape, dtype=_cupy_dtype(target_type))
+        elif out.size != count or out.dtype.itemsize != target_type.itemsize:
+            raise OutputSizeError(
+                f"{self.name}: the output holds {out.size} elements of {out.dtype.itemsize} "
+                f"bytes, the chunk {count} of {target_type.itemsize}"
+            )
+        elif not out.flags.c_contiguous:
+            raise OutputSizeError(f"{self.name}: the output must be C-contiguous")
+        step = self.step(decoded, encode)
+        if step is None:
+            self._on_the_cpu(source, out, spec, encode)
+            return out
+        failed = kernels.launch(step, source, out)
+        first = int(failed.get()[0])
+        if first < count:
+            self._raise_for(source.reshape(-1)[first : first + 1], source_type, spec, encode)
+        return out
+
+    def _on_the_cpu(self, source: Any, out: Any, spec: ChunkSpec, encode: bool) -> None:
+        import cupy
+
+        host = cupy.asnumpy(source).view(_host_dtype(self, spec, encode, source=True))
+        method = self.codec.encode if encode else self.codec.decode
+        result = np.ascontiguousarray(method(host, ChunkSpec(host.shape, spec.data_type)))
+        out.reshape(-1).view(cupy.uint8)[...] = cupy.asarray(result.reshape(-1).view(np.uint8))
+
+    def _raise_for(
+        self, element: Any, source_type: DataType, spec: ChunkSpec, encode: bool
+    ) -> None:
+        """The CPU codec's exception for the element the kernel refused."""
+        import cupy
+
+        host = cupy.asnumpy(element).view(source_type.numpy_dtype)
+        method = self.codec.encode if encode else self.codec.decode
+        method(host, ChunkSpec(host.shape, spec.data_type))
+        raise OutOfRangeError(f"{self.name}: an element cannot be converted: {host[0]!r}")
+
+
+def on_device(codec: Any) -> DeviceArrayCodec:
+    """``codec`` (our ``CastValue``, ``ScaleOffset`` or ``ScaleOffsetCast``) run on the GPU."""
+    return DeviceArrayCodec(codec)
+
+
+def _kind(codec: Any) -> str | None:
+    """Which of our array codecs ``codec`` is (taken by type, so subclasses and other
+    implementations of the same names are not assumed to compute the same)."""
+    from zarr_codec_cast_value import CastValue
+    from zarr_codec_scale_offset import ScaleOffset
+    from zarr_codec_scale_offset.fused import ScaleOffsetCast
+
+    if type(codec) is CastValue:
+        return "cast_value"
+    if type(codec) is ScaleOffset:
+        return "scale_offset"
+    if type(codec) is ScaleOffsetCast and type(codec.second) is CastValue:
+        return "fused"
+    return None
+
+
+def _step(kind: str, codec: Any, data_type: DataType, encode: bool) -> Step | None:
+    direction: Literal["encode", "decode"] = "encode" if encode else "decode"
+    if kind == "cast_value":
+        return Step(0, cast=cast_step(codec, data_type, direction))
+    if kind == "scale_offset":
+        affine = scale_offset_step(codec, data_type, encode)
+        return None if affine is None else Step(1, affine=affine)
+    affine = scale_offset_step(codec.first, data_type, encode)
+    if affine is None:
+        return None
+    return Step(
+        2 if encode else 3, cast=cast_step(codec.second, data_type, direction), affine=affine
+    )
+
+
+def _cupy_dtype(data_type: DataType) -> Any:
+    """The dtype of new CuPy arrays of ``data_type``; CuPy has none of the ml_dtypes types."""
+    dtype = data_type.numpy_dtype
+    if dtype.type.__module__ == "numpy" and dtype.kind in "iuf":
+        return dtype
+    raise UnsupportedError(
+        f"CuPy has no {data_type.name} arrays: pass an output array of "
+        f"{data_type.itemsize}-byte elements (its bits are written as they are stored)"
+    )
+
+
+def _host_dtype(codec: DeviceArrayCodec, spec: ChunkSpec, encode: bool, source: bool) -> Any:
+    decoded = spec.data_type
+    encoded = codec.resolve(spec).data_type
+    return (decoded if encode == source else encoded).numpy_dtype

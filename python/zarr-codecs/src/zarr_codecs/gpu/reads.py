@@ -1,0 +1,149 @@
+"""zarr-python's GPU mode on our pipeline: a batch of chunks decoded on the device into the
+CuPy array zarr reads into.
+
+zarr-python's own GPU mode (``zarr.config.enable_gpu()``) runs every codec on the CPU and then
+copies the result to the device. Here, for chains of the form ``[array codecs..., bytes,
+compressor?]``, the stored bytes go to the device compressed, nvCOMP decompresses them there
+(batched over the whole batch; chunks nvCOMP cannot be trusted with are decoded by the CPU codec,
+see :mod:`zarr_codecs.gpu.decompress`), and the array codecs run as kernels. Anything else
+(sharding, transpose, crc32c, blosc, big-endian bytes, Zarr v2 arrays) is not planned here: the
+pipeline then hands the batch to zarr-python, which behaves as its GPU mode does today.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from zarr_codec_shapes import BytesCodec, ChunkSpec
+
+from zarr_codecs.gpu.codecs import DeviceArrayCodec
+from zarr_codecs.gpu.decompress import NVCOMP_NAMES, decompress_batch
+
+__all__ = ["DevicePlan", "plan_for", "read_into"]
+
+
+@dataclass(frozen=True)
+class DevicePlan:
+    """How a chunk of one chain decodes on the device: its decompression (codec name and our
+    CPU codec of it, or none), the stored elements' spec, and the array codecs in decoding
+    order, each with the spec of the array it decodes to."""
+
+    compressor: str | None
+    cpu_compressor: Any
+    stored: ChunkSpec
+    array_codecs: tuple[tuple[DeviceArrayCodec, ChunkSpec], ...]
+    spec: ChunkSpec
+
+    @property
+    def stored_bytes(self) -> int:
+        count = 1
+        for n in self.stored.shape:
+            count *= n
+        return count * self.stored.data_type.itemsize
+
+
+def plan_for(codecs: Sequence[Any], spec: ChunkSpec) -> DevicePlan | None:
+    """The device plan of a chain of our codec objects for chunks like ``spec``, or ``None``
+    when part of it has no device path."""
+    array_codecs: list[Any] = []
+    position = 0
+    while position < len(codecs) and getattr(codecs[position], "codec_type", "") == "array_array":
+        codec = codecs[position]
+        following = codecs[position + 1] if position + 1 < len(codecs) else None
+        fused = getattr(codec, "fuse", None)
+        pair = fused(following) if fused is not None and following is not None else None
+        if pair is not None:
+            array_codecs.append(pair)
+            position += 2
+        else:
+            array_codecs.append(codec)
+            position += 1
+    if position >= len(codecs) or type(codecs[position]) is not BytesCodec:
+        return None
+    bytes_codec = codecs[position]
+    rest = list(codecs[position + 1 :])
+    if len(rest) > 1 or (rest and rest[0].name not in NVCOMP_NAMES):
+        return None
+    compressor = rest[0] if rest else None
+    if compressor is not None and type(compressor).__module__.split(".")[0] not in (
+        "zarr_codec_zstd",
+        "zarr_codec_gzip",
+    ):
+        return None
+    devices: list[tuple[DeviceArrayCodec, ChunkSpec]] = []
+    current = spec
+    try:
+        for codec in array_codecs:
+            device = DeviceArrayCodec(codec)
+            devices.append((device, current))
+            current = codec.resolve(current)
+    except Exception:  # no kernels for this codec or these types: zarr's path
+        return None
+    endian = getattr(bytes_codec, "endian", "little")
+    if current.data_type.itemsize > 1 and endian not in ("little", None):
+        return None
+    # Each array codec decodes into a new CuPy array of its decoded type: CuPy must have it.
+    if any(not _cupy_has(decoded.data_type) for _, decoded in devices) or not _cupy_has(
+        spec.data_type
+    ):
+        return None
+    return DevicePlan(
+        compressor=None if compressor is None else compressor.name,
+        cpu_compressor=compressor,
+        stored=current,
+        array_codecs=tuple(reversed(devices)),
+        spec=spec,
+    )
+
+
+def read_into(
+    plan: DevicePlan,
+    chunks: Sequence[Any],
+    chunk_selections: Sequence[Any],
+    out_selections: Sequence[Any],
+    target: Any,
+    fill_value: Any,
+) -> list[bool]:
+    """Decode ``chunks`` (stored bytes on the host; ``None`` for a missing chunk) on the device
+    and write each chunk's selection into the CuPy array ``target``. Returns which chunks were
+    there."""
+    import cupy
+
+    present = [i for i, chunk in enumerate(chunks) if chunk is not None]
+    size = plan.stored_bytes
+    if plan.compressor is None:
+        stored = [cupy.asarray(np.frombuffer(chunks[i], dtype=np.uint8)) for i in present]
+    else:
+        stored = decompress_batch(
+            plan.compressor,
+            [chunks[i] for i in present],
+            [size] * len(present),
+            plan.cpu_compressor,
+        )
+    for i, raw in zip(present, stored, strict=True):
+        array = raw.view(_device_dtype(plan.stored))
+        for codec, spec in plan.array_codecs:
+            array = codec.decode(array, spec)
+        decoded = array.reshape(plan.spec.shape)
+        target[out_selections[i]] = decoded[chunk_selections[i]]
+    for i, chunk in enumerate(chunks):
+        if chunk is None:
+            target[out_selections[i]] = fill_value
+    return [chunk is not None for chunk in chunks]
+
+
+def _cupy_has(data_type: Any) -> bool:
+    dtype = data_type.numpy_dtype
+    return bool(dtype.type.__module__ == "numpy" and dtype.kind in "iuf")
+
+
+def _device_dtype(spec: ChunkSpec) -> Any:
+    """A CuPy dtype of the stored elements' size: the type itself where CuPy has it, otherwise
+    unsigned integers of its width (the kernels read bits)."""
+    dtype = spec.data_type.numpy_dtype
+    if dtype.type.__module__ == "numpy":
+        return dtype
+    return np.dtype(f"u{spec.data_type.itemsize}")
