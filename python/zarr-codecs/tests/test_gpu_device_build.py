@@ -47,3 +47,10 @@ def test_the_kernel_compiles_for_the_device(step: Step) -> None:
     assert ".entry zc_run" in ptx
     # No fused multiply-add may appear: every operation is rounded on its own, as on the CPU.
     assert "fma." not in ptx
+
+
+def test_the_run_time_plan_kernel_compiles_for_the_device() -> None:
+    ptx = compile_ptx(None)
+    assert ".entry zc_run_dynamic" in ptx
+    assert ".entry zc_run(" not in ptx  # the constant-plan kernel needs a plan
+    assert "fma." not in ptx

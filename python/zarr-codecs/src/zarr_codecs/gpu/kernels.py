@@ -15,7 +15,7 @@ from typing import Any
 
 from zarr_codecs.gpu.plans import Step
 
-__all__ = ["OPTIONS", "compile_ptx", "device_source", "launch"]
+__all__ = ["OPTIONS", "compile_ptx", "device_source", "launch", "run_dynamic"]
 
 SOURCE_PATH = Path(__file__).with_name("array_codecs.cu")
 OPTIONS = ("--std=c++17", "--fmad=false", "-ftz=false", "-prec-div=true", "-prec-sqrt=true")
@@ -32,12 +32,14 @@ def device_source(step: Step) -> str:
     return step.defines() + _source()
 
 
-def compile_ptx(step: Step, arch: str = "compute_90") -> str:
-    """``step``'s kernel compiled to PTX by NVRTC alone: needs CuPy and NVRTC, no GPU (what
-    the tests use to check the device build where there is no device)."""
+def compile_ptx(step: Step | None, arch: str = "compute_90") -> str:
+    """``step``'s kernel (``None``: the run-time-plan kernel alone) compiled to PTX by NVRTC:
+    needs CuPy and NVRTC, no GPU (what the tests use to check the device build where there is
+    no device)."""
     from cupy_backends.cuda.libs import nvrtc
 
-    program = nvrtc.createProgram(device_source(step), "array_codecs.cu", [], [])
+    source = _source() if step is None else device_source(step)
+    program = nvrtc.createProgram(source, "array_codecs.cu", [], [])
     try:
         try:
             nvrtc.compileProgram(program, [*OPTIONS, f"-arch={arch}"])
@@ -74,3 +76,32 @@ def launch(step: Step, source: Any, target: Any, stream: Any = None) -> Any:
     with stream if stream is not None else nullcontext():
         kernel((blocks,), (THREADS,), (source, target, cupy.uint64(count), failed))
     return failed
+
+
+@lru_cache(maxsize=1)
+def _dynamic_kernel() -> Any:
+    import cupy
+
+    module = cupy.RawModule(code=_source(), options=OPTIONS)
+    return module.get_function("zc_run_dynamic")
+
+
+def run_dynamic(step: Step, source: Any) -> tuple[Any, Any]:
+    """``step`` over the bytes of the CuPy array ``source`` with the kernel that reads its plan
+    at run time (one build for every plan: what the tests use over the whole matrix of cases).
+    Returns the output bytes and, per element, whether it was refused (CuPy arrays)."""
+    import cupy
+    import numpy as np
+
+    count = source.nbytes // step.in_size
+    out = cupy.zeros(count * step.out_size, dtype=cupy.uint8)
+    refused = cupy.zeros(count, dtype=cupy.uint8)
+    if count == 0:
+        return out, refused.astype(bool)
+    plan = cupy.asarray(np.frombuffer(bytes(step.c_struct()), dtype=np.uint8))
+    keys = cupy.asarray(np.array([*(step.cast.map_keys if step.cast else ()), 0], np.uint64))
+    values = cupy.asarray(np.array([*(step.cast.map_values if step.cast else ()), 0], np.uint64))
+    blocks = min(-(-count // THREADS), 65535)
+    args = (source, out, cupy.uint64(count), plan, keys, values, refused)
+    _dynamic_kernel()((blocks,), (THREADS,), args)
+    return out, refused.astype(bool)
