@@ -99,18 +99,21 @@ def decompress_batch(
         for i, (chunk, size) in enumerate(zip(chunks, sizes, strict=True))
         if size > 0 and name in NVCOMP_NAMES and _fits_nvcomp(name, chunk, size)
     ]
-    for i in sorted(set(range(len(chunks))) - set(on_device)):
-        host = np.empty(sizes[i], dtype=np.uint8)
-        written = cpu_codec.decode_into(chunks[i], host)
-        if written != sizes[i]:
-            raise CorruptInputError(f"{name}: a chunk decoded to {written} bytes, not {sizes[i]}")
-        outs[i] = cupy.asarray(host)
+    on_cpu = sorted(set(range(len(chunks))) - set(on_device))
     if on_device:
         decoded = _nvcomp_decode(
             name, [chunks[i] for i in on_device], [sizes[i] for i in on_device], stream
         )
         for i, array in zip(on_device, decoded, strict=True):
+            if array is None:  # nvCOMP disagreed with the header: the CPU has the last word
+                on_cpu.append(i)
             outs[i] = array
+    for i in on_cpu:
+        host = np.empty(sizes[i], dtype=np.uint8)
+        written = cpu_codec.decode_into(chunks[i], host)
+        if written != sizes[i]:
+            raise CorruptInputError(f"{name}: a chunk decoded to {written} bytes, not {sizes[i]}")
+        outs[i] = cupy.asarray(host)
     return outs
 
 
@@ -126,12 +129,11 @@ def _aligned_offsets(lengths: Sequence[int]) -> tuple[list[int], int]:
     return offsets, max(position, 1)
 
 
-def _nvcomp_decode(name: str, chunks: list[Any], sizes: list[int], stream: Any) -> list[Any]:
+def _nvcomp_decode(name: str, chunks: list[Any], sizes: list[int], stream: Any) -> list[Any | None]:
     """One nvCOMP call over ``chunks``: packed into one pinned host buffer, copied to the device
     once, decoded into one preallocated device buffer; returns a view per chunk."""
     import cupy
     from nvidia import nvcomp
-    from zarr_codec_shapes import CorruptInputError
 
     stream = stream if stream is not None else cupy.cuda.get_current_stream()
     lengths = [len(memoryview(chunk).cast("B")) for chunk in chunks]
@@ -150,14 +152,19 @@ def _nvcomp_decode(name: str, chunks: list[Any], sizes: list[int], stream: Any) 
             bitstream_kind=nvcomp.BitstreamKind.RAW,
             cuda_stream=stream.ptr,
         )
-        results = codec.decode(
-            nvcomp.as_arrays(device, offsets, lengths, cuda_stream=stream.ptr),
-            out=nvcomp.as_arrays(decoded, out_offsets, list(sizes), cuda_stream=stream.ptr),
-        )
-        decoded_sizes = [int(size) for size in results.buffer_sizes]  # waits for the decode
-    for size, got in zip(sizes, decoded_sizes, strict=True):
-        if got != size:
-            raise CorruptInputError(
-                f"{name}: a chunk decoded to {got} bytes on the GPU, not {size}"
+        try:
+            results = codec.decode(
+                nvcomp.as_arrays(device, offsets, lengths, cuda_stream=stream.ptr),
+                out=nvcomp.as_arrays(decoded, out_offsets, list(sizes), cuda_stream=stream.ptr),
             )
-    return [decoded[start : start + size] for start, size in zip(out_offsets, sizes, strict=True)]
+            decoded_sizes = [int(size) for size in results.buffer_sizes]  # waits for it
+        except (RuntimeError, ValueError):
+            # nvCOMP refused the batch (an output too small for what a chunk really holds,
+            # data it could not decode): every chunk of it goes to the CPU, which says why.
+            return [None] * len(chunks)
+    # A chunk nvCOMP decoded to another size (a multi-member gzip, say) is None: decoded again
+    # on the CPU by the caller.
+    return [
+        decoded[start : start + size] if got == size else None
+        for start, size, got in zip(out_offsets, sizes, decoded_sizes, strict=True)
+    ]
