@@ -297,3 +297,34 @@ def test_zarr_gpu_mode_writes_cupy_arrays(tmp_path: Any) -> None:
         expected[...] = values
         expected[10:20, 30:40] = np.full((10, 10), 7.5, dtype="f4")
         assert np.asarray(array[...]).tobytes() == np.asarray(expected[...]).tobytes()
+
+
+def test_device_bytes_codecs_decode_into_device_memory() -> None:
+    import cupy
+    from zarr_codecs.gpu.codecs import on_device
+
+    data = users_floats(1 << 18).tobytes()
+    for codec in (Zstd(3), Gzip(5)):
+        device = on_device(codec)
+        encoded = device.encode(data)
+        assert cupy.asnumpy(device.decode(encoded)).tobytes() == data
+        out = cupy.empty(len(data), dtype=cupy.uint8)
+        assert device.decode_into(encoded, out) == len(data)
+        assert cupy.asnumpy(out).tobytes() == data
+        batch = device.decode_batch([encoded, codec.encode(data[:1000])])
+        assert [cupy.asnumpy(b).tobytes() for b in batch] == [data, data[:1000]]
+
+
+def test_other_device_arrays_are_taken_without_a_copy() -> None:
+    """Outputs of other libraries, through the CUDA array interface (PyTorch here)."""
+    torch = pytest.importorskip("torch")
+    import cupy
+    from zarr_codecs.gpu.codecs import on_device
+
+    codec = CastValue("int16", out_of_range="clamp")
+    values = users_floats(4096)
+    spec = ChunkSpec(values.shape, "float32")
+    encoded = codec.encode(values, spec)
+    out = torch.empty(4096, dtype=torch.float32, device="cuda")
+    on_device(codec).decode_into(cupy.asarray(encoded), out, spec)
+    assert out.cpu().numpy().tobytes() == codec.decode(encoded, spec).tobytes()

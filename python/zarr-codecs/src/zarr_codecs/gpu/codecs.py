@@ -10,6 +10,7 @@ the device, so that the exception is the CPU codec's own.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, ClassVar, Literal
 
 import numpy as np
@@ -24,9 +25,10 @@ from zarr_codec_shapes import (
 )
 
 from zarr_codecs.gpu import availability, kernels
+from zarr_codecs.gpu.decompress import decompress_batch, stated_size
 from zarr_codecs.gpu.plans import Step, cast_step, scale_offset_step
 
-__all__ = ["DeviceArrayCodec", "on_device"]
+__all__ = ["DeviceArrayCodec", "DeviceBytesCodec", "as_cupy", "on_device"]
 
 CUDA = frozenset({"cuda"})
 
@@ -114,7 +116,9 @@ class DeviceArrayCodec:
         decoded = spec.data_type
         encoded = self.resolve(spec).data_type
         source_type, target_type = (decoded, encoded) if encode else (encoded, decoded)
-        source = cupy.ascontiguousarray(array)
+        source = cupy.ascontiguousarray(as_cupy(array))
+        if out is not None:
+            out = as_cupy(out)
         if source.dtype.itemsize != source_type.itemsize:
             raise UnsupportedError(
                 f"{self.name}: the input has {source.dtype.itemsize}-byte elements, "
@@ -160,9 +164,86 @@ class DeviceArrayCodec:
         raise OutOfRangeError(f"{self.name}: an element cannot be converted: {host[0]!r}")
 
 
-def on_device(codec: Any) -> DeviceArrayCodec:
-    """``codec`` (our ``CastValue``, ``ScaleOffset`` or ``ScaleOffsetCast``) run on the GPU."""
+def as_cupy(array: Any) -> Any:
+    """``array`` as a CuPy array over the same device memory: CuPy arrays as they are, other
+    objects through the CUDA array interface (Numba, PyTorch) or DLPack, without a copy."""
+    import cupy
+
+    if isinstance(array, cupy.ndarray):
+        return array
+    if hasattr(array, "__cuda_array_interface__"):
+        return cupy.asarray(array)
+    return cupy.from_dlpack(array)
+
+
+def on_device(codec: Any) -> Any:
+    """``codec`` run on the GPU: our ``CastValue``, ``ScaleOffset`` or ``ScaleOffsetCast`` as a
+    :class:`DeviceArrayCodec`, our ``Zstd`` or ``Gzip`` as a :class:`DeviceBytesCodec`.
+    ``UnsupportedError`` for any other codec."""
+    if getattr(codec, "name", None) in ("zstd", "gzip") and type(codec).__module__.split(".")[
+        0
+    ] in ("zarr_codec_zstd", "zarr_codec_gzip"):
+        return DeviceBytesCodec(codec)
     return DeviceArrayCodec(codec)
+
+
+class DeviceBytesCodec:
+    """Our zstd or gzip decompressing host bytes into device memory with nvCOMP (the chunks
+    whose structure nvCOMP can be trusted with; the others by the CPU codec, then copied).
+    Encoding stays on the CPU codec (``codec``)."""
+
+    devices: ClassVar[frozenset[str]] = frozenset({"cuda", "cpu"})
+
+    def __init__(self, codec: Any) -> None:
+        self.codec = codec
+        self.name: str = codec.name
+
+    def to_json(self, zarr_format: Any = 3) -> Any:
+        return self.codec.to_json(zarr_format)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, DeviceBytesCodec) and other.codec == self.codec
+
+    def __hash__(self) -> int:
+        return hash((DeviceBytesCodec, self.codec))
+
+    def __repr__(self) -> str:
+        return f"on_device({self.codec!r})"
+
+    def encode(self, data: Any) -> Any:
+        """Compressed on the CPU (host bytes in, host bytes out)."""
+        return self.codec.encode(data)
+
+    def decode(self, data: Any) -> Any:
+        """Host bytes in, a CuPy ``uint8`` array out."""
+        return self.decode_batch([data])[0]
+
+    def decode_into(self, data: Any, out: Any) -> int:
+        """Host bytes in, decoded into the device array ``out`` (its size is the chunk's)."""
+        require_device(CUDA, self.name, output=out)
+        target = as_cupy(out)
+        decoded = decompress_batch(self.name, [data], [int(target.nbytes)], self.codec)[0]
+        target.reshape(-1).view("u1")[...] = decoded
+        return int(target.nbytes)
+
+    def decode_batch(self, chunks: Sequence[Any]) -> list[Any]:
+        """Many chunks in one nvCOMP call where their headers state their sizes; the rest on
+        the CPU."""
+        availability.require()
+        import cupy
+
+        sizes = [stated_size(self.name, chunk) for chunk in chunks]
+        known = [i for i, size in enumerate(sizes) if size is not None]
+        outs: list[Any] = [None] * len(chunks)
+        decoded = decompress_batch(
+            self.name, [chunks[i] for i in known], [int(sizes[i] or 0) for i in known], self.codec
+        )
+        for i, array in zip(known, decoded, strict=True):
+            outs[i] = array
+        for i, size in enumerate(sizes):
+            if size is None:
+                outs[i] = cupy.asarray(np.frombuffer(self.codec.decode(chunks[i]), dtype=np.uint8))
+        return outs
 
 
 def _kind(codec: Any) -> str | None:

@@ -22,7 +22,13 @@ import numpy as np
 
 from zarr_codecs.gpu import availability
 
-__all__ = ["NVCOMP_NAMES", "decompress_batch", "gzip_decoded_size", "zstd_single_frame_size"]
+__all__ = [
+    "NVCOMP_NAMES",
+    "decompress_batch",
+    "gzip_decoded_size",
+    "stated_size",
+    "zstd_single_frame_size",
+]
 
 #: Our codec names and nvCOMP's algorithm names for them.
 NVCOMP_NAMES = {"zstd": "Zstd", "gzip": "Gzip"}
@@ -72,6 +78,16 @@ def gzip_decoded_size(data: bytes | memoryview) -> int | None:
     if len(view) < 18 or view[0] != 0x1F or view[1] != 0x8B or view[2] != 8 or view[3] & 0xE0:
         return None
     return int.from_bytes(view[-4:], "little")
+
+
+def stated_size(name: str, data: Any) -> int | None:
+    """The decoded size a chunk of codec ``name`` states (zstd: its frame header, when it is
+    one frame nvCOMP can take; gzip: its trailer, modulo 2**32), or ``None``."""
+    if name == "zstd":
+        return zstd_single_frame_size(data)
+    if name == "gzip":
+        return gzip_decoded_size(data)
+    return None
 
 
 def _fits_nvcomp(name: str, data: Any, size: int) -> bool:
