@@ -24,6 +24,7 @@ typedef unsigned int zc_u32;
 #define ZC_DEVICE 1
 #else
 #define ZC_FN static inline
+#include <math.h>
 #endif
 
 // Plan constants (the same numbers as `zarr_codecs.gpu.kernels`).
@@ -98,6 +99,64 @@ ZC_FN int zc_trailing_zeros(zc_u64 v) {
 ZC_FN zc_i64 zc_sign_extend(zc_u64 raw, int bits) {
     int shift = 64 - bits;
     return ((zc_i64)(raw << shift)) >> shift;
+}
+
+// IEEE operations rounded on their own (never fused into one multiply-add).
+#ifdef ZC_DEVICE
+#define ZC_FSUB(a, b) __fsub_rn((a), (b))
+#define ZC_FADD(a, b) __fadd_rn((a), (b))
+#define ZC_FMUL(a, b) __fmul_rn((a), (b))
+#define ZC_FDIV(a, b) __fdiv_rn((a), (b))
+#define ZC_DSUB(a, b) __dsub_rn((a), (b))
+#define ZC_DADD(a, b) __dadd_rn((a), (b))
+#define ZC_DMUL(a, b) __dmul_rn((a), (b))
+#define ZC_DDIV(a, b) __ddiv_rn((a), (b))
+#else
+#define ZC_FSUB(a, b) ((a) - (b))
+#define ZC_FADD(a, b) ((a) + (b))
+#define ZC_FMUL(a, b) ((a) * (b))
+#define ZC_FDIV(a, b) ((a) / (b))
+#define ZC_DSUB(a, b) ((a) - (b))
+#define ZC_DADD(a, b) ((a) + (b))
+#define ZC_DMUL(a, b) ((a) * (b))
+#define ZC_DDIV(a, b) ((a) / (b))
+#endif
+
+ZC_FN float zc_f32_of(zc_u32 bits) {
+#ifdef ZC_DEVICE
+    return __int_as_float((int)bits);
+#else
+    float f;
+    __builtin_memcpy(&f, &bits, 4);
+    return f;
+#endif
+}
+ZC_FN zc_u32 zc_f32_bits(float f) {
+#ifdef ZC_DEVICE
+    return (zc_u32)__float_as_int(f);
+#else
+    zc_u32 bits;
+    __builtin_memcpy(&bits, &f, 4);
+    return bits;
+#endif
+}
+ZC_FN double zc_f64_of(zc_u64 bits) {
+#ifdef ZC_DEVICE
+    return __longlong_as_double((zc_i64)bits);
+#else
+    double d;
+    __builtin_memcpy(&d, &bits, 8);
+    return d;
+#endif
+}
+ZC_FN zc_u64 zc_f64_bits(double d) {
+#ifdef ZC_DEVICE
+    return (zc_u64)__double_as_longlong(d);
+#else
+    zc_u64 bits;
+    __builtin_memcpy(&bits, &d, 8);
+    return bits;
+#endif
 }
 
 ZC_FN int zc_has_sign(const ZcType& t) { return t.encoding != ZC_FNU; }
@@ -385,6 +444,94 @@ ZC_FN int zc_convert(ZcScalar v, const ZcType& t, int rounding, int out_of_range
     return 0;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Fast paths: the common pairs by hardware conversions, each exact by construction where it
+// answers at all; NaN, infinities, values out of range and every other pair return 0 and take
+// the exact path (the host tests hold both to the Rust codecs over the same cases).
+
+ZC_FN double zc_round_f64(double x, int rounding) {
+    if (rounding == ZC_NEAREST_EVEN) return rint(x);
+    if (rounding == ZC_TOWARDS_ZERO) return trunc(x);
+    if (rounding == ZC_TOWARDS_POSITIVE) return ceil(x);
+    if (rounding == ZC_TOWARDS_NEGATIVE) return floor(x);
+    return round(x); // halves away from zero
+}
+
+ZC_FN float zc_round_f32(float x, int rounding) {
+    if (rounding == ZC_NEAREST_EVEN) return rintf(x);
+    if (rounding == ZC_TOWARDS_ZERO) return truncf(x);
+    if (rounding == ZC_TOWARDS_POSITIVE) return ceilf(x);
+    if (rounding == ZC_TOWARDS_NEGATIVE) return floorf(x);
+    return roundf(x);
+}
+
+ZC_FN int zc_is_f32(const ZcType& t) {
+    return t.kind == ZC_FLOAT && t.exp_bits == 8 && t.man_bits == 23;
+}
+ZC_FN int zc_is_f64(const ZcType& t) {
+    return t.kind == ZC_FLOAT && t.exp_bits == 11 && t.man_bits == 52;
+}
+
+// The bounds [low, high) of an integer target of at most 32 bits, as powers of two (exact in
+// every float type here).
+ZC_FN double zc_int_low(const ZcType& t) {
+    return t.is_signed ? -(double)(1ull << (t.bits - 1)) : 0.0;
+}
+ZC_FN double zc_int_high(const ZcType& t) {
+    return (double)(1ull << (t.is_signed ? t.bits - 1 : t.bits));
+}
+
+ZC_FN int zc_cast_fast(zc_u64 raw, const ZcCast& c, zc_u64* out) {
+    const ZcType& from = c.from;
+    const ZcType& to = c.to;
+    // An integer into float32/float64 that holds each of its values exactly.
+    if (from.kind == ZC_INT && from.bits <= 32 && (zc_is_f32(to) || zc_is_f64(to))) {
+        if (from.bits > to.man_bits + 1) return 0;
+        zc_i64 v = from.is_signed ? zc_sign_extend(raw, from.bits) : (zc_i64)(raw & zc_low_mask(from.bits));
+        *out = zc_is_f32(to) ? (zc_u64)zc_f32_bits((float)v) : zc_f64_bits((double)v);
+        return 1;
+    }
+    // float32/float64 into an integer of at most 32 bits: round in the float type, then the
+    // range check against exact powers of two.
+    if (to.kind == ZC_INT && to.bits <= 32 && (zc_is_f32(from) || zc_is_f64(from))) {
+        double r;
+        if (zc_is_f32(from)) {
+            float x = zc_f32_of((zc_u32)raw);
+            if (!(x == x) || x - x != 0.0f) return 0; // NaN or infinite
+            r = (double)zc_round_f32(x, c.rounding);
+        } else {
+            double x = zc_f64_of(raw);
+            if (!(x == x) || x - x != 0.0) return 0;
+            r = zc_round_f64(x, c.rounding);
+        }
+        if (!(r >= zc_int_low(to) && r < zc_int_high(to))) return 0;
+        *out = (zc_u64)(zc_i64)r;
+        return 1;
+    }
+    // float64 to float32, nearest-even: the IEEE conversion, when it gives a finite value (a
+    // finite input that overflows is out of range: the exact path applies the rule).
+    if (zc_is_f64(from) && zc_is_f32(to) && c.rounding == ZC_NEAREST_EVEN) {
+        double x = zc_f64_of(raw);
+        if (!(x == x)) return 0;
+#ifdef ZC_DEVICE
+        float y = __double2float_rn(x);
+#else
+        float y = (float)x;
+#endif
+        if (y - y != 0.0f && x - x == 0.0) return 0; // overflowed
+        *out = zc_f32_bits(y);
+        return 1;
+    }
+    // float32 to float64: exact, but for NaN payloads (the exact path's canonical NaN).
+    if (zc_is_f32(from) && zc_is_f64(to)) {
+        float x = zc_f32_of((zc_u32)raw);
+        if (!(x == x)) return 0;
+        *out = zc_f64_bits((double)x);
+        return 1;
+    }
+    return 0;
+}
+
 // One element through a cast: the scalar map first, then the rules.
 ZC_FN int zc_cast(zc_u64 raw, const ZcCast& c, const zc_u64* map_keys, const zc_u64* map_values,
                   zc_u64* out) {
@@ -398,6 +545,7 @@ ZC_FN int zc_cast(zc_u64 raw, const ZcCast& c, const zc_u64* map_keys, const zc_
             }
         }
     }
+    if (zc_cast_fast(raw, c, out)) return 1;
     return zc_convert(v, c.to, c.rounding, c.out_of_range, out);
 }
 
@@ -488,64 +636,6 @@ ZC_FN int zc_scale_offset_int(zc_u64 raw, const ZcType& t, int encode, ZcWide of
     if (!ok || !zc_wide_fits(shifted, t)) return 0;
     *out = zc_wide_bits(shifted);
     return 1;
-}
-
-// IEEE operations rounded on their own (never fused into one multiply-add).
-#ifdef ZC_DEVICE
-#define ZC_FSUB(a, b) __fsub_rn((a), (b))
-#define ZC_FADD(a, b) __fadd_rn((a), (b))
-#define ZC_FMUL(a, b) __fmul_rn((a), (b))
-#define ZC_FDIV(a, b) __fdiv_rn((a), (b))
-#define ZC_DSUB(a, b) __dsub_rn((a), (b))
-#define ZC_DADD(a, b) __dadd_rn((a), (b))
-#define ZC_DMUL(a, b) __dmul_rn((a), (b))
-#define ZC_DDIV(a, b) __ddiv_rn((a), (b))
-#else
-#define ZC_FSUB(a, b) ((a) - (b))
-#define ZC_FADD(a, b) ((a) + (b))
-#define ZC_FMUL(a, b) ((a) * (b))
-#define ZC_FDIV(a, b) ((a) / (b))
-#define ZC_DSUB(a, b) ((a) - (b))
-#define ZC_DADD(a, b) ((a) + (b))
-#define ZC_DMUL(a, b) ((a) * (b))
-#define ZC_DDIV(a, b) ((a) / (b))
-#endif
-
-ZC_FN float zc_f32_of(zc_u32 bits) {
-#ifdef ZC_DEVICE
-    return __int_as_float((int)bits);
-#else
-    float f;
-    __builtin_memcpy(&f, &bits, 4);
-    return f;
-#endif
-}
-ZC_FN zc_u32 zc_f32_bits(float f) {
-#ifdef ZC_DEVICE
-    return (zc_u32)__float_as_int(f);
-#else
-    zc_u32 bits;
-    __builtin_memcpy(&bits, &f, 4);
-    return bits;
-#endif
-}
-ZC_FN double zc_f64_of(zc_u64 bits) {
-#ifdef ZC_DEVICE
-    return __longlong_as_double((zc_i64)bits);
-#else
-    double d;
-    __builtin_memcpy(&d, &bits, 8);
-    return d;
-#endif
-}
-ZC_FN zc_u64 zc_f64_bits(double d) {
-#ifdef ZC_DEVICE
-    return (zc_u64)__double_as_longlong(d);
-#else
-    zc_u64 bits;
-    __builtin_memcpy(&bits, &d, 8);
-    return bits;
-#endif
 }
 
 // A NaN input comes out as x86 and ARM CPUs give it: the same NaN, made quiet (a GPU would
