@@ -15,6 +15,7 @@ them in raw streams.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -133,6 +134,26 @@ def decompress_batch(
     return outs
 
 
+_codecs = threading.local()  # nvCOMP codecs hold scratch state: one per thread
+
+
+def _codec(nvcomp: Any, name: str, stream: int) -> Any:
+    """This thread's nvCOMP codec for ``name`` on ``stream`` (made once)."""
+    import cupy
+
+    cache: dict[tuple[str, int, int], Any] = getattr(_codecs, "cache", None) or {}
+    _codecs.cache = cache
+    key = (name, stream, cupy.cuda.Device().id)
+    if key not in cache:
+        cache[key] = nvcomp.Codec(
+            algorithm=NVCOMP_NAMES[name],
+            bitstream_kind=nvcomp.BitstreamKind.RAW,
+            device_id=key[2],
+            cuda_stream=stream,
+        )
+    return cache[key]
+
+
 _ALIGN = 16  # nvCOMP's required alignment is at most this for zstd and gzip
 
 
@@ -163,11 +184,7 @@ def _nvcomp_decode(name: str, chunks: list[Any], sizes: list[int], stream: Any) 
         device = cupy.empty(total, dtype=cupy.uint8)
         device.set(host, stream=stream)
         decoded = cupy.empty(out_total, dtype=cupy.uint8)
-        codec = nvcomp.Codec(
-            algorithm=NVCOMP_NAMES[name],
-            bitstream_kind=nvcomp.BitstreamKind.RAW,
-            cuda_stream=stream.ptr,
-        )
+        codec = _codec(nvcomp, name, stream.ptr)
         try:
             results = codec.decode(
                 nvcomp.as_arrays(device, offsets, lengths, cuda_stream=stream.ptr),

@@ -59,6 +59,15 @@ def _kernel(step: Step) -> Any:
     return module.get_function("zc_run")
 
 
+@lru_cache(maxsize=16)
+def _multiprocessors(device: int) -> int:
+    """The device's multiprocessor count (asked once: ``Device.attributes`` reads them all)."""
+    import cupy
+
+    runtime = cupy.cuda.runtime
+    return int(runtime.deviceGetAttribute(runtime.cudaDevAttrMultiProcessorCount, device))
+
+
 def launch(step: Step, source: Any, target: Any, stream: Any = None) -> Any:
     """Run ``step`` over the bytes of the CuPy array ``source`` into those of ``target``
     (C-contiguous, on the current device). Returns a one-element device array holding the
@@ -70,8 +79,7 @@ def launch(step: Step, source: Any, target: Any, stream: Any = None) -> Any:
     failed = cupy.full(1, count, dtype=cupy.uint64)
     if count == 0:
         return failed
-    device = cupy.cuda.Device()
-    blocks = min(-(-count // THREADS), device.attributes["MultiProcessorCount"] * 32)
+    blocks = min(-(-count // THREADS), _multiprocessors(cupy.cuda.Device().id) * 32)
     kernel = _kernel(step)
     with stream if stream is not None else nullcontext():
         kernel((blocks,), (THREADS,), (source, target, cupy.uint64(count), failed))
