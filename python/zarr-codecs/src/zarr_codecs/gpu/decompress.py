@@ -15,8 +15,10 @@ them in raw streams.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -166,6 +168,22 @@ def _aligned_offsets(lengths: Sequence[int]) -> tuple[list[int], int]:
     return offsets, max(position, 1)
 
 
+def _pack(host: Any, chunks: Sequence[Any], offsets: Sequence[int], lengths: Sequence[int]) -> None:
+    """Copy each chunk to its offset in ``host`` (pinned memory), by threads for large batches
+    (numpy copies release the GIL)."""
+
+    def copy(index: int) -> None:
+        start, length = offsets[index], lengths[index]
+        host[start : start + length] = np.frombuffer(chunks[index], dtype=np.uint8)
+
+    if sum(lengths) < 32 << 20:
+        for index in range(len(chunks)):
+            copy(index)
+        return
+    with ThreadPoolExecutor(max_workers=min(16, os.cpu_count() or 1)) as pool:
+        list(pool.map(copy, range(len(chunks))))
+
+
 def _nvcomp_decode(name: str, chunks: list[Any], sizes: list[int], stream: Any) -> list[Any | None]:
     """One nvCOMP call over ``chunks``: packed into one pinned host buffer, copied to the device
     once, decoded into one preallocated device buffer; returns a view per chunk."""
@@ -177,8 +195,7 @@ def _nvcomp_decode(name: str, chunks: list[Any], sizes: list[int], stream: Any) 
     offsets, total = _aligned_offsets(lengths)
     pinned = cupy.cuda.alloc_pinned_memory(total)
     host = np.frombuffer(pinned, dtype=np.uint8, count=total)
-    for chunk, start, length in zip(chunks, offsets, lengths, strict=True):
-        host[start : start + length] = np.frombuffer(chunk, dtype=np.uint8)
+    _pack(host, chunks, offsets, lengths)
     out_offsets, out_total = _aligned_offsets(sizes)
     with stream:
         device = cupy.empty(total, dtype=cupy.uint8)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from zarr_codec_shapes import BytesCodec, ChunkSpec
+from zarr_codec_shapes import BytesCodec, ChunkSpec, CorruptInputError
 
 from zarr_codecs.gpu.codecs import DeviceArrayCodec
 from zarr_codecs.gpu.decompress import NVCOMP_NAMES, decompress_batch
@@ -113,25 +113,35 @@ def read_into(
     import cupy
 
     present = [i for i, chunk in enumerate(chunks) if chunk is not None]
+    for i, chunk in enumerate(chunks):
+        if chunk is None:
+            target[out_selections[i]] = fill_value
+    if not present:
+        return [False] * len(chunks)
     size = plan.stored_bytes
     if plan.compressor is None:
-        stored = [cupy.asarray(np.frombuffer(chunks[i], dtype=np.uint8)) for i in present]
+        for i in present:
+            if len(memoryview(chunks[i]).cast("B")) != size:
+                raise CorruptInputError(
+                    f"a stored chunk holds {len(memoryview(chunks[i]).cast('B'))} bytes, "
+                    f"not the {size} of its elements"
+                )
+        stored = cupy.asarray(np.concatenate([np.frombuffer(chunks[i], np.uint8) for i in present]))
     else:
-        stored = decompress_batch(
+        parts = decompress_batch(
             plan.compressor,
             [chunks[i] for i in present],
             [size] * len(present),
             plan.cpu_compressor,
         )
-    for i, raw in zip(present, stored, strict=True):
-        array = raw.view(_device_dtype(plan.stored))
-        for codec, spec in plan.array_codecs:
-            array = codec.decode(array, spec)
-        decoded = array.reshape(plan.spec.shape)
-        target[out_selections[i]] = decoded[chunk_selections[i]]
-    for i, chunk in enumerate(chunks):
-        if chunk is None:
-            target[out_selections[i]] = fill_value
+        stored = parts[0] if len(parts) == 1 else cupy.concatenate(parts)
+    # The array codecs are elementwise: each runs once over every chunk of the batch.
+    array = stored.view(_device_dtype(plan.stored))
+    for codec, spec in plan.array_codecs:
+        array = codec.decode(array, spec)
+    decoded = array.reshape((len(present), *plan.spec.shape))
+    for k, i in enumerate(present):
+        target[out_selections[i]] = decoded[k][chunk_selections[i]]
     return [chunk is not None for chunk in chunks]
 
 
