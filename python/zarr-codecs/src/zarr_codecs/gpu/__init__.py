@@ -8,5 +8,6 @@ Install the extra for the GPU libraries: ``pip install "zarr-codecs[gpu]"``.
 from __future__ import annotations
 
 from zarr_codecs.gpu.availability import GpuUnavailableError, available, why_unavailable
+from zarr_codecs.gpu.codecs import on_device
 
-__all__ = ["GpuUnavailableError", "available", "why_unavailable"]
+__all__ = ["GpuUnavailableError", "available", "on_device", "why_unavailable"]

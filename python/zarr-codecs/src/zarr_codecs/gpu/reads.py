@@ -110,7 +110,6 @@ def read_into(
     """Decode ``chunks`` (stored bytes on the host; ``None`` for a missing chunk) on the device
     and write each chunk's selection into the CuPy array ``target``. Returns which chunks were
     there."""
-    import cupy
 
     present = [i for i, chunk in enumerate(chunks) if chunk is not None]
     for i, chunk in enumerate(chunks):
@@ -118,6 +117,44 @@ def read_into(
             target[out_selections[i]] = fill_value
     if not present:
         return [False] * len(chunks)
+    size = plan.stored_bytes
+    group = max(1, GROUP_BYTES // max(size, 1))
+    for first in range(0, len(present), group):
+        _decode_group(
+            plan, chunks, present[first : first + group], chunk_selections, out_selections, target
+        )
+    return [chunk is not None for chunk in chunks]
+
+
+def _cupy_has(data_type: Any) -> bool:
+    dtype = data_type.numpy_dtype
+    return bool(dtype.type.__module__ == "numpy" and dtype.kind in "iuf")
+
+
+def _device_dtype(spec: ChunkSpec) -> Any:
+    """A CuPy dtype of the stored elements' size: the type itself where CuPy has it, otherwise
+    unsigned integers of its width (the kernels read bits)."""
+    dtype = spec.data_type.numpy_dtype
+    if dtype.type.__module__ == "numpy":
+        return dtype
+    return np.dtype(f"u{spec.data_type.itemsize}")
+
+
+#: Stored bytes decoded together: bounds the device memory a read takes beyond its output
+#: (compressed, decompressed and decoded copies of one group at a time).
+GROUP_BYTES = 1 << 30
+
+
+def _decode_group(
+    plan: DevicePlan,
+    chunks: Sequence[Any],
+    present: Sequence[int],
+    chunk_selections: Sequence[Any],
+    out_selections: Sequence[Any],
+    target: Any,
+) -> None:
+    import cupy
+
     size = plan.stored_bytes
     if plan.compressor is None:
         for i in present:
@@ -135,25 +172,10 @@ def read_into(
             plan.cpu_compressor,
         )
         stored = parts[0] if len(parts) == 1 else cupy.concatenate(parts)
-    # The array codecs are elementwise: each runs once over every chunk of the batch.
+    # The array codecs are elementwise: each runs once over every chunk of the group.
     array = stored.view(_device_dtype(plan.stored))
     for codec, spec in plan.array_codecs:
         array = codec.decode(array, spec)
     decoded = array.reshape((len(present), *plan.spec.shape))
     for k, i in enumerate(present):
         target[out_selections[i]] = decoded[k][chunk_selections[i]]
-    return [chunk is not None for chunk in chunks]
-
-
-def _cupy_has(data_type: Any) -> bool:
-    dtype = data_type.numpy_dtype
-    return bool(dtype.type.__module__ == "numpy" and dtype.kind in "iuf")
-
-
-def _device_dtype(spec: ChunkSpec) -> Any:
-    """A CuPy dtype of the stored elements' size: the type itself where CuPy has it, otherwise
-    unsigned integers of its width (the kernels read bits)."""
-    dtype = spec.data_type.numpy_dtype
-    if dtype.type.__module__ == "numpy":
-        return dtype
-    return np.dtype(f"u{spec.data_type.itemsize}")
