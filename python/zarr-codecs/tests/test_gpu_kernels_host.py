@@ -126,3 +126,55 @@ def test_every_case_is_run() -> None:
     # Encoding to int8: three out-of-range rules; decoding from float32: no "wrap".
     assert len(list(cast_cases("float32", "int8"))) == 5 * 3 + 5 * 2
     assert len(PAIRS) == 26 * 26
+
+
+def _constant_plan_steps() -> list[Any]:
+    """Steps of every kind, as the device gets them (their ``#define`` rendering)."""
+    from zarr_codec_cast_value import CastValue
+    from zarr_codecs.gpu.plans import cast_step
+
+    f32, i16 = DataType.from_name("float32"), DataType.from_name("int16")
+    mapped = CastValue("int16", "towards-zero", "wrap", {"encode": [["NaN", -1], [2.5, 7]]})
+    so, cast = ScaleOffset(0.1, -3.0), CastValue("uint8", "nearest-away", "clamp")
+    steps = [
+        ("cast float32->bfloat16", Step(0, cast=cast_step(CastValue("bfloat16"), f32, "encode"))),
+        ("cast scalar_map", Step(0, cast=cast_step(mapped, f32, "encode"))),
+        ("cast int16<-int4", Step(0, cast=cast_step(CastValue("int4"), i16, "decode"))),
+        ("scale_offset int16", Step(1, affine=scale_offset_step(ScaleOffset(-7, 3), i16, True))),
+        ("scale_offset float32", Step(1, affine=scale_offset_step(so, f32, False))),
+        (
+            "fused",
+            Step(2, cast=cast_step(cast, f32, "encode"), affine=scale_offset_step(so, f32, True)),
+        ),
+    ]
+    return [pytest.param(step, id=name) for name, step in steps]
+
+
+@pytest.mark.parametrize("step", _constant_plan_steps())
+def test_constant_plans_mean_what_the_run_time_plan_means(
+    host_kernels: Any, step: Step, tmp_path: Path
+) -> None:
+    """The ``#define`` rendering the device kernels are compiled with (field order, hex
+    floats, 64-bit constants, the map) gives the same bytes as the run-time structure the
+    other tests use."""
+    defines = tmp_path / "plan.h"
+    defines.write_text(step.defines())
+    library = tmp_path / "libzc_constant.so"
+    command = ["g++", "-std=c++17", "-O2", "-ffp-contract=off", "-shared", "-fPIC"]
+    command += ["-include", str(defines), "-x", "c++", str(SOURCE), "-o", str(library)]
+    subprocess.run(command, check=True, capture_output=True, text=True)
+    constant = ctypes.CDLL(str(library))
+    constant.zc_run_host_constant.restype = ctypes.c_uint64
+    constant.zc_run_host_constant.argtypes = [ctypes.c_void_p] * 2 + [ctypes.c_uint64]
+    constant.zc_run_host_constant.argtypes += [ctypes.c_void_p]
+    source = np.frombuffer(
+        np.random.default_rng(7).integers(0, 256, 4096 * step.in_size, dtype=np.uint8).tobytes(),
+        dtype=np.uint8,
+    )
+    count = source.size // step.in_size
+    out = np.zeros(count * step.out_size, dtype=np.uint8)
+    refused = np.zeros(count, dtype=np.uint8)
+    constant.zc_run_host_constant(source.ctypes.data, out.ctypes.data, count, refused.ctypes.data)
+    want, want_refused = run_host(host_kernels, step, source)
+    np.testing.assert_array_equal(refused.astype(bool), want_refused)
+    assert out.tobytes() == want
