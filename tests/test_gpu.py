@@ -154,7 +154,7 @@ def test_device_codecs_refuse_host_memory() -> None:
         on_device(CastValue("int8")).encode(np.zeros(4, "f4"), spec)
 
 
-def test_emulated_types_run_through_the_cpu() -> None:
+def test_small_float_types_are_computed_as_on_the_cpu() -> None:
     import cupy
     from zarr_codecs.gpu.codecs import on_device
 

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 from zarr_codec_cast_value import CastValue
 from zarr_codec_scale_offset import ScaleOffset
-from zarr_codec_shapes import ChunkSpec, DataType, OutOfRangeError
+from zarr_codec_shapes import ChunkSpec, CodecError, DataType, OutOfRangeError
 from zarr_codecs.gpu.plans import Step, cast_step, scale_offset_step
 
 INTS = ("int2", "int4", "int8", "int16", "int32", "int64")
@@ -228,11 +228,22 @@ def scalar_map_cases(array_type: str, codec_type: str, mapping: dict[str, Any]) 
         yield f"map decode {oor}", decode, edge_elements(codec_type, array_type), cpu_decode
 
 
-SCALE_OFFSET_TYPES = [n for n in INTS + UINTS if n not in ("int2", "uint2")] + [
-    "float32",
-    "float64",
-]
+SCALE_OFFSET_TYPES = [n for n in INTS + UINTS if n not in ("int2", "uint2")] + list(FLOATS)
 _PARAMETERS = [(0, 1), (3, 2), (-7, 3), (100, -1), (1, 127)]
+# Offsets and scales for the small float types, each kept where the type holds it; the large
+# ones overflow (to infinity, or refused where the type has none).
+_SMALL_FLOAT_PARAMETERS = [
+    (0, 1.0),
+    (0.5, 2.0),
+    (-1.5, 0.5),
+    (1.0, -3.0),
+    (-3.0, 4.0),
+    (100.0, 0.25),
+    (-60000.0, 2.0),
+    (448.0, 1.0),
+    (0, 0.125),
+    (2.0, 0.5),
+]
 
 
 def _parameters_for(data_type: DataType) -> list[tuple[Any, Any]]:
@@ -240,13 +251,23 @@ def _parameters_for(data_type: DataType) -> list[tuple[Any, Any]]:
         low, high = data_type.integer_range()
         found = [(o, s) for o, s in _PARAMETERS if low <= o <= high and low <= s <= high]
         return [*found, (high, 1), (low, 1), (0, high), (1, low or 1)]
-    huge, tiny = (1e300, 1e-300) if data_type.itemsize == 8 else (3e38, 1e-30)
-    return [(0.0, 1.0), (3.25, 2.5), (-1000.1, 10.3), (huge, tiny), (0.1, -7.0)]
+    if data_type.itemsize >= 4:
+        huge, tiny = (1e300, 1e-300) if data_type.itemsize == 8 else (3e38, 1e-30)
+        return [(0.0, 1.0), (3.25, 2.5), (-1000.1, 10.3), (huge, tiny), (0.1, -7.0)]
+    found = []
+    for offset, scale in _SMALL_FLOAT_PARAMETERS:
+        try:
+            ScaleOffset(offset, scale).bind(data_type)
+        except CodecError:  # the type cannot hold one of them
+            continue
+        found.append((offset, scale))
+    return found
 
 
 def scale_offset_cases(name: str) -> Iterator[Case]:
     """Integers exactly (every intermediate range-checked, decoding refusing remainders),
-    float32/float64 with one rounding per operation and NaN payloads kept; both directions."""
+    float32/float64 with one rounding per operation and NaN payloads kept, the other float
+    types in float64 rounded to the type after each operation; both directions."""
     data_type = DataType.from_name(name)
     elements = edge_elements(name, name)
     for offset, scale in _parameters_for(data_type):

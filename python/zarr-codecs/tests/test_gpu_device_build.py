@@ -31,7 +31,7 @@ def steps() -> list[pytest.param]:
         found.append(pytest.param(Step(0, cast=cast_step(codec, F32, "encode")), id=f"cast-{name}"))
     mapped = CastValue("int16", out_of_range="wrap", scalar_map={"encode": [["NaN", -1]]})
     found.append(pytest.param(Step(0, cast=cast_step(mapped, F32, "encode")), id="scalar-map"))
-    for name in ("int32", "uint64", "float32", "float64"):
+    for name in ("int32", "uint64", "float32", "float64", "float16", "float8_e8m0fnu"):
         so = scale_offset_step(ScaleOffset(3, 2), DataType.from_name(name), True)
         found.append(pytest.param(Step(1, affine=so), id=f"scale-offset-{name}"))
     so, cast = ScaleOffset(0.5, 4.0), CastValue("uint16", out_of_range="clamp")

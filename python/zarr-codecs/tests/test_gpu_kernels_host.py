@@ -111,13 +111,15 @@ def test_fused_pair_matches_the_cpu(
     check(host_kernels, fused_cases(array_type, codec_type, offset, scale, oor))
 
 
-def test_emulated_float_types_are_left_to_the_cpu() -> None:
-    """scale_offset of the small float types is computed in float64 with a rounding per
-    operation on the CPU; the GPU path has no kernel for them and says so."""
+def test_every_small_float_type_gets_scale_offset_parameters() -> None:
+    """The emulated float types are each checked with several parameters (a guard against
+    a parameter list the types all refuse)."""
+    from array_codec_cases import _parameters_for
+
     for name in sorted(EMULATED_FLOATS):
-        data_type = DataType.from_name(name)
-        offset = 0 if name != "float8_e8m0fnu" else "0x7f"
-        assert scale_offset_step(ScaleOffset(offset=offset, scale=1), data_type, True) is None
+        assert len(_parameters_for(DataType.from_name(name))) >= 3, name
+        step = scale_offset_step(ScaleOffset(0, 2.0), DataType.from_name(name), True)
+        assert step is not None and step.affine_kind == 3
 
 
 def test_every_case_is_run() -> None:
@@ -142,6 +144,10 @@ def _constant_plan_steps() -> list[Any]:
         ("cast int16<-int4", Step(0, cast=cast_step(CastValue("int4"), i16, "decode"))),
         ("scale_offset int16", Step(1, affine=scale_offset_step(ScaleOffset(-7, 3), i16, True))),
         ("scale_offset float32", Step(1, affine=scale_offset_step(so, f32, False))),
+        (
+            "scale_offset bfloat16",
+            Step(1, affine=scale_offset_step(so, DataType.from_name("bfloat16"), True)),
+        ),
         (
             "fused",
             Step(2, cast=cast_step(cast, f32, "encode"), affine=scale_offset_step(so, f32, True)),

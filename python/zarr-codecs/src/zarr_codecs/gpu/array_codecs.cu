@@ -655,6 +655,94 @@ ZC_FN zc_u64 zc_scale_offset_f64(zc_u64 raw, int encode, double offset, double s
     return zc_f64_bits(r);
 }
 
+// scale_offset of the float types the CPU computes in float64 (lib.rs `emulated` and `round`,
+// float_format.rs `f64_to_bits_rounded`): each operation in float64, its result rounded to the
+// format (nearest, ties to even) and read back; what the format cannot hold is refused.
+
+ZC_FN double zc_format_to_f64(zc_u64 bits, const ZcType& t) {
+    ZcScalar s = zc_decode(bits, t);
+    if (s.cls == ZC_SCALAR_NAN) return zc_f64_of(0x7ff8000000000000ull);
+    if (s.cls == ZC_SCALAR_INFINITY) {
+        return zc_f64_of(s.negative ? 0xfff0000000000000ull : 0x7ff0000000000000ull);
+    }
+    double magnitude = ldexp((double)s.sig, s.exp); // exact: every value is a float64
+    return s.negative ? -magnitude : magnitude;
+}
+
+ZC_FN int zc_zero_bits(int negative, const ZcType& t, zc_u64* out) {
+    if (t.encoding == ZC_FNU) return 0; // float8_e8m0fnu has no zero
+    *out = (t.encoding == ZC_FNUZ || !negative) ? 0ull : zc_sign_bit(t);
+    return 1;
+}
+
+ZC_FN int zc_f64_to_format(double v, const ZcType& t, zc_u64* out) {
+    if (v != v) {
+        if (t.encoding == ZC_FN_) return 0;
+        *out = zc_nan_bits(t);
+        return 1;
+    }
+    zc_u64 raw = zc_f64_bits(v);
+    int negative = (raw >> 63) != 0;
+    if (v - v != 0.0) { // infinite
+        if (!zc_has_inf(t)) return 0;
+        *out = negative ? (zc_inf_bits(t) | zc_sign_bit(t)) : zc_inf_bits(t);
+        return 1;
+    }
+    zc_u64 biased_exponent = (raw >> 52) & 0x7ffull;
+    zc_u64 fraction = raw & ((1ull << 52) - 1);
+    if (biased_exponent == 0 && fraction == 0) return zc_zero_bits(negative, t, out);
+    zc_u64 sig = biased_exponent == 0 ? fraction : (fraction | (1ull << 52));
+    int exp = biased_exponent == 0 ? -1074 : (int)biased_exponent - 1075;
+    if (negative && !zc_has_sign(t)) return 0;
+    int log2 = exp + (64 - zc_leading_zeros(sig)) - 1;
+    int min_exponent = t.encoding == ZC_FNU ? -t.bias : 1 - t.bias;
+    if (t.encoding == ZC_FNU && log2 < min_exponent) { // nearest is the smallest value
+        *out = 0;
+        return 1;
+    }
+    int quantum = (log2 > min_exponent ? log2 : min_exponent) - t.man_bits;
+    zc_u64 rounded = zc_round(0, sig, exp, quantum, ZC_NEAREST_EVEN, 0);
+    if (rounded == 0) return zc_zero_bits(negative, t, out);
+    if ((rounded >> (t.man_bits + 1)) != 0) { // the rounding carried into a new leading bit
+        rounded >>= 1;
+        quantum += 1;
+    }
+    zc_u64 implicit = 1ull << t.man_bits;
+    zc_i64 biased = rounded >= implicit ? (zc_i64)quantum + t.man_bits + t.bias : 0;
+    zc_u64 mantissa = rounded >= implicit ? rounded - implicit : rounded;
+    if (biased > (zc_i64)zc_max_finite_exponent(t)) {
+        if (!zc_has_inf(t)) return 0;
+        *out = negative ? (zc_inf_bits(t) | zc_sign_bit(t)) : zc_inf_bits(t);
+        return 1;
+    }
+    zc_u64 magnitude = ((zc_u64)biased << t.man_bits) | mantissa;
+    *out = negative ? (magnitude | zc_sign_bit(t)) : magnitude;
+    return 1;
+}
+
+// lib.rs `round`: `v` rounded to the format and read back as float64; 0 when refused.
+ZC_FN int zc_round_to_format(double v, const ZcType& t, double* rounded) {
+    if (t.encoding == ZC_FNU && fabs(v) < ldexp(1.0, -t.bias)) return 0;
+    zc_u64 bits;
+    if (!zc_f64_to_format(v, t, &bits)) return 0;
+    *rounded = zc_format_to_f64(bits, t);
+    return 1;
+}
+
+ZC_FN int zc_scale_offset_emulated(zc_u64 raw, const ZcType& t, int encode, double offset,
+                                   double scale, zc_u64* out) {
+    double x = zc_format_to_f64(raw, t);
+    double first, second;
+    if (encode) {
+        if (!zc_round_to_format(ZC_DSUB(x, offset), t, &first)) return 0;
+        if (!zc_round_to_format(ZC_DMUL(first, scale), t, &second)) return 0;
+    } else {
+        if (!zc_round_to_format(ZC_DDIV(x, scale), t, &first)) return 0;
+        if (!zc_round_to_format(ZC_DADD(first, offset), t, &second)) return 0;
+    }
+    return zc_f64_to_format(second, t, out);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Loading and storing elements
 
@@ -687,7 +775,7 @@ struct ZcStep {
     ZcCast cast;
     ZcType affine_type; // the scale_offset array's type
     int encode;         // scale_offset direction
-    int affine_kind;    // 0 integer, 1 float32, 2 float64
+    int affine_kind;    // 0 integer, 1 float32, 2 float64, 3 another float type in float64
     ZcWide int_offset;
     ZcWide int_scale;
     float f32_offset;
@@ -704,6 +792,10 @@ ZC_FN int zc_affine(zc_u64 raw, const ZcStep& s, zc_u64* out) {
     if (s.affine_kind == 2) {
         *out = zc_scale_offset_f64(raw, s.encode, s.f64_offset, s.f64_scale);
         return 1;
+    }
+    if (s.affine_kind == 3) {
+        return zc_scale_offset_emulated(raw, s.affine_type, s.encode, s.f64_offset, s.f64_scale,
+                                        out);
     }
     return zc_scale_offset_int(raw, s.affine_type, s.encode, s.int_offset, s.int_scale, out);
 }

@@ -3,9 +3,8 @@ the fused pair so that they take and return CuPy arrays, computing exactly what 
 computes (the kernels mirror the Rust code; the tests compare them bit for bit).
 
 A device codec refuses host memory with ``DeviceError``, as the CPU codecs refuse device
-memory. ``scale_offset`` of the float types the CPU emulates in float64 (float16, bfloat16,
-the float8/6/4 types) runs on the CPU through a copy, invisibly, as does anything refused on
-the device, so that the exception is the CPU codec's own.
+memory. An element the kernel refuses is handed to the CPU codec, so that the exception is the
+CPU codec's own.
 """
 
 from __future__ import annotations

@@ -61,7 +61,7 @@ _FLOATS = {
 }
 
 #: Float types whose ``scale_offset`` the CPU computes in float64 with a rounding after each
-#: operation; the GPU path hands them to the CPU codec (see ``zarr_codecs.gpu.codecs``).
+#: operation; the kernels compute them the same way (``affine_kind`` 3).
 EMULATED_FLOATS = frozenset(_FLOATS) - {"float32", "float64"}
 
 
@@ -200,7 +200,8 @@ def cast_step(codec: Any, array_type: DataType, direction: Literal["encode", "de
 @dataclass(frozen=True)
 class AffineStep:
     """``scale_offset`` in one direction for one type: integers exactly, float32 and float64
-    in their own arithmetic (``affine_kind`` 0, 1, 2)."""
+    in their own arithmetic, the other float types in float64 rounded after each operation
+    (``affine_kind`` 0, 1, 2, 3)."""
 
     data_type: DataType
     encode: bool
@@ -210,19 +211,24 @@ class AffineStep:
 
 
 def scale_offset_step(codec: Any, data_type: DataType, encode: bool) -> AffineStep | None:
-    """The step of a ``zarr_codec_scale_offset.ScaleOffset`` for ``data_type``, or ``None`` for
-    the float types the CPU emulates in float64 (:data:`EMULATED_FLOATS`). The CPU plan is
-    built first, so a configuration it refuses raises its error here."""
+    """The step of a ``zarr_codec_scale_offset.ScaleOffset`` for ``data_type``: integers
+    exactly, float32 and float64 in their own arithmetic, the other float types
+    (:data:`EMULATED_FLOATS`) in float64 with a rounding to the type after each operation, as
+    the CPU computes them. The CPU plan is built first, so a configuration it refuses raises
+    its error here. (``None`` is kept for types a later version may leave to the CPU.)"""
     codec.bind(data_type)
-    if data_type.name in EMULATED_FLOATS:
-        return None
     config = json.loads(json.dumps(codec.configuration()))
-    offset = fill_value_from_json(config.get("offset", 0), data_type)
-    scale = fill_value_from_json(config.get("scale", 1), data_type)
     if data_type.is_integer:
+        offset = fill_value_from_json(config.get("offset", 0), data_type)
+        scale = fill_value_from_json(config.get("scale", 1), data_type)
         return AffineStep(data_type, encode, 0, int(offset), int(scale))
-    kind = 1 if data_type.name == "float32" else 2
-    return AffineStep(data_type, encode, kind, float(offset), float(scale))
+    # A missing offset subtracts nothing (float8_e8m0fnu has no 0 to parse), as on the CPU.
+    offset_value = (
+        float(fill_value_from_json(config["offset"], data_type)) if "offset" in config else 0.0
+    )
+    scale_value = float(fill_value_from_json(config.get("scale", 1), data_type))
+    kind = {"float32": 1, "float64": 2}.get(data_type.name, 3)
+    return AffineStep(data_type, encode, kind, offset_value, scale_value)
 
 
 @dataclass(frozen=True)
