@@ -119,7 +119,7 @@ def test_every_small_float_type_gets_scale_offset_parameters() -> None:
     for name in sorted(EMULATED_FLOATS):
         assert len(_parameters_for(DataType.from_name(name))) >= 3, name
         step = scale_offset_step(ScaleOffset(0, 2.0), DataType.from_name(name), True)
-        assert step is not None and step.affine_kind == 3
+        assert step.affine_kind == 3
 
 
 def test_every_case_is_run() -> None:

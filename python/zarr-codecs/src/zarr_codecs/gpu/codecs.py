@@ -47,7 +47,7 @@ class DeviceArrayCodec:
             )
         self.codec = codec
         self._kind = kind
-        self._steps: dict[tuple[str, bool], Step | None] = {}
+        self._steps: dict[tuple[str, bool], Step] = {}
 
     # -- what the codec is -------------------------------------------------------------------
 
@@ -76,10 +76,9 @@ class DeviceArrayCodec:
 
     # -- steps -------------------------------------------------------------------------------
 
-    def step(self, data_type: DataType, encode: bool) -> Step | None:
-        """The kernel for arrays of ``data_type`` (the decoded type) in one direction, or
-        ``None`` where the CPU computes it (see the module docstring). Checked by the CPU codec
-        first, so a bad configuration raises its error here."""
+    def step(self, data_type: DataType, encode: bool) -> Step:
+        """The kernel for arrays of ``data_type`` (the decoded type) in one direction.
+        Checked by the CPU codec first, so a bad configuration raises its error here."""
         key = (data_type.name, encode)
         if key not in self._steps:
             self._steps[key] = _step(self._kind, self.codec, data_type, encode)
@@ -134,22 +133,11 @@ class DeviceArrayCodec:
         elif not out.flags.c_contiguous:
             raise OutputSizeError(f"{self.name}: the output must be C-contiguous")
         step = self.step(decoded, encode)
-        if step is None:
-            self._on_the_cpu(source, out, spec, encode)
-            return out
         failed = kernels.launch(step, source, out)
         first = int(failed.get()[0])
         if first < count:
             self._raise_for(source.reshape(-1)[first : first + 1], source_type, spec, encode)
         return out
-
-    def _on_the_cpu(self, source: Any, out: Any, spec: ChunkSpec, encode: bool) -> None:
-        import cupy
-
-        host = cupy.asnumpy(source).view(_host_dtype(self, spec, encode, source=True))
-        method = self.codec.encode if encode else self.codec.decode
-        result = np.ascontiguousarray(method(host, ChunkSpec(host.shape, spec.data_type)))
-        out.reshape(-1).view(cupy.uint8)[...] = cupy.asarray(result.reshape(-1).view(np.uint8))
 
     def _raise_for(
         self, element: Any, source_type: DataType, spec: ChunkSpec, encode: bool
@@ -261,33 +249,30 @@ def _kind(codec: Any) -> str | None:
     return None
 
 
-def _step(kind: str, codec: Any, data_type: DataType, encode: bool) -> Step | None:
+def _step(kind: str, codec: Any, data_type: DataType, encode: bool) -> Step:
     direction: Literal["encode", "decode"] = "encode" if encode else "decode"
     if kind == "cast_value":
         return Step(0, cast=cast_step(codec, data_type, direction))
     if kind == "scale_offset":
-        affine = scale_offset_step(codec, data_type, encode)
-        return None if affine is None else Step(1, affine=affine)
-    affine = scale_offset_step(codec.first, data_type, encode)
-    if affine is None:
-        return None
+        return Step(1, affine=scale_offset_step(codec, data_type, encode))
     return Step(
-        2 if encode else 3, cast=cast_step(codec.second, data_type, direction), affine=affine
+        2 if encode else 3,
+        cast=cast_step(codec.second, data_type, direction),
+        affine=scale_offset_step(codec.first, data_type, encode),
     )
 
 
-def _cupy_dtype(data_type: DataType) -> Any:
-    """The dtype of new CuPy arrays of ``data_type``; CuPy has none of the ml_dtypes types."""
+def cupy_has(data_type: DataType) -> bool:
+    """Whether CuPy has arrays of ``data_type`` (it has none of the ml_dtypes types)."""
     dtype = data_type.numpy_dtype
-    if dtype.type.__module__ == "numpy" and dtype.kind in "iuf":
-        return dtype
+    return bool(dtype.type.__module__ == "numpy" and dtype.kind in "iuf")
+
+
+def _cupy_dtype(data_type: DataType) -> Any:
+    """The dtype of new CuPy arrays of ``data_type``."""
+    if cupy_has(data_type):
+        return data_type.numpy_dtype
     raise UnsupportedError(
         f"CuPy has no {data_type.name} arrays: pass an output array of "
         f"{data_type.itemsize}-byte elements (its bits are written as they are stored)"
     )
-
-
-def _host_dtype(codec: DeviceArrayCodec, spec: ChunkSpec, encode: bool, source: bool) -> Any:
-    decoded = spec.data_type
-    encoded = codec.resolve(spec).data_type
-    return (decoded if encode == source else encoded).numpy_dtype

@@ -210,12 +210,12 @@ class AffineStep:
     scale: int | float
 
 
-def scale_offset_step(codec: Any, data_type: DataType, encode: bool) -> AffineStep | None:
+def scale_offset_step(codec: Any, data_type: DataType, encode: bool) -> AffineStep:
     """The step of a ``zarr_codec_scale_offset.ScaleOffset`` for ``data_type``: integers
     exactly, float32 and float64 in their own arithmetic, the other float types
     (:data:`EMULATED_FLOATS`) in float64 with a rounding to the type after each operation, as
     the CPU computes them. The CPU plan is built first, so a configuration it refuses raises
-    its error here. (``None`` is kept for types a later version may leave to the CPU.)"""
+    its error here."""
     codec.bind(data_type)
     config = json.loads(json.dumps(codec.configuration()))
     if data_type.is_integer:

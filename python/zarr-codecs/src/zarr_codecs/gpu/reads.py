@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from zarr_codec_shapes import BytesCodec, ChunkSpec, CorruptInputError
 
-from zarr_codecs.gpu.codecs import DeviceArrayCodec
+from zarr_codecs.gpu.codecs import DeviceArrayCodec, cupy_has
 from zarr_codecs.gpu.decompress import NVCOMP_NAMES, decompress_batch
 
 __all__ = ["DevicePlan", "plan_for", "read_into"]
@@ -86,7 +86,7 @@ def plan_for(codecs: Sequence[Any], spec: ChunkSpec) -> DevicePlan | None:
     if current.data_type.itemsize > 1 and endian not in ("little", None):
         return None
     # Each array codec decodes into a new CuPy array of its decoded type: CuPy must have it.
-    if any(not _cupy_has(decoded.data_type) for _, decoded in devices) or not _cupy_has(
+    if any(not cupy_has(decoded.data_type) for _, decoded in devices) or not cupy_has(
         spec.data_type
     ):
         return None
@@ -124,11 +124,6 @@ def read_into(
             plan, chunks, present[first : first + group], chunk_selections, out_selections, target
         )
     return [chunk is not None for chunk in chunks]
-
-
-def _cupy_has(data_type: Any) -> bool:
-    dtype = data_type.numpy_dtype
-    return bool(dtype.type.__module__ == "numpy" and dtype.kind in "iuf")
 
 
 def _device_dtype(spec: ChunkSpec) -> Any:
