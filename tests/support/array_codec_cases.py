@@ -16,32 +16,19 @@ from typing import Any
 
 import numpy as np
 import pytest
-from zarr_codec_cast_value import CastValue
+from zarr_codec_cast_value import ROUNDING_MODES, CastValue
 from zarr_codec_scale_offset import ScaleOffset
 from zarr_codec_shapes import ChunkSpec, CodecError, DataType, OutOfRangeError
 from zarr_codecs.gpu.plans import Step, cast_step, scale_offset_step
 
-INTS = ("int2", "int4", "int8", "int16", "int32", "int64")
-UINTS = ("uint2", "uint4", "uint8", "uint16", "uint32", "uint64")
-FLOATS = (
-    "float16",
-    "bfloat16",
-    "float32",
-    "float64",
-    "float8_e3m4",
-    "float8_e4m3",
-    "float8_e4m3b11fnuz",
-    "float8_e4m3fnuz",
-    "float8_e5m2",
-    "float8_e5m2fnuz",
-    "float8_e8m0fnu",
-    "float6_e2m3fn",
-    "float6_e3m2fn",
-    "float4_e2m1fn",
-)
+# Every integer and float type (the ones cast_value and scale_offset are defined for), from
+# the API's own list.
+INTS = tuple(d.name for d in DataType.ALL if d.is_integer and d.integer_range()[0] < 0)
+UINTS = tuple(d.name for d in DataType.ALL if d.is_integer and d.integer_range()[0] == 0)
+FLOATS = tuple(d.name for d in DataType.ALL if d.is_float)
 TYPES = INTS + UINTS + FLOATS
 PAIRS = list(itertools.product(TYPES, TYPES))
-ROUNDINGS = ("nearest-even", "towards-zero", "towards-positive", "towards-negative", "nearest-away")
+ROUNDINGS = tuple(ROUNDING_MODES)
 # How many refused elements are asked of the CPU codec one at a time, per case.
 REFUSED_SAMPLE = 24
 
