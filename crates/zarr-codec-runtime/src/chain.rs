@@ -72,7 +72,7 @@ impl Chain {
             current = encoded;
         }
         let stored_len = current.num_bytes();
-        let size = current.data_type().size();
+        let size = current.data_type().swap_size();
         let swap = match endian {
             _ if size < 2 => None,
             Some(order) if order == Endian::NATIVE => None,

@@ -268,6 +268,16 @@ impl DataType {
         }
     }
 
+    /// Bytes reversed together when the byte order changes: [`size`](Self::size), but one
+    /// component's size for the complex types (the `bytes` codec swaps the real and the
+    /// imaginary part each on its own, and keeps their order).
+    pub const fn swap_size(self) -> usize {
+        match self.component_type() {
+            Some(component) => component.size(),
+            None => self.size(),
+        }
+    }
+
     /// The number of bits that carry the value: 1 for `bool`, 2 for `int2`, 6 for the
     /// `float6` types, 64 for `complex64`, ...; `8 * size()` for the whole-byte types.
     pub const fn bits(self) -> u32 {
@@ -471,6 +481,17 @@ mod tests {
         let error = DataType::from_name("float128").expect_err("no float128");
         assert_eq!(error.kind(), crate::ErrorKind::Configuration);
         assert!(error.to_string().contains("float128"));
+    }
+
+    #[test]
+    fn complex_types_swap_one_part_at_a_time() {
+        assert_eq!(DataType::Complex64.swap_size(), 4);
+        assert_eq!(DataType::Complex128.swap_size(), 8);
+        for data_type in DataType::ALL {
+            if !data_type.is_complex() {
+                assert_eq!(data_type.swap_size(), data_type.size(), "{data_type}");
+            }
+        }
     }
 
     #[test]

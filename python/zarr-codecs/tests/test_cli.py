@@ -35,7 +35,7 @@ def test_help_lists_every_command_and_the_exit_codes(capsys: pytest.CaptureFixtu
         cli.main(["--help"])
     assert exit_info.value.code == 0
     out = capsys.readouterr().out
-    for command in ("info", "inspect", "migrate", "repair-order", "demo"):
+    for command in ("info", "inspect", "migrate", "repair-order", "repair-complex", "demo"):
         assert command in out
     assert "bench" not in out  # the benchmarks are a development package: zarr-codecs-bench
     assert "exit status" in out and "ZARR_CODECS_INSTALL" in out

@@ -230,12 +230,12 @@ class Chain:
         return not self.array_stages and not self.bytes_codecs and self._swap_size() == 0
 
     def _swap_size(self) -> int | None:
-        """The element size the ``bytes`` codec swaps (0: none), ``None`` when it is not ours
-        or has no byte order for multi-byte elements."""
+        """The bytes the ``bytes`` codec reverses together (0: none; one part of a complex
+        number), ``None`` when it is not ours or has no byte order for multi-byte elements."""
         codec = self.array_bytes.codec
         if not isinstance(codec, BytesCodec):
             return None
-        size = self.encoded_spec.data_type.itemsize
+        size = self.encoded_spec.data_type.swap_size
         if size < 2 or codec.endian == NATIVE:
             return 0
         return None if codec.endian is None else size

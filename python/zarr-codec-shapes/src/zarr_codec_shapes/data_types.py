@@ -147,6 +147,13 @@ class DataType:
         """True for real floating-point types."""
         return self.kind is Kind.FLOAT
 
+    @property
+    def swap_size(self) -> int:
+        """Bytes reversed together when the byte order changes: ``itemsize``, but one
+        component's for complex types (the ``bytes`` codec swaps the real and the imaginary
+        part each on its own and keeps their order)."""
+        return self.itemsize // 2 if self.kind is Kind.COMPLEX else self.itemsize
+
     def integer_range(self) -> tuple[int, int]:
         """Inclusive ``(min, max)`` of an integer (or bool, as 0/1) type."""
         if self.kind is Kind.BOOL:
