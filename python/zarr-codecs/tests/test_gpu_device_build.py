@@ -47,6 +47,8 @@ def test_the_kernel_compiles_for_the_device(step: Step) -> None:
     assert ".entry zc_run" in ptx
     # No fused multiply-add may appear: every operation is rounded on its own, as on the CPU.
     assert "fma." not in ptx
+    # Subnormal float32 values are kept, as on the CPU (CuPy's own compile flushes them).
+    assert ".ftz" not in ptx
 
 
 def test_the_run_time_plan_kernel_compiles_for_the_device() -> None:
@@ -54,3 +56,4 @@ def test_the_run_time_plan_kernel_compiles_for_the_device() -> None:
     assert ".entry zc_run_dynamic" in ptx
     assert ".entry zc_run(" not in ptx  # the constant-plan kernel needs a plan
     assert "fma." not in ptx
+    assert ".ftz" not in ptx

@@ -820,20 +820,38 @@ ZC_FN int zc_step(zc_u64 raw, const ZcStep& s, const zc_u64* map_keys, const zc_
 __constant__ zc_u64 zc_map_keys[ZC_PLAN_MAP_CAPACITY] = ZC_PLAN_MAP_KEYS;
 __constant__ zc_u64 zc_map_values[ZC_PLAN_MAP_CAPACITY] = ZC_PLAN_MAP_VALUES;
 
+// Elements a thread loads before it computes any of them: more memory requests in flight per
+// thread, which the element-wise codecs (a few bytes read and written per element) need to
+// come near the device's bandwidth.
+#define ZC_UNROLL 4
+
+ZC_FN void zc_run_one(const ZcStep& step, zc_u64 raw, unsigned char* output, zc_u64 i,
+                      unsigned long long* failed) {
+    zc_u64 result;
+    if (zc_step(raw, step, zc_map_keys, zc_map_values, &result)) {
+        zc_store(output + i * step.out_size, step.out_size, result);
+    } else {
+        atomicMin(failed, (unsigned long long)i);
+    }
+}
+
 extern "C" __global__ void zc_run(const unsigned char* input, unsigned char* output,
                                   zc_u64 count, unsigned long long* failed) {
     const ZcStep step = ZC_PLAN_STEP;
     const int in_size = step.in_size;
-    const int out_size = step.out_size;
-    zc_u64 stride = (zc_u64)blockDim.x * gridDim.x;
-    for (zc_u64 i = (zc_u64)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride) {
-        zc_u64 result;
-        if (zc_step(zc_load(input + i * in_size, in_size), step, zc_map_keys, zc_map_values,
-                    &result)) {
-            zc_store(output + i * out_size, out_size, result);
-        } else {
-            atomicMin(failed, (unsigned long long)i);
-        }
+    const zc_u64 stride = (zc_u64)blockDim.x * gridDim.x;
+    zc_u64 i = (zc_u64)blockIdx.x * blockDim.x + threadIdx.x;
+    // Rounds of ZC_UNROLL elements, `stride` apart (each warp's loads stay coalesced), then
+    // the rest one at a time: every element once.
+    for (; i + (ZC_UNROLL - 1) * stride < count; i += ZC_UNROLL * stride) {
+        zc_u64 raw[ZC_UNROLL];
+#pragma unroll
+        for (int k = 0; k < ZC_UNROLL; ++k) raw[k] = zc_load(input + (i + k * stride) * in_size, in_size);
+#pragma unroll
+        for (int k = 0; k < ZC_UNROLL; ++k) zc_run_one(step, raw[k], output, i + k * stride, failed);
+    }
+    for (; i < count; i += stride) {
+        zc_run_one(step, zc_load(input + i * in_size, in_size), output, i, failed);
     }
 }
 #endif

@@ -3,11 +3,18 @@ with NVRTC (through CuPy, which caches the binaries on disk) and launched over C
 
 ``--fmad=false`` keeps every float operation rounded on its own, as the CPU codecs compute
 (the source uses the ``__*_rn`` intrinsics too); denormals are kept (``-ftz=false``) and
-division is IEEE (``-prec-div=true``), CuPy's defaults made explicit.
+division is IEEE (``-prec-div=true``).
+
+The kernels are compiled here, with these options alone, and CuPy loads the PTX: CuPy's own
+``RawModule(code=...)`` appends ``-ftz=true`` to every NVRTC compile, which flushes subnormal
+float32 values to zero (found on the first GPU run: a float32 subnormal cast to float64 came
+back as zero, where the CPU codecs keep it).
 """
 
 from __future__ import annotations
 
+import hashlib
+import tempfile
 from contextlib import nullcontext
 from functools import lru_cache
 from pathlib import Path
@@ -15,7 +22,7 @@ from typing import Any
 
 from zarr_codecs.gpu.plans import Step
 
-__all__ = ["OPTIONS", "compile_ptx", "device_source", "launch", "run_dynamic"]
+__all__ = ["OPTIONS", "compile_ptx", "device_source", "launch", "load_module", "run_dynamic"]
 
 SOURCE_PATH = Path(__file__).with_name("array_codecs.cu")
 OPTIONS = ("--std=c++17", "--fmad=false", "-ftz=false", "-prec-div=true", "-prec-sqrt=true")
@@ -36,9 +43,13 @@ def compile_ptx(step: Step | None, arch: str = "compute_90") -> str:
     """``step``'s kernel (``None``: the run-time-plan kernel alone) compiled to PTX by NVRTC:
     needs CuPy and NVRTC, no GPU (what the tests use to check the device build where there is
     no device)."""
+    return _nvrtc_ptx(_source() if step is None else device_source(step), arch)
+
+
+def _nvrtc_ptx(source: str, arch: str) -> str:
+    """``source`` compiled to PTX for ``arch`` by NVRTC with :data:`OPTIONS` and no others."""
     from cupy_backends.cuda.libs import nvrtc
 
-    source = _source() if step is None else device_source(step)
     program = nvrtc.createProgram(source, "array_codecs.cu", [], [])
     try:
         try:
@@ -51,12 +62,30 @@ def compile_ptx(step: Step | None, arch: str = "compute_90") -> str:
     return ptx.decode() if isinstance(ptx, bytes) else ptx
 
 
-@lru_cache(maxsize=512)
-def _kernel(step: Step) -> Any:
+@lru_cache(maxsize=1)
+def _ptx_folder() -> Path:
+    return Path(tempfile.mkdtemp(prefix="zarr-codecs-ptx-"))
+
+
+def load_module(source: str) -> Any:
+    """A CuPy module of ``source`` for the current device, compiled with :data:`OPTIONS` alone
+    (see the module's notes on ``-ftz``) and loaded from PTX."""
     import cupy
 
-    module = cupy.RawModule(code=device_source(step), options=OPTIONS)
-    return module.get_function("zc_run")
+    arch = f"compute_{cupy.cuda.Device().compute_capability}"
+    ptx = _nvrtc_ptx(source, arch)
+    name = hashlib.sha256(f"{arch}\0{source}".encode()).hexdigest()[:32]
+    path = _ptx_folder() / f"{name}.ptx"
+    if not path.exists():
+        temporary = path.with_suffix(".tmp")
+        temporary.write_text(ptx, encoding="utf-8")
+        temporary.replace(path)
+    return cupy.RawModule(path=str(path))
+
+
+@lru_cache(maxsize=512)
+def _kernel(step: Step) -> Any:
+    return load_module(device_source(step)).get_function("zc_run")
 
 
 @lru_cache(maxsize=16)
@@ -88,10 +117,7 @@ def launch(step: Step, source: Any, target: Any, stream: Any = None) -> Any:
 
 @lru_cache(maxsize=1)
 def _dynamic_kernel() -> Any:
-    import cupy
-
-    module = cupy.RawModule(code=_source(), options=OPTIONS)
-    return module.get_function("zc_run_dynamic")
+    return load_module(_source()).get_function("zc_run_dynamic")
 
 
 def run_dynamic(step: Step, source: Any) -> tuple[Any, Any]:
