@@ -113,8 +113,8 @@ fn the_other_byte_order_is_swapped_both_ways() {
 /// big-endian bytes written out by hand, parts distinct.
 #[test]
 fn complex_numbers_are_swapped_part_by_part() {
-    let chain = Chain::new(&[], Some(Endian::Big), &[], spec(&[2], DataType::Complex64))
-        .expect("a chain");
+    let chain =
+        Chain::new(&[], Some(Endian::Big), &[], spec(&[2], DataType::Complex64)).expect("a chain");
     let parts = [1.5f32, -2.25, 3.0e-3, 7.0e9];
     let native: Vec<u8> = parts.iter().flat_map(|v| v.to_ne_bytes()).collect();
     let expected: Vec<u8> = parts.iter().flat_map(|v| v.to_be_bytes()).collect();
@@ -124,9 +124,17 @@ fn complex_numbers_are_swapped_part_by_part() {
     chain.decode_into(&stored, &mut out).expect("decoded");
     assert_eq!(out, native);
 
-    let chain = Chain::new(&[], Some(Endian::Big), &[zstd()], spec(&[1], DataType::Complex128))
-        .expect("a chain");
-    let native: Vec<u8> = [0.1f64, -9.75].iter().flat_map(|v| v.to_ne_bytes()).collect();
+    let chain = Chain::new(
+        &[],
+        Some(Endian::Big),
+        &[zstd()],
+        spec(&[1], DataType::Complex128),
+    )
+    .expect("a chain");
+    let native: Vec<u8> = [0.1f64, -9.75]
+        .iter()
+        .flat_map(|v| v.to_ne_bytes())
+        .collect();
     let stored = chain.encode(&native).expect("encoded");
     let raw = zarr_codec_zstd::decode(&stored, None).expect("a zstd frame");
     assert_eq!(raw[..8], 0.1f64.to_be_bytes());

@@ -37,7 +37,7 @@ import warnings
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 import numpy as np
 from zarr.core.codec_pipeline import BatchedCodecPipeline
@@ -55,6 +55,7 @@ from zarr_codecs._arrays import broadcast as _broadcast
 from zarr_codecs._arrays import covers as _covers
 from zarr_codecs._arrays import raw as _raw
 from zarr_codecs._direct_stores import by_chain, memory_store_of, plain_store_of
+from zarr_codecs._stored_order import StoredOrderChain
 from zarr_codecs._usage import count
 
 if TYPE_CHECKING:
@@ -149,18 +150,25 @@ def _v2_compressor(compressor: Any) -> Any:
     return get_codec(compressor.get_config(), 2)
 
 
-def _v2_chain(chunks: _V2Chunks, spec: ArraySpec) -> tuple[Any, ...] | None:
+def _v2_chain(chunks: _V2Chunks, spec: ArraySpec) -> tuple[Any, ...]:
     """The v3 codecs that store a v2 array's chunks as zarr-python's ``V2Codec`` does, for
-    chunks of ``spec``; ``None`` for byte orders other than this machine's (zarr hands those
-    arrays over in that order, which the runtime does not take)."""
+    chunks of ``spec``: the elements' bytes as they are (an array of the other byte order is
+    handed over and stored in that order: :class:`StoredOrderChain` takes it)."""
     dtype = spec.dtype.to_native_dtype()
-    if not dtype.isnative:
-        return None
     endian = BytesCodec(NATIVE if dtype.itemsize > 1 else None)
     codecs: tuple[Any, ...] = (endian,)
     if spec.order == "F" and len(spec.shape) > 1:
         codecs = (Transpose.reversing(len(spec.shape)), endian)
     return codecs if chunks.compressor is None else (*codecs, chunks.compressor)
+
+
+def _foreign_byte_order(spec: ArraySpec) -> Literal["<", ">"] | None:
+    """The byte order zarr-python hands the chunks of ``spec`` over in, when it is not this
+    machine's (Zarr v2 data types such as ``">f4"``); ``None`` when it is."""
+    dtype = spec.dtype.to_native_dtype()
+    if dtype.isnative:
+        return None
+    return "<" if dtype.byteorder == "<" else ">"
 
 
 def _qualified(cls: type) -> str:
@@ -240,13 +248,20 @@ class ChainCodecPipeline(BatchedCodecPipeline):
         if chunk_spec is None:
             return None
         cache: dict[Any, Chain | None] = self.__dict__["_chain_cache"]
-        key = (chunk_spec, spec.order)  # a v2 array's chunks are stored in its order
+        # A v2 array's chunks are stored in its memory order and its byte order.
+        byte_order = _foreign_byte_order(spec)
+        key = (chunk_spec, spec.order, byte_order)
         if key not in cache:
             chain: Chain | None = None
+            order = None
             if len(codecs) == 1 and isinstance(codecs[0], _V2Chunks):
+                order = byte_order
                 codecs = _v2_chain(codecs[0], spec)
             with contextlib.suppress(CodecError, TypeError, ValueError, AttributeError):
-                chain = None if codecs is None else Chain(codecs, chunk_spec)
+                if order is None:
+                    chain = Chain(codecs, chunk_spec)
+                else:
+                    chain = StoredOrderChain(codecs, chunk_spec, order)
             if len(cache) >= _MAX_CACHED:
                 cache.clear()
             cache[key] = chain
