@@ -123,7 +123,8 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     passed = {report.nodeid for report in stats.get("passed", []) if report.when == "call"}
     counts = {kind: len(ids & passed) for kind, ids in _RAN.items()}
     counts["passed"] = len(passed)
-    terminalreporter.write_sep("=", "zarr-codecs in zarr-python's suite")
+    suite = os.environ.get("ZARR_SUITE_NAME", "zarr-python's suite")
+    terminalreporter.write_sep("=", f"zarr-codecs in {suite}")
     for kind, count in counts.items():
         label = "tests passed" if kind == "passed" else f"passed tests through {kind}"
         terminalreporter.write_line(f"{label}: {count}")

@@ -326,6 +326,11 @@ async def read(
     target = out.as_ndarray_like()
     if not prepared.cut(metadata, indexer, _prefix(root, prepared.path)):
         return NotImplemented
+    inline = prepared.inline(target.nbytes)
+    if inline:
+        # One turn of the event loop first, as any awaiting read gives: concurrent reads
+        # (xarray's load_async of several objects) start together, not one after another.
+        await asyncio.sleep(0)
     sources: list[Any]
     if files:
         sources = list(prepared.keys)
@@ -336,7 +341,6 @@ async def read(
     def decode() -> list[bool] | None:
         return chain.read(sources, prepared.chunk_selections, prepared.places, target)
 
-    inline = prepared.inline(target.nbytes)
     found = decode() if inline else await asyncio.to_thread(decode)
     if found is None:
         return NotImplemented

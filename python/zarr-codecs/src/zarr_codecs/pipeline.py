@@ -441,7 +441,10 @@ class ChainCodecPipeline(BatchedCodecPipeline):
 
         # Small reads run here (a thread hop costs more than they do); the GIL is released
         # while the runtime works either way.
-        return decode() if _small(batch, chains) else await asyncio.to_thread(decode)
+        if not _small(batch, chains):
+            return await asyncio.to_thread(decode)
+        await asyncio.sleep(0)  # one turn of the event loop, as any awaiting read gives
+        return decode()
 
     # -- writing ---------------------------------------------------------------------------
 

@@ -1,0 +1,98 @@
+"""zarrs-python's own tests, run with our pipeline where they select zarrs'.
+
+Fetches the sdist of the zarrs version installed (from PyPI, checked against the index's
+sha256; kept in ``.cache/``), unpacks its ``tests/`` into a scratch folder and runs them with
+``scripts/peer_suite_plugin.py`` twice: with zarrs' own pipeline (the baseline), then with
+zarrs' pipeline setting turned into ours (our codecs installed, tests counted by what they
+went through); a test that passes with zarrs' and not with ours fails the run. Tests that
+check zarrs' own pipeline object, its settings or its services rather than what arrays hold
+are deselected, each with its reason (:data:`EXCLUDED`). ``--quick`` runs a fixed subset
+(CI's: the indexing round trips against zarr-python, v2, sharding, byte orders). Exit
+status: 1 when a test passes with zarrs' pipeline and not with ours.
+"""
+
+from __future__ import annotations
+
+import io
+import sys
+import tarfile
+import tempfile
+from importlib.metadata import version
+from pathlib import Path
+
+from peer_suites import run_compared
+from upstream_suites import sdist
+
+MODULES = ("tests",)
+QUICK = (
+    "tests/pipeline/test_roundtrip.py",
+    "tests/test_v2.py",
+    "tests/test_sharding.py",
+    "tests/test_endian.py",
+)
+
+_ZARRS_ONLY = "checks zarrs' own pipeline object or its settings, not what arrays hold"
+#: Modules or test ids deselected, with why.
+EXCLUDED: dict[str, str] = {
+    "tests/test_version.py": "checks zarrs' version string",
+    "tests/test_registry.py": "checks zarrs' codec registry in a subprocess",
+    "tests/test_strict_mode.py": "checks zarrs' codec_pipeline.strict setting: " + _ZARRS_ONLY,
+    "tests/test_zarrs_http.py": "zarrs' own HTTP store, over the network",
+    "tests/test_obstore.py": "obstore's stores over the network",
+    "tests/pipeline/test_pipeline.py::test_pickle": "pickles zarrs' pipeline: " + _ZARRS_ONLY,
+    "tests/pipeline/test_pipeline.py::test_pipeline_used": (
+        "spies on zarrs' pipeline class (pytest-mock): " + _ZARRS_ONLY
+    ),
+    "tests/pipeline/test_pipeline.py::test_direct_io": (
+        "zarrs' codec_pipeline.direct_io setting: " + _ZARRS_ONLY
+    ),
+}
+
+
+def unpack(data: bytes, release: str, into: Path) -> None:
+    """zarrs' ``tests/`` and a ``pytest.ini`` with the asyncio settings its tests need."""
+    top = f"zarrs-{release}"
+    with tarfile.open(fileobj=io.BytesIO(data)) as archive:
+        for member in archive.getmembers():
+            if member.isfile() and member.name.startswith(f"{top}/tests/"):
+                target = into / member.name.removeprefix(f"{top}/")
+                target.parent.mkdir(parents=True, exist_ok=True)
+                source = archive.extractfile(member)
+                assert source is not None
+                target.write_bytes(source.read())
+    # Its modules import their conftest relatively, as a package (the sdist has no
+    # ``__init__.py``; zarrs' repository runs them from its own checkout).
+    for folder in (into / "tests", into / "tests" / "pipeline"):
+        (folder / "__init__.py").touch()
+    (into / "pytest.ini").write_text(
+        "[pytest]\nasyncio_mode = auto\nasyncio_default_fixture_loop_scope = function\n"
+    )
+
+
+def main(argv: list[str]) -> int:
+    quick = "--quick" in argv
+    argv = [arg for arg in argv if arg != "--quick"]
+    release = version("zarrs")
+    data = sdist("zarrs", release)
+    with tempfile.TemporaryDirectory(prefix="zarrs-suite-") as scratch:
+        work = Path(scratch)
+        unpack(data, release, work)
+        modules = QUICK if quick else MODULES
+        arguments = [
+            "-q",
+            "-ra",
+            "-p",
+            "no:randomly",
+            *(f"--ignore={path}" for path in EXCLUDED if "::" not in path),
+            *(f"--deselect={test}" for test in EXCLUDED if "::" in test),
+            *([] if any(arg.startswith("tests") for arg in argv) else modules),
+            "--disable-warnings",
+            *argv,
+        ]
+        return run_compared(
+            work, arguments, f"zarrs-python {release}'s suite", "zarrs' own pipeline"
+        )
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
