@@ -19,7 +19,7 @@ const MAX_RATIO: usize = 1032;
 const MIN_GROWTH: usize = 64 * 1024;
 
 /// Where decoded bytes go.
-trait Sink {
+pub(crate) trait Sink {
     /// Bytes decoded so far.
     fn len(&self) -> usize;
     /// The bytes decoded from position `from` on.
@@ -30,9 +30,9 @@ trait Sink {
 }
 
 /// A `Vec` that grows up to `limit` bytes.
-struct Growable {
-    out: Vec<u8>,
-    limit: usize,
+pub(crate) struct Growable {
+    pub(crate) out: Vec<u8>,
+    pub(crate) limit: usize,
 }
 
 impl Sink for Growable {
@@ -75,9 +75,9 @@ impl Sink for Growable {
 
 /// The caller's buffer: never written past its end. Its first `len` bytes are initialised
 /// (libdeflate wrote them); the rest may not be.
-struct Fixed<'a> {
-    out: &'a mut [MaybeUninit<u8>],
-    len: usize,
+pub(crate) struct Fixed<'a> {
+    pub(crate) out: &'a mut [MaybeUninit<u8>],
+    pub(crate) len: usize,
 }
 
 impl Sink for Fixed<'_> {

@@ -161,3 +161,37 @@ pub(crate) fn crc32(data: &[u8]) -> u32 {
     // SAFETY: libdeflate reads exactly `data.len()` bytes from a valid slice.
     unsafe { sys::libdeflate_crc32(0, data.as_ptr().cast::<c_void>(), data.len()) }
 }
+
+/// The most bytes a zlib stream of `len` input bytes can take at `level`.
+pub(crate) fn zlib_bound(level: Level, len: usize) -> Result<usize> {
+    // SAFETY: `compressor` is a live compressor owned by this thread; the call only reads it.
+    with_compressor(level, |compressor| unsafe {
+        sys::libdeflate_zlib_compress_bound(compressor, len)
+    })
+}
+
+/// Compress `input` as one zlib stream (RFC 1950) into `out`; `None` if `out` is too small.
+pub(crate) fn zlib_compress(
+    level: Level,
+    input: &[u8],
+    out: &mut [MaybeUninit<u8>],
+) -> Result<Option<usize>> {
+    // SAFETY: `compressor` is a live compressor owned by this thread; `input` and `out` are
+    // valid for their lengths and libdeflate writes at most `out.len()` bytes.
+    let written = with_compressor(level, |compressor| unsafe {
+        sys::libdeflate_zlib_compress(
+            compressor,
+            input.as_ptr().cast::<c_void>(),
+            input.len(),
+            out.as_mut_ptr().cast::<c_void>(),
+            out.len(),
+        )
+    })?;
+    Ok((written != 0).then_some(written))
+}
+
+/// Adler-32 (the zlib checksum) of `data`.
+pub(crate) fn adler32(data: &[u8]) -> u32 {
+    // SAFETY: libdeflate reads exactly `data.len()` bytes from a valid slice.
+    unsafe { sys::libdeflate_adler32(1, data.as_ptr().cast::<c_void>(), data.len()) }
+}

@@ -1,4 +1,6 @@
-//! The Zarr `gzip` codec: a bytes-to-bytes codec writing RFC 1952 gzip streams.
+//! The Zarr `gzip` codec: a bytes-to-bytes codec writing RFC 1952 gzip streams; and
+//! numcodecs' `zlib` ([`Zlib`]: RFC 1950 streams, a common Zarr v2 compressor) on the same
+//! deflate core.
 //!
 //! Use it from Rust alone, no Python involved: `cargo add zarr-codec-gzip` (the examples in
 //! `examples/` run with `cargo run --example <name> -p zarr-codec-gzip`).
@@ -29,6 +31,7 @@
 mod decode;
 mod engine;
 mod header;
+mod zlib;
 
 use std::mem::MaybeUninit;
 
@@ -39,6 +42,10 @@ use zarr_codec_shapes::json::{
 use zarr_codec_shapes::{BytesToBytesCodec, ChunkSpec, Codec, CodecError, CodecFromJson, Result};
 
 pub use decode::{decode, decode_into, decode_into_uninit, decoded_size_hint};
+pub use zlib::{
+    ZLIB_ID, ZLIB_NAME, Zlib, zlib_decode, zlib_decode_into, zlib_decode_into_uninit, zlib_encode,
+    zlib_encode_into, zlib_encode_into_uninit, zlib_max_encoded_size,
+};
 
 /// The codec's name in Zarr v3 metadata and its id in Zarr v2 metadata.
 pub const NAME: &str = "gzip";
@@ -101,7 +108,7 @@ fn numcodecs_default_level() -> i64 {
 }
 
 /// zlib's level -1.
-const ZLIB_DEFAULT_LEVEL: u32 = 6;
+pub(crate) const ZLIB_DEFAULT_LEVEL: u32 = 6;
 
 impl GzipConfigV2 {
     fn level(self) -> Result<Level> {

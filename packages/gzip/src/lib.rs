@@ -195,6 +195,101 @@ fn canonical_configuration(py: Python<'_>, json: &str, zarr_format: u8) -> PyRes
     zarr_codec_python::canonical_configuration::<zarr_codec_gzip::Gzip>(py, json, zarr_format)
 }
 
+/// Compress `data` into a zlib stream (numcodecs' `zlib`).
+#[pyfunction]
+fn zlib_encode<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyAny>,
+    level: u32,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let level = self::level(py, level)?;
+    let input = BytesInput::new(data)?;
+    let encoded = run(py, || zarr_codec_gzip::zlib_encode(input.as_slice(), level))?;
+    Ok(PyBytes::new(py, &encoded))
+}
+
+/// Compress `data` as a zlib stream into the writable buffer `out`; returns the bytes written.
+#[pyfunction]
+fn zlib_encode_into(
+    py: Python<'_>,
+    data: &Bound<'_, PyAny>,
+    out: &Bound<'_, PyAny>,
+    level: u32,
+) -> PyResult<usize> {
+    let level = self::level(py, level)?;
+    let mut output = BytesOutput::new(out)?;
+    let input = BytesInput::new(data)?.apart_from(&output);
+    let target = output.as_mut_slice();
+    run(py, || {
+        zarr_codec_gzip::zlib_encode_into(input.as_slice(), level, target)
+    })
+}
+
+/// Decompress a zlib stream; `limit` caps the decoded size.
+#[pyfunction]
+#[pyo3(signature = (data, limit=None))]
+fn zlib_decode<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyAny>,
+    limit: Option<usize>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let input = BytesInput::new(data)?;
+    let decoded = run(py, || zarr_codec_gzip::zlib_decode(input.as_slice(), limit))?;
+    Ok(PyBytes::new(py, &decoded))
+}
+
+/// Decompress a zlib stream into the writable buffer `out`; returns the bytes written.
+#[pyfunction]
+fn zlib_decode_into(
+    py: Python<'_>,
+    data: &Bound<'_, PyAny>,
+    out: &Bound<'_, PyAny>,
+) -> PyResult<usize> {
+    let mut output = BytesOutput::new(out)?;
+    let input = BytesInput::new(data)?.apart_from(&output);
+    let target = output.as_mut_slice();
+    run(py, || {
+        zarr_codec_gzip::zlib_decode_into(input.as_slice(), target)
+    })
+}
+
+/// The largest zlib stream `size` bytes can become at `level`.
+#[pyfunction]
+fn zlib_max_encoded_size(py: Python<'_>, size: usize, level: u32) -> PyResult<usize> {
+    let level = self::level(py, level)?;
+    run(py, || zarr_codec_gzip::zlib_max_encoded_size(size, level))
+}
+
+/// zlib decoding as a chain kernel.
+#[pyfunction]
+fn zlib_decode_kernel(py: Python<'_>) -> PyResult<Bound<'_, PyCapsule>> {
+    zarr_codec_python::decode_kernel(py, |input: &[u8], output: &mut [u8]| {
+        zarr_codec_gzip::zlib_decode_into(input, output)
+    })
+}
+
+/// zlib compression at `level` as a chain kernel.
+#[pyfunction]
+fn zlib_encode_kernel(py: Python<'_>, level: u32) -> PyResult<Bound<'_, PyCapsule>> {
+    let level = self::level(py, level)?;
+    zarr_codec_python::encode_kernel(
+        py,
+        move |input: &[u8], target: zarr_codec_python::Target<'_>| {
+            // SAFETY: libdeflate writes only bytes into its output.
+            let out = unsafe { target.into_uninit() };
+            zarr_codec_gzip::zlib_encode_into_uninit(input, level, out)
+        },
+        // A size beyond any bound is refused when its object is allocated.
+        move |len| zarr_codec_gzip::zlib_max_encoded_size(len, level).unwrap_or(usize::MAX - 1),
+    )
+}
+
+/// [`canonical_configuration`] for numcodecs' `zlib`.
+#[pyfunction]
+fn zlib_canonical_configuration(py: Python<'_>, json: &str, zarr_format: u8) -> PyResult<String> {
+    zarr_codec_python::canonical_configuration::<zarr_codec_gzip::Zlib>(py, json, zarr_format)
+}
+
 #[pymodule]
 fn _gzip(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add(
@@ -212,5 +307,13 @@ fn _gzip(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(decode_batch_into, module)?)?;
     module.add_function(wrap_pyfunction!(decode_kernel, module)?)?;
     module.add_function(wrap_pyfunction!(encode_kernel, module)?)?;
+    module.add_function(wrap_pyfunction!(zlib_canonical_configuration, module)?)?;
+    module.add_function(wrap_pyfunction!(zlib_encode, module)?)?;
+    module.add_function(wrap_pyfunction!(zlib_encode_into, module)?)?;
+    module.add_function(wrap_pyfunction!(zlib_decode, module)?)?;
+    module.add_function(wrap_pyfunction!(zlib_decode_into, module)?)?;
+    module.add_function(wrap_pyfunction!(zlib_max_encoded_size, module)?)?;
+    module.add_function(wrap_pyfunction!(zlib_decode_kernel, module)?)?;
+    module.add_function(wrap_pyfunction!(zlib_encode_kernel, module)?)?;
     Ok(())
 }

@@ -1,7 +1,8 @@
-"""The Zarr ``gzip`` codec with a Rust core on libdeflate.
+"""The Zarr ``gzip`` codec with a Rust core on libdeflate, and numcodecs' ``zlib`` on the same
+core.
 
-``Gzip`` is a plain Python class holding its level (so it pickles, copies and compares as a
-value); the work happens in the compiled ``_gzip`` module with the GIL released.
+``Gzip`` and ``Zlib`` are plain Python classes holding their level (so they pickle, copy and
+compare as values); the work happens in the compiled ``_gzip`` module with the GIL released.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from zarr_codec_shapes.codec_json import canonical_configuration
 
 from zarr_codec_gzip import _gzip
 
-__all__ = ["ENGINE", "Gzip"]
+__all__ = ["ENGINE", "Gzip", "Zlib"]
 __version__ = "0.1.0"
 
 #: The compression library doing the work.
@@ -124,3 +125,92 @@ def _configured(config: dict[str, Any], zarr_format: Literal[2, 3]) -> dict[str,
 
 def _rebuild(level: int, max_decoded_size: int | None) -> Gzip:
     return Gzip(level, max_decoded_size=max_decoded_size)
+
+
+@functools.cache
+def _zlib_kernel() -> object:
+    """The zlib decode kernel: stateless, so one serves every codec object."""
+    return _gzip.zlib_decode_kernel()
+
+
+class Zlib(BytesBytesCodecBase):
+    """numcodecs' ``zlib`` (RFC 1950 streams), a common Zarr v2 compressor: ``{"id": "zlib",
+    "level": N}`` in v2 metadata, ``numcodecs.zlib`` in v3 (as zarr-python names it).
+
+    ``level`` 0 (stored) to 9; in v2 metadata a missing level is numcodecs' 1 and -1 is zlib's
+    default, 6. Decoding accepts what numcodecs' ``Zlib`` (``zlib.decompress``) accepts: one
+    stream without a preset dictionary, its Adler-32 checked, bytes after it ignored; anything
+    else is ``CorruptInputError``. ``max_decoded_size`` (optional) bounds what ``decode`` may
+    allocate.
+    """
+
+    name: ClassVar[str] = "numcodecs.zlib"
+    codec_id: ClassVar[str | None] = "zlib"
+
+    def __init__(self, level: int = 1, *, max_decoded_size: int | None = None) -> None:
+        config = _configured_zlib({"level": level}, 3)
+        if max_decoded_size is not None and (
+            isinstance(max_decoded_size, bool)
+            or not isinstance(max_decoded_size, int)
+            or max_decoded_size < 0
+        ):
+            raise ConfigurationError(f"zlib: invalid max_decoded_size {max_decoded_size!r}")
+        self.level: int = config["level"]
+        self.max_decoded_size = max_decoded_size
+
+    def configuration(self) -> dict[str, Any]:
+        return {"level": self.level}
+
+    def _identity(self) -> tuple[Any, ...]:
+        return (type(self), self.level, self.max_decoded_size)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuild_zlib, (self.level, self.max_decoded_size))
+
+    def __copy__(self) -> Zlib:
+        return Zlib(self.level, max_decoded_size=self.max_decoded_size)
+
+    @classmethod
+    def from_configuration(cls, config: dict[str, Any]) -> Zlib:
+        return cls(**_configured_zlib(config, 3))
+
+    @classmethod
+    def from_v2_configuration(cls, config: dict[str, Any]) -> Zlib:
+        return cls(**_configured_zlib(config, 2))
+
+    def encode(self, data: Buffer, spec: ChunkSpec | None = None) -> bytes:
+        """Compress ``data`` (any buffer; non-contiguous arrays in C order)."""
+        return _gzip.zlib_encode(data, self.level)
+
+    def decode(self, data: Buffer, spec: ChunkSpec | None = None) -> bytes:
+        """Decompress a zlib stream."""
+        return _gzip.zlib_decode(data, self.max_decoded_size)
+
+    def encode_into(self, data: Buffer, out: Buffer, spec: ChunkSpec | None = None) -> int:
+        """Compress into ``out``; ``OutputSizeError`` if it does not fit."""
+        return _gzip.zlib_encode_into(data, out, self.level)
+
+    def decode_into(self, data: Buffer, out: Buffer, spec: ChunkSpec | None = None) -> int:
+        """Decompress into ``out``; ``OutputSizeError`` as soon as ``out`` is full."""
+        return _gzip.zlib_decode_into(data, out)
+
+    def max_encoded_size(self, decoded_size: int) -> int:
+        """The largest stream ``decoded_size`` bytes can compress to."""
+        return _gzip.zlib_max_encoded_size(decoded_size, self.level)
+
+    def decode_kernel(self, spec: ChunkSpec | None = None) -> object:
+        """Decoding as a compiled kernel for a :class:`zarr_codec_runtime.Chain`."""
+        return _zlib_kernel()
+
+    def encode_kernel(self, spec: ChunkSpec | None = None) -> object:
+        """Compression as a compiled kernel for a :class:`zarr_codec_runtime.Chain`."""
+        return _gzip.zlib_encode_kernel(self.level)
+
+
+def _configured_zlib(config: dict[str, Any], zarr_format: Literal[2, 3]) -> dict[str, Any]:
+    name = Zlib.name if zarr_format == 3 else "zlib"
+    return canonical_configuration(_gzip.zlib_canonical_configuration, name, config, zarr_format)
+
+
+def _rebuild_zlib(level: int, max_decoded_size: int | None) -> Zlib:
+    return Zlib(level, max_decoded_size=max_decoded_size)

@@ -27,3 +27,18 @@ def canonical_configuration(json: str, zarr_format: int) -> str:
     """The canonical configuration (JSON text) of codec metadata ``json`` (JSON text) in Zarr
     format ``zarr_format``, as the Rust configuration type reads it: ``ConfigurationError``
     for anything it refuses."""
+
+def zlib_encode(data: Buffer, level: int) -> bytes: ...
+def zlib_encode_into(data: Buffer, out: Buffer, level: int) -> int: ...
+def zlib_decode(data: Buffer, limit: int | None = None) -> bytes: ...
+def zlib_decode_into(data: Buffer, out: Buffer) -> int: ...
+def zlib_max_encoded_size(size: int, level: int) -> int: ...
+def zlib_decode_kernel() -> object:
+    """The zlib stream decoder as a chain kernel."""
+
+def zlib_encode_kernel(level: int) -> object:
+    """zlib compression at ``level`` as a chain kernel."""
+
+def zlib_canonical_configuration(json: str, zarr_format: int) -> str:
+    """:func:`canonical_configuration` for numcodecs' ``zlib`` (v2 id ``zlib``, v3 name
+    ``numcodecs.zlib``)."""
