@@ -14,13 +14,14 @@ others, so missing and partial chunks are read on every layout. Values have dist
 every element (so a byte order wrong anywhere shows) and distinct real and imaginary parts;
 complex fill values have distinct parts too.
 
-Layouts: v3 ``bytes`` little and big endian over every data type both sides have, with zstd,
-gzip (levels 1 and 9), blosc (every cname TensorStore and we share, each shuffle), crc32c,
-``transpose``, and ``sharding_indexed`` with the index at either end; v2 with blosc, zlib, gzip,
-zstd (levels 1 and 19), bz2 and no compressor, orders C and F, both byte orders, both key
-separators and a null fill value. ``usage()`` says which layouts ran in our runtime; the ones
-that hand back to zarr-python are named by :func:`_handed_back`, with the reason, and checked
-to be exactly those.
+Layouts: v3 ``bytes`` little and big endian over every data type both sides have (the small
+float types and sub-byte integers, which zarr-python refuses, through our runtime's ``Chain``
+on the chunk files), with zstd, gzip (levels 1 and 9), blosc (every cname TensorStore and we
+share, each shuffle), crc32c, ``transpose``, and ``sharding_indexed`` with the index at
+either end; v2 with blosc, zlib, gzip, zstd (levels 1 and 19), bz2 and no compressor, orders C
+and F, both byte orders, both key separators and a null fill value. ``usage()`` says which
+layouts ran in our runtime; the ones that hand back to zarr-python are named by
+:func:`_handed_back`, with the reason, and checked to be exactly those.
 """
 
 from __future__ import annotations
@@ -442,3 +443,82 @@ def test_the_complex_parts_keep_their_places() -> None:
         raw = np.frombuffer(_bits(_values(np.dtype(name), 2)), np.uint8)
         elements = raw.reshape(-1, np.dtype(name).itemsize)
         assert all(len(set(row)) == len(row) for row in elements.tolist())
+
+
+# -- types zarr-python does not open: TensorStore against our runtime's Chain ----------------
+
+#: Data types TensorStore and we both have that zarr-python refuses in v3 metadata (sub-byte
+#: integers are stored a byte per element by both).
+SMALL_TYPES = (
+    "bfloat16", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e4m3b11fnuz",
+    "int4", "int2",
+)  # fmt: skip
+SMALL_CHAINS = {
+    "big-zstd": [_bytes("big"), ZSTD],
+    "little-gzip-crc32c": [_bytes("little"), GZIP, CRC32C],
+    "sharded": [
+        {
+            "name": "sharding_indexed",
+            "configuration": {
+                "chunk_shape": [4],
+                "codecs": [_bytes("big"), ZSTD],
+                "index_codecs": [_bytes("little"), CRC32C],
+                "index_location": "start",
+            },
+        }
+    ],
+}
+
+
+def _small_values(name: str) -> Array:
+    """Every bit pattern of a one-byte type (each once), or distinct-byte bfloat16s, as the
+    ml_dtypes type; sub-byte integers over their whole range."""
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    dtype = np.dtype(getattr(ml_dtypes, name))
+    if name in ("int4", "int2"):
+        low, high = (-8, 8) if name == "int4" else (-2, 2)
+        return np.resize(np.arange(low, high), 64).astype(dtype)
+    if dtype.itemsize == 1:
+        return np.arange(256, dtype=np.uint8)[:64].view(dtype).copy()
+    first = np.random.default_rng(7).integers(0, 256, (64, 1))
+    raw = ((first + np.arange(2)) % 256).astype(np.uint8)
+    return raw.reshape(-1).view("<u2").astype(np.uint16).view(dtype)
+
+
+@pytest.mark.parametrize("chain", SMALL_CHAINS)
+@pytest.mark.parametrize("name", SMALL_TYPES)
+def test_small_types_with_tensorstore(name: str, chain: str, tmp_path: Path) -> None:
+    """TensorStore writes, our runtime decodes every stored chunk (and the other way round),
+    bit for bit: the small float types and sub-byte integers zarr-python cannot open."""
+    from zarr_codec_runtime import Chain
+    from zarr_codec_shapes import ChunkSpec
+
+    values = _small_values(name)
+    chunk = 16 if chain == "sharded" else 8
+    codecs = SMALL_CHAINS[chain]
+    metadata = {
+        "shape": [len(values)],
+        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [chunk]}},
+        "chunk_key_encoding": {"name": "default"},
+        "data_type": name,
+        "fill_value": 0,
+        "codecs": codecs,
+    }
+    spec = {"driver": "zarr3", "kvstore": {"driver": "file", "path": str(tmp_path / "a")}}
+    written = ts.open({**spec, "metadata": metadata, "create": True}).result()
+    written[...].write(values).result()
+    ours = Chain.from_json(codecs, ChunkSpec((chunk,), name))
+    got = np.concatenate(
+        [
+            ours.decode((tmp_path / "a" / "c" / str(i)).read_bytes())
+            for i in range(len(values) // chunk)
+        ]
+    )
+    assert got.view(np.uint8).tobytes() == values.view(np.uint8).tobytes(), name
+    # The other way: our chunks in place of TensorStore's, read back by TensorStore.
+    for i in range(len(values) // chunk):
+        part = values[i * chunk : (i + 1) * chunk][::-1].copy()
+        (tmp_path / "a" / "c" / str(i)).write_bytes(bytes(ours.encode(part)))
+    reread = np.asarray(ts.open(spec).result().read().result())
+    expected = values.reshape(-1, chunk)[:, ::-1].reshape(-1)
+    assert reread.view(np.uint8).tobytes() == expected.view(np.uint8).tobytes(), name
