@@ -5,10 +5,12 @@ run, and the pytest run itself, in the unpacked folder with a plugin of ``script
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import subprocess
 import sys
+import tarfile
 import urllib.request
 from pathlib import Path
 
@@ -38,6 +40,28 @@ def sdist(project: str, release: str) -> bytes:
     CACHE.mkdir(exist_ok=True)
     cached.write_bytes(data)
     return data
+
+
+def extract_tests(
+    data: bytes, top: str, into: Path, also: tuple[str, ...] = ()
+) -> dict[str, bytes]:
+    """The sdist's ``tests/`` folder (``data``, a .tar.gz whose files are under ``top``) written
+    into ``into``; the bytes of the files ``also`` names (paths below ``top``)."""
+    found: dict[str, bytes] = {}
+    with tarfile.open(fileobj=io.BytesIO(data)) as archive:
+        for member in archive.getmembers():
+            name = member.name.removeprefix(f"{top}/")
+            wanted = member.isfile() and (name.startswith("tests/") or name in also)
+            source = archive.extractfile(member) if wanted else None
+            if source is None:
+                continue
+            if name in also:
+                found[name] = source.read()
+            else:
+                target = into / name
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(source.read())
+    return found
 
 
 def run_pytest(work: Path, plugin: str, arguments: list[str], title: str) -> int:

@@ -12,15 +12,13 @@ runs a subset (CI's). Exit status: pytest's. Extra arguments go to pytest.
 
 from __future__ import annotations
 
-import io
 import sys
-import tarfile
 import tempfile
 import tomllib
 from importlib.metadata import version
 from pathlib import Path
 
-from upstream_suites import run_pytest, sdist
+from upstream_suites import extract_tests, run_pytest, sdist
 
 MODULES = (
     "tests/test_array.py",
@@ -59,19 +57,8 @@ EXCLUDED: dict[str, str] = {
 
 def unpack(data: bytes, release: str, into: Path) -> None:
     """zarr's ``tests/`` and a ``pytest.ini`` with its asyncio settings and markers."""
-    top = f"zarr-{release}"
-    with tarfile.open(fileobj=io.BytesIO(data)) as archive:
-        for member in archive.getmembers():
-            if member.isfile() and member.name.startswith(f"{top}/tests/"):
-                target = into / member.name.removeprefix(f"{top}/")
-                target.parent.mkdir(parents=True, exist_ok=True)
-                source = archive.extractfile(member)
-                assert source is not None
-                target.write_bytes(source.read())
-            elif member.name == f"{top}/pyproject.toml":
-                source = archive.extractfile(member)
-                assert source is not None
-                options = tomllib.loads(source.read().decode())["tool"]["pytest"]["ini_options"]
+    found = extract_tests(data, f"zarr-{release}", into, also=("pyproject.toml",))
+    options = tomllib.loads(found["pyproject.toml"].decode())["tool"]["pytest"]["ini_options"]
     markers = "\n".join(f"    {marker}" for marker in options.get("markers", []))
     (into / "pytest.ini").write_text(
         "[pytest]\n"

@@ -13,15 +13,13 @@ status: 1 when a test passes with zarrs' pipeline and not with ours.
 
 from __future__ import annotations
 
-import io
 import sys
-import tarfile
 import tempfile
 from importlib.metadata import version
 from pathlib import Path
 
 from peer_suites import run_compared
-from upstream_suites import sdist
+from upstream_suites import extract_tests, sdist
 
 MODULES = ("tests",)
 QUICK = (
@@ -55,15 +53,7 @@ EXCLUDED: dict[str, str] = {
 
 def unpack(data: bytes, release: str, into: Path) -> None:
     """zarrs' ``tests/`` and a ``pytest.ini`` with the asyncio settings its tests need."""
-    top = f"zarrs-{release}"
-    with tarfile.open(fileobj=io.BytesIO(data)) as archive:
-        for member in archive.getmembers():
-            if member.isfile() and member.name.startswith(f"{top}/tests/"):
-                target = into / member.name.removeprefix(f"{top}/")
-                target.parent.mkdir(parents=True, exist_ok=True)
-                source = archive.extractfile(member)
-                assert source is not None
-                target.write_bytes(source.read())
+    extract_tests(data, f"zarrs-{release}", into)
     # Its modules import their conftest relatively, as a package (the sdist has no
     # ``__init__.py``; zarrs' repository runs them from its own checkout).
     for folder in (into / "tests", into / "tests" / "pipeline"):

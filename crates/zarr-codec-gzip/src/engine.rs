@@ -125,12 +125,45 @@ fn with_compressor<T>(
     })
 }
 
+/// libdeflate's bound function for one container format.
+type BoundFn = unsafe extern "C" fn(*mut sys::libdeflate_compressor, usize) -> usize;
+/// libdeflate's compression function for one container format.
+type CompressFn = unsafe extern "C" fn(
+    *mut sys::libdeflate_compressor,
+    *const c_void,
+    usize,
+    *mut c_void,
+    usize,
+) -> usize;
+
+fn bound(level: Level, len: usize, format: BoundFn) -> Result<usize> {
+    // SAFETY: `compressor` is a live compressor owned by this thread; the call only reads it.
+    with_compressor(level, |compressor| unsafe { format(compressor, len) })
+}
+
+fn compress(
+    level: Level,
+    input: &[u8],
+    out: &mut [MaybeUninit<u8>],
+    format: CompressFn,
+) -> Result<Option<usize>> {
+    // SAFETY: `compressor` is a live compressor owned by this thread; `input` and `out` are
+    // valid for their lengths and libdeflate writes at most `out.len()` bytes.
+    let written = with_compressor(level, |compressor| unsafe {
+        format(
+            compressor,
+            input.as_ptr().cast::<c_void>(),
+            input.len(),
+            out.as_mut_ptr().cast::<c_void>(),
+            out.len(),
+        )
+    })?;
+    Ok((written != 0).then_some(written))
+}
+
 /// The most bytes a gzip stream of `len` input bytes can take at `level`.
 pub(crate) fn gzip_bound(level: Level, len: usize) -> Result<usize> {
-    // SAFETY: `compressor` is a live compressor owned by this thread; the call only reads it.
-    with_compressor(level, |compressor| unsafe {
-        sys::libdeflate_gzip_compress_bound(compressor, len)
-    })
+    bound(level, len, sys::libdeflate_gzip_compress_bound)
 }
 
 /// Compress `input` as one gzip member into `out`; `None` if `out` is too small.
@@ -142,32 +175,12 @@ pub(crate) fn gzip_compress(
     input: &[u8],
     out: &mut [MaybeUninit<u8>],
 ) -> Result<Option<usize>> {
-    // SAFETY: `compressor` is a live compressor owned by this thread; `input` and `out` are
-    // valid for their lengths and libdeflate writes at most `out.len()` bytes.
-    let written = with_compressor(level, |compressor| unsafe {
-        sys::libdeflate_gzip_compress(
-            compressor,
-            input.as_ptr().cast::<c_void>(),
-            input.len(),
-            out.as_mut_ptr().cast::<c_void>(),
-            out.len(),
-        )
-    })?;
-    Ok((written != 0).then_some(written))
-}
-
-/// CRC-32 (the gzip polynomial) of `data`.
-pub(crate) fn crc32(data: &[u8]) -> u32 {
-    // SAFETY: libdeflate reads exactly `data.len()` bytes from a valid slice.
-    unsafe { sys::libdeflate_crc32(0, data.as_ptr().cast::<c_void>(), data.len()) }
+    compress(level, input, out, sys::libdeflate_gzip_compress)
 }
 
 /// The most bytes a zlib stream of `len` input bytes can take at `level`.
 pub(crate) fn zlib_bound(level: Level, len: usize) -> Result<usize> {
-    // SAFETY: `compressor` is a live compressor owned by this thread; the call only reads it.
-    with_compressor(level, |compressor| unsafe {
-        sys::libdeflate_zlib_compress_bound(compressor, len)
-    })
+    bound(level, len, sys::libdeflate_zlib_compress_bound)
 }
 
 /// Compress `input` as one zlib stream (RFC 1950) into `out`; `None` if `out` is too small.
@@ -176,18 +189,13 @@ pub(crate) fn zlib_compress(
     input: &[u8],
     out: &mut [MaybeUninit<u8>],
 ) -> Result<Option<usize>> {
-    // SAFETY: `compressor` is a live compressor owned by this thread; `input` and `out` are
-    // valid for their lengths and libdeflate writes at most `out.len()` bytes.
-    let written = with_compressor(level, |compressor| unsafe {
-        sys::libdeflate_zlib_compress(
-            compressor,
-            input.as_ptr().cast::<c_void>(),
-            input.len(),
-            out.as_mut_ptr().cast::<c_void>(),
-            out.len(),
-        )
-    })?;
-    Ok((written != 0).then_some(written))
+    compress(level, input, out, sys::libdeflate_zlib_compress)
+}
+
+/// CRC-32 (the gzip polynomial) of `data`.
+pub(crate) fn crc32(data: &[u8]) -> u32 {
+    // SAFETY: libdeflate reads exactly `data.len()` bytes from a valid slice.
+    unsafe { sys::libdeflate_crc32(0, data.as_ptr().cast::<c_void>(), data.len()) }
 }
 
 /// Adler-32 (the zlib checksum) of `data`.
