@@ -39,6 +39,8 @@ ts = pytest.importorskip("tensorstore")
 zarr = pytest.importorskip("zarr")
 zarr_codecs = pytest.importorskip("zarr_codecs")
 
+from zarr_codec_shapes import DataType  # noqa: E402
+
 Array = npt.NDArray[Any]
 JSON = dict[str, Any]
 
@@ -48,22 +50,8 @@ SHARDS = (16, 12)
 #: Written region: chunk row 0 and 4 and chunk column 4 stay missing; edge chunks are cut.
 REGION = (slice(9, 30), slice(1, 20))
 
-V3_TYPES = (
-    "bool",
-    "int8",
-    "int16",
-    "int32",
-    "int64",
-    "uint8",
-    "uint16",
-    "uint32",
-    "uint64",
-    "float16",
-    "float32",
-    "float64",
-    "complex64",
-    "complex128",
-)
+#: Every data type that has a numpy type of its own (both sides have them all).
+V3_TYPES = tuple(t.name for t in DataType.ALL if t.v2_code is not None)
 #: numpy's type code of each (what Zarr v2 spells after the byte order).
 V2_CODES = {name: np.dtype(name).str[1:] for name in V3_TYPES}
 
