@@ -108,18 +108,23 @@ fn numcodecs_default_level() -> i64 {
 }
 
 /// zlib's level -1.
-pub(crate) const ZLIB_DEFAULT_LEVEL: u32 = 6;
+const ZLIB_DEFAULT_LEVEL: u32 = 6;
 
 impl GzipConfigV2 {
     fn level(self) -> Result<Level> {
-        match self.level {
-            -1 => Level::new(ZLIB_DEFAULT_LEVEL),
-            level => u32::try_from(level)
-                .map_err(|_| {
-                    CodecError::configuration(format!("gzip: level must be 0 to 9, got {level}"))
-                })
-                .and_then(Level::new),
-        }
+        numcodecs_level(self.level, NAME)
+    }
+}
+
+/// A level as numcodecs' `GZip` and `Zlib` take it: 0 to 9, or -1 for zlib's default (6).
+pub(crate) fn numcodecs_level(level: i64, codec: &str) -> Result<Level> {
+    match level {
+        -1 => Level::new(ZLIB_DEFAULT_LEVEL),
+        level => u32::try_from(level)
+            .map_err(|_| {
+                CodecError::configuration(format!("{codec}: level must be 0 to 9, got {level}"))
+            })
+            .and_then(Level::new),
     }
 }
 

@@ -17,7 +17,7 @@ use zarr_codec_shapes::{BytesToBytesCodec, ChunkSpec, Codec, CodecError, CodecFr
 
 use crate::decode::{Fixed, Growable, Sink};
 use crate::engine::{self, adler32};
-use crate::{Level, ZLIB_DEFAULT_LEVEL};
+use crate::{Level, numcodecs_level};
 
 /// The codec's id in Zarr v2 metadata.
 pub const ZLIB_ID: &str = "zlib";
@@ -49,14 +49,7 @@ struct ZlibConfigOut {
 
 impl ZlibConfigIn {
     fn level(self) -> Result<Level> {
-        match self.level {
-            -1 => Level::new(ZLIB_DEFAULT_LEVEL),
-            level => u32::try_from(level)
-                .map_err(|_| {
-                    CodecError::configuration(format!("zlib: level must be 0 to 9, got {level}"))
-                })
-                .and_then(Level::new),
-        }
+        numcodecs_level(self.level, ZLIB_ID)
     }
 }
 
