@@ -1,0 +1,447 @@
+"""Our pipeline on the stores users keep big arrays in, against real servers on 127.0.0.1.
+
+Servers (``zarr_codecs_bench.loopback``, started and stopped by the fixtures): moto's S3 server,
+a plain HTTP server over a directory, and a proxy in front of each that logs every request and
+injects faults. Stores: ``zarr.storage.ObjectStore`` over obstore's S3, HTTP, local and memory
+stores; ``FsspecStore`` over s3fs, fsspec's HTTP and ``memory://``; ``ZipStore``; icechunk's
+in-memory and local repositories.
+
+For each writable store and layout (``[bytes, zstd]``, sharded, blosc, Zarr v2), the same
+writes (whole array, then a region cutting chunks) through zarr-python's own pipeline and ours
+leave identical stored bytes; reads (whole array, one chunk, 4 x 4 chunks, one element) give
+the values bit for bit; ``usage()`` shows the runtime ran. HTTP stores are read-only: arrays
+written to the served directory are read through them. Sharded reads are counted at the proxy:
+one request per run of adjacent inner chunks, after the index. Bad cases: a missing chunk
+reads as the fill value, a truncated chunk, a server error, a body cut short and a server that
+stops answering give errors (never a hang), and a failed write leaves no chunk that is neither
+old nor new.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import struct
+import time
+import warnings
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+zarr = pytest.importorskip("zarr")
+zarr_codecs = pytest.importorskip("zarr_codecs")
+obstore_store = pytest.importorskip("obstore.store")
+obstore_exceptions = pytest.importorskip("obstore.exceptions")
+loopback = pytest.importorskip("zarr_codecs_bench.loopback")
+pytest.importorskip("moto")
+
+from zarr.core.buffer import default_buffer_prototype  # noqa: E402
+from zarr.core.sync import sync  # noqa: E402
+from zarr.storage import FsspecStore, LocalStore, ObjectStore, ZipStore  # noqa: E402
+
+SHAPE, CHUNKS, SHARDS = (40, 50), (8, 10), (16, 20)
+#: (name, selection): what each read takes.
+READS = [
+    ("whole", (slice(None), slice(None))),
+    ("one chunk", (slice(8, 16), slice(10, 20))),
+    ("4x4 chunks", (slice(0, 32), slice(10, 50))),
+    ("one element", (13, 17)),
+]
+#: The region the second write covers: it cuts chunks (and shards) at every edge.
+REGION = (slice(5, 29), slice(3, 44))
+
+LAYOUTS: dict[str, dict[str, Any]] = {
+    "[bytes, zstd]": {},
+    "sharded": {"shards": SHARDS},
+    "blosc": {"compressors": {"name": "blosc", "configuration": {"cname": "lz4", "clevel": 5}}},
+    "v2 zstd": {"zarr_format": 2, "compressors": {"id": "zstd", "level": 1}},
+}
+_METADATA = {"zarr.json", ".zarray", ".zattrs", ".zgroup"}
+DEFAULT = "zarr.core.codec_pipeline.BatchedCodecPipeline"
+
+
+def _values(seed: int) -> np.ndarray[Any, Any]:
+    """float32 with distinct bytes in every element (a random first byte, then the next ones)."""
+    rng = np.random.default_rng(seed)
+    first = rng.integers(0, 250, (int(np.prod(SHAPE)), 1))
+    raw = ((first + np.arange(4)) % 256).astype(np.uint8)
+    return raw.reshape(-1).view("<f4").reshape(SHAPE).copy()
+
+
+def _bits(values: Any) -> np.ndarray[Any, Any]:
+    return np.asarray(values).view(np.uint32)
+
+
+@contextlib.contextmanager
+def _zarr_own() -> Iterator[None]:
+    with zarr.config.set({"codec_pipeline.path": DEFAULT}):
+        yield
+
+
+@contextlib.contextmanager
+def _ours() -> Iterator[None]:
+    with zarr_codecs.install(pipeline=True):
+        yield
+
+
+def _stored(store: Any, prefix: str) -> dict[str, bytes]:
+    """Every key under ``prefix`` (relative to it) with its stored bytes."""
+
+    async def collect() -> dict[str, bytes]:
+        found = {}
+        async for key in store.list_prefix(prefix + "/"):
+            data = await store.get(key, default_buffer_prototype())
+            found[key[len(prefix) + 1 :]] = data.to_bytes()
+        return found
+
+    return sync(collect())
+
+
+# -- servers ------------------------------------------------------------------------------
+
+
+@dataclass
+class Servers:
+    s3: Any  # loopback.S3Server
+    s3_proxy: Any  # loopback.Proxy in front of it
+    http_root: Path
+    http_proxy: Any  # loopback.Proxy in front of the HTTP server
+
+
+@pytest.fixture(scope="module")
+def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Servers]:
+    root = tmp_path_factory.mktemp("served")
+    with (
+        loopback.S3Server() as s3,
+        loopback.Proxy(s3.url) as s3_proxy,
+        loopback.HttpServer(root) as http,
+        loopback.Proxy(http.url) as http_proxy,
+    ):
+        yield Servers(s3, s3_proxy, root, http_proxy)
+
+
+@pytest.fixture(autouse=True)
+def _no_faults(servers: Servers) -> Iterator[None]:
+    yield
+    servers.s3_proxy.fault = servers.http_proxy.fault = None
+
+
+_RETRY = {"max_retries": 1, "retry_timeout": timedelta(seconds=2)}
+_CLIENT = {"allow_http": True, "timeout": "2s", "connect_timeout": "2s"}
+
+
+def _obstore_s3(url: str, prefix: str) -> Any:
+    return obstore_store.S3Store(
+        loopback.BUCKET,
+        prefix=prefix,
+        endpoint=url,
+        region=loopback.REGION,
+        aws_access_key_id="testing",
+        aws_secret_access_key="testing",
+        client_options=_CLIENT,
+        retry_config=_RETRY,
+    )
+
+
+def _s3fs_store(url: str, prefix: str) -> Any:
+    options = {
+        "endpoint_url": url,
+        "key": "testing",
+        "secret": "testing",
+        "client_kwargs": {"region_name": loopback.REGION},
+        "config_kwargs": {"retries": {"max_attempts": 1}, "read_timeout": 2},
+        "skip_instance_cache": True,
+    }
+    return FsspecStore.from_url(f"s3://{loopback.BUCKET}/{prefix}", storage_options=options)
+
+
+@dataclass
+class Kind:
+    """A kind of store: ``make(servers, tmp_path)`` gives a writable store (a read-only one
+    where ``served`` is set: then arrays are written to the served directory and read through
+    it); ``reopen`` turns a written store into the one reads go through."""
+
+    name: str
+    make: Callable[[Servers, Path], Any]
+    served: bool = False
+    rewrites: bool = True  # whether a chunk may be written twice
+    v2: bool = True  # whether the store keeps Zarr v2 arrays (icechunk: v3 only)
+    reopen: Callable[[Any], Any] | None = None
+
+
+def _unique(servers: Servers, tmp: Path) -> str:
+    return f"{tmp.name}-{time.monotonic_ns()}"
+
+
+def _icechunk(storage: Callable[[Path], Any]) -> Callable[[Servers, Path], Any]:
+    def make(servers: Servers, tmp: Path) -> Any:
+        icechunk = pytest.importorskip("icechunk")
+        repository = icechunk.Repository.create(storage(tmp))
+        return repository.writable_session("main").store
+
+    return make
+
+
+def _zip(servers: Servers, tmp: Path) -> Any:
+    return ZipStore(tmp / "array.zip", mode="w")
+
+
+def _zip_reopen(store: Any) -> Any:
+    store.close()
+    return ZipStore(store.path, mode="r")
+
+
+def _in_memory_icechunk(tmp: Path) -> Any:
+    import icechunk
+
+    return icechunk.in_memory_storage()
+
+
+def _local_icechunk(tmp: Path) -> Any:
+    import icechunk
+
+    return icechunk.local_filesystem_storage(str(tmp / "repository"))
+
+
+KINDS = [
+    Kind(
+        "obstore S3",
+        lambda s, t: ObjectStore(_obstore_s3(s.s3_proxy.url, _unique(s, t))),
+    ),
+    Kind("s3fs", lambda s, t: _s3fs_store(s.s3_proxy.url, _unique(s, t))),
+    Kind("obstore local", lambda s, t: ObjectStore(obstore_store.LocalStore(t))),
+    Kind("obstore memory", lambda s, t: ObjectStore(obstore_store.MemoryStore())),
+    Kind("fsspec memory", lambda s, t: FsspecStore.from_url(f"memory://{_unique(s, t)}")),
+    Kind("zip", _zip, rewrites=False, reopen=_zip_reopen),
+    Kind("icechunk memory", _icechunk(_in_memory_icechunk), v2=False),
+    Kind("icechunk local", _icechunk(_local_icechunk), v2=False),
+    Kind(
+        "obstore HTTP",
+        lambda s, t: ObjectStore(
+            obstore_store.HTTPStore.from_url(
+                f"{s.http_proxy.url}/{t.name}", client_options=_CLIENT, retry_config=_RETRY
+            ),
+            read_only=True,
+        ),
+        served=True,
+    ),
+    Kind(
+        "fsspec HTTP",
+        lambda s, t: FsspecStore.from_url(f"{s.http_proxy.url}/{t.name}", read_only=True),
+        served=True,
+    ),
+]
+
+
+def _create(store: Any, path: str, layout: str) -> Any:
+    with warnings.catch_warnings():  # zarr warns that v2 arrays' codecs lack a v3 spec
+        warnings.simplefilter("ignore")
+        return zarr.create_array(
+            store, name=path, shape=SHAPE, chunks=CHUNKS, dtype="<f4", fill_value=1.5,
+            **LAYOUTS[layout],
+        )  # fmt: skip
+
+
+def _write(array: Any, rewrites: bool) -> np.ndarray[Any, Any]:
+    """The writes every store gets; returns the values they leave."""
+    expected = _values(1)
+    array[...] = expected
+    if rewrites:
+        second = _values(2)
+        array[REGION] = second[REGION]
+        expected[REGION] = second[REGION]
+    return expected
+
+
+def _read_all(array: Any, expected: np.ndarray[Any, Any]) -> None:
+    for name, selection in READS:
+        found = array[selection]
+        assert np.array_equal(_bits(found), _bits(expected[selection])), name
+
+
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+@pytest.mark.parametrize("kind", KINDS, ids=[k.name for k in KINDS])
+def test_writes_and_reads_match_zarr_python(
+    kind: Kind, layout: str, servers: Servers, tmp_path: Path
+) -> None:
+    if layout.startswith("v2") and not kind.v2:
+        pytest.skip(f"{kind.name} keeps Zarr v3 arrays only")
+    if kind.served:
+        return _read_served(kind, layout, servers, tmp_path)
+    store = kind.make(servers, tmp_path)
+    with _zarr_own():
+        expected = _write(_create(store, "theirs", layout), kind.rewrites)
+    with _ours():
+        zarr_codecs.reset_usage()
+        values = _write(_create(store, "ours", layout), kind.rewrites)
+        assert np.array_equal(_bits(values), _bits(expected))
+        written = zarr_codecs.usage()
+    store = store if kind.reopen is None else kind.reopen(store)
+    theirs, ours = _stored(store, "theirs"), _stored(store, "ours")
+    assert sorted(ours) == sorted(theirs)
+    for key, data in theirs.items():
+        if key.rpartition("/")[2] in _METADATA:  # the same document; ours may order keys otherwise
+            assert json.loads(ours[key]) == json.loads(data), key
+        else:
+            assert ours[key] == data, key
+    assert written["runtime_written"] > 0 and written["zarr_written"] == 0, written
+    with _ours():
+        zarr_codecs.reset_usage()
+        _read_all(zarr.open_array(store, path="ours", mode="r"), expected)
+        read = zarr_codecs.usage()
+    assert read["runtime_read"] > 0 and read["zarr_read"] == 0, read
+    with _zarr_own():
+        _read_all(zarr.open_array(store, path="ours", mode="r"), expected)
+
+
+def _read_served(kind: Kind, layout: str, servers: Servers, tmp_path: Path) -> None:
+    """An array written to the served directory by zarr-python's own pipeline, read over HTTP
+    with ours."""
+    served = servers.http_root / tmp_path.name
+    with _zarr_own():
+        expected = _write(_create(LocalStore(served), "theirs", layout), rewrites=True)
+    store = kind.make(servers, tmp_path)
+    with _ours():
+        zarr_codecs.reset_usage()
+        _read_all(zarr.open_array(store, path="theirs", mode="r"), expected)
+        read = zarr_codecs.usage()
+    assert read["runtime_read"] > 0 and read["zarr_read"] == 0, read
+
+
+# -- sharded reads: requests counted at the server ----------------------------------------
+
+
+def _shard_index(data: bytes, inner: int) -> list[tuple[int, int]]:
+    """(offset, length) of each inner chunk, from a shard's index at its end (little-endian
+    uint64 pairs, then a crc32c)."""
+    index = data[-(16 * inner + 4) : -4]
+    return [struct.unpack_from("<QQ", index, 16 * n) for n in range(inner)]
+
+
+def _runs(spans: list[tuple[int, int]]) -> int:
+    """How many runs of byte-adjacent spans ``spans`` make."""
+    runs, end = 0, None
+    for offset, length in sorted(spans):
+        if offset != end:
+            runs += 1
+        end = offset + length
+    return runs
+
+
+_REMOTE = {"obstore S3", "s3fs", "obstore HTTP", "fsspec HTTP"}
+SHARDED_KINDS = [k for k in KINDS if k.name in _REMOTE]
+
+
+@pytest.mark.parametrize("kind", SHARDED_KINDS, ids=[k.name for k in SHARDED_KINDS])
+def test_sharded_reads_fetch_each_run_of_inner_chunks_once(
+    kind: Kind, servers: Servers, tmp_path: Path
+) -> None:
+    served = servers.http_root / tmp_path.name
+    writable = LocalStore(served) if kind.served else kind.make(servers, tmp_path)
+    with _zarr_own():
+        expected = _write(_create(writable, "a", "sharded"), rewrites=False)
+    store = kind.make(servers, tmp_path) if kind.served else writable
+    proxy = servers.http_proxy if kind.served else servers.s3_proxy
+    shard = _stored(writable, "a")["c/0/1"]
+    per_shard = (SHARDS[0] // CHUNKS[0]) * (SHARDS[1] // CHUNKS[1])
+    spans = _shard_index(shard, per_shard)
+    # (selection inside shard 0/1, the inner chunks it needs, row-major within the shard)
+    cases = [
+        ((slice(0, 16), slice(20, 40)), None),  # the whole shard: one request, no index
+        ((slice(2, 5), slice(23, 27)), [0]),
+        ((slice(2, 14), slice(23, 27)), [0, 2]),
+        ((slice(9, 14), slice(21, 38)), [2, 3]),
+    ]
+    with _ours():
+        array = zarr.open_array(store, path="a", mode="r")
+        for selection, needed in cases:
+            proxy.clear()
+            assert np.array_equal(_bits(array[selection]), _bits(expected[selection]))
+            gets = [r for r in proxy.log() if r.method == "GET" and r.path.endswith("/a/c/0/1")]
+            if needed is None:
+                assert len(gets) == 1 and gets[0].range is None, gets
+            else:
+                runs = _runs([spans[n] for n in needed])
+                assert 1 <= len(gets) <= 1 + runs, (selection, runs, gets)
+
+
+# -- bad cases ------------------------------------------------------------------------------
+
+
+def _s3_array(servers: Servers, tmp_path: Path, layout: str = "[bytes, zstd]") -> Any:
+    store = ObjectStore(_obstore_s3(servers.s3_proxy.url, _unique(servers, tmp_path)))
+    with _zarr_own():
+        expected = _write(_create(store, "a", layout), rewrites=False)
+    return store, expected
+
+
+@pytest.mark.parametrize("pipeline", [_zarr_own, _ours], ids=["zarr", "ours"])
+def test_a_missing_chunk_reads_as_the_fill_value(
+    pipeline: Any, servers: Servers, tmp_path: Path
+) -> None:
+    store, expected = _s3_array(servers, tmp_path)
+    sync(store.delete("a/c/1/2"))
+    expected[8:16, 20:30] = 1.5
+    with pipeline():
+        _read_all(zarr.open_array(store, path="a", mode="r"), expected)
+
+
+def test_a_truncated_chunk_is_a_codec_error(servers: Servers, tmp_path: Path) -> None:
+    from zarr_codec_shapes.errors import CodecError
+
+    store, _ = _s3_array(servers, tmp_path)
+    whole = sync(store.get("a/c/1/2", default_buffer_prototype())).to_bytes()
+    sync(store.set("a/c/1/2", default_buffer_prototype().buffer.from_bytes(whole[:-7])))
+    with _ours():
+        array = zarr.open_array(store, path="a", mode="r")
+        with pytest.raises(CodecError):
+            array[...]
+        assert array[0:8, 0:10].shape == (8, 10)  # other chunks still read
+
+
+@pytest.mark.parametrize("fault", ["error", "truncate", "hang"])
+def test_a_failing_server_gives_zarr_pythons_error_not_a_hang(
+    fault: str, servers: Servers, tmp_path: Path
+) -> None:
+    """A server error, a body cut short, or a server that stops answering (the client's
+    timeout is 2 s) while one chunk is fetched: the store's own error, as zarr-python's own
+    pipeline raises it, and soon."""
+    store, _ = _s3_array(servers, tmp_path)
+    servers.s3_proxy.fault = lambda r: fault if r.path.endswith("/a/c/2/3") else None
+    raised = {}
+    for pipeline in (_zarr_own, _ours):
+        started = time.monotonic()
+        with pipeline():
+            array = zarr.open_array(store, path="a", mode="r")
+            with pytest.raises(obstore_exceptions.BaseError) as error:
+                array[...]
+        assert time.monotonic() - started < 30
+        raised[pipeline.__name__] = error.value
+    assert type(raised["_ours"]) is type(raised["_zarr_own"]), raised
+    assert "c/2/3" in str(raised["_ours"]) or fault == "truncate", raised
+
+
+def test_a_failed_write_leaves_each_chunk_old_or_new(servers: Servers, tmp_path: Path) -> None:
+    store, old = _s3_array(servers, tmp_path)
+    new = _values(7)
+    servers.s3_proxy.fault = lambda r: (
+        "error" if r.method == "PUT" and r.path.endswith("/a/c/2/3") else None
+    )
+    with _ours():
+        array = zarr.open_array(store, path="a", mode="r+")
+        with pytest.raises(obstore_exceptions.BaseError, match="c/2/3"):
+            array[...] = new
+    servers.s3_proxy.fault = None
+    with _ours():
+        found = zarr.open_array(store, path="a", mode="r")[...]
+    for i in range(0, SHAPE[0], CHUNKS[0]):
+        for j in range(0, SHAPE[1], CHUNKS[1]):
+            block = (slice(i, i + CHUNKS[0]), slice(j, j + CHUNKS[1]))
+            got = _bits(found[block])
+            assert np.array_equal(got, _bits(old[block])) or np.array_equal(got, _bits(new[block]))
+    assert np.array_equal(_bits(found[16:24, 30:40]), _bits(old[16:24, 30:40]))
