@@ -238,6 +238,9 @@ KINDS = [
 ]
 
 
+_REMOTE_NAMES = {"obstore S3", "s3fs", "obstore HTTP", "fsspec HTTP"}
+
+
 def _create(store: Any, path: str, layout: str) -> Any:
     with warnings.catch_warnings():  # zarr warns that v2 arrays' codecs lack a v3 spec
         warnings.simplefilter("ignore")
@@ -313,6 +316,61 @@ def _read_served(kind: Kind, layout: str, servers: Servers, tmp_path: Path) -> N
     assert read["runtime_read"] > 0 and read["zarr_read"] == 0, read
 
 
+@pytest.fixture
+def streamed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every read of ours takes the path of large reads: chunks decoded in groups as they
+    arrive (the arrays here are small enough to be read in one go otherwise)."""
+    from zarr_codecs import pipeline
+
+    monkeypatch.setattr(pipeline, "_INLINE_BYTES", 0)
+
+
+_STREAMED_KINDS = [k for k in KINDS if k.name in {*_REMOTE_NAMES, "icechunk memory", "zip"}]
+
+
+@pytest.mark.usefixtures("streamed")
+@pytest.mark.parametrize("layout", ["[bytes, zstd]", "sharded", "v2 zstd"])
+@pytest.mark.parametrize("kind", _STREAMED_KINDS, ids=[k.name for k in _STREAMED_KINDS])
+def test_reads_decoded_as_chunks_arrive(
+    kind: Kind, layout: str, servers: Servers, tmp_path: Path
+) -> None:
+    if layout.startswith("v2") and not kind.v2:
+        pytest.skip(f"{kind.name} keeps Zarr v3 arrays only")
+    if kind.served:
+        return _read_served(kind, layout, servers, tmp_path)
+    store = kind.make(servers, tmp_path)
+    with _zarr_own():
+        expected = _write(_create(store, "theirs", layout), kind.rewrites)
+    store = store if kind.reopen is None else kind.reopen(store)
+    with _ours():
+        zarr_codecs.reset_usage()
+        _read_all(zarr.open_array(store, path="theirs", mode="r"), expected)
+        read = zarr_codecs.usage()
+    assert read["runtime_read"] > 0 and read["zarr_read"] == 0, read
+
+
+@pytest.mark.parametrize("setting", [None, 3, 200])
+def test_requests_in_flight_follow_the_fetch_limit(
+    setting: int | None, servers: Servers, tmp_path: Path
+) -> None:
+    """A whole read keeps up to ``codec_pipeline.fetch_concurrency`` requests in flight (64 by
+    default; zarr-python's own pipeline keeps ``async.concurrency``, 10)."""
+    from zarr_codecs import _fetching
+
+    store, expected = _s3_array(servers, tmp_path)
+    chunks = (SHAPE[0] // CHUNKS[0]) * (SHAPE[1] // CHUNKS[1])  # 25, all in one read
+    servers.s3_proxy.latency = 0.2  # long enough for every request to be sent meanwhile
+    try:
+        with _ours(), zarr.config.set({"codec_pipeline.fetch_concurrency": setting}):
+            array = zarr.open_array(store, path="a", mode="r")
+            servers.s3_proxy.clear()
+            assert np.array_equal(_bits(array[...]), _bits(expected))
+            assert _fetching.limit() == (setting or _fetching.DEFAULT_LIMIT)
+    finally:
+        servers.s3_proxy.latency = 0.0
+    assert servers.s3_proxy.peak == min(chunks, setting or _fetching.DEFAULT_LIMIT)
+
+
 # -- sharded reads: requests counted at the server ----------------------------------------
 
 
@@ -333,8 +391,7 @@ def _runs(spans: list[tuple[int, int]]) -> int:
     return runs
 
 
-_REMOTE = {"obstore S3", "s3fs", "obstore HTTP", "fsspec HTTP"}
-SHARDED_KINDS = [k for k in KINDS if k.name in _REMOTE]
+SHARDED_KINDS = [k for k in KINDS if k.name in _REMOTE_NAMES]
 
 
 @pytest.mark.parametrize("kind", SHARDED_KINDS, ids=[k.name for k in SHARDED_KINDS])
@@ -391,9 +448,14 @@ def test_a_missing_chunk_reads_as_the_fill_value(
         _read_all(zarr.open_array(store, path="a", mode="r"), expected)
 
 
-def test_a_truncated_chunk_is_a_codec_error(servers: Servers, tmp_path: Path) -> None:
+@pytest.mark.parametrize("streaming", [False, True], ids=["inline", "streamed"])
+def test_a_truncated_chunk_is_a_codec_error(
+    streaming: bool, servers: Servers, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
     from zarr_codec_shapes.errors import CodecError
 
+    if streaming:
+        request.getfixturevalue("streamed")
     store, _ = _s3_array(servers, tmp_path)
     whole = sync(store.get("a/c/1/2", default_buffer_prototype())).to_bytes()
     sync(store.set("a/c/1/2", default_buffer_prototype().buffer.from_bytes(whole[:-7])))
@@ -404,13 +466,16 @@ def test_a_truncated_chunk_is_a_codec_error(servers: Servers, tmp_path: Path) ->
         assert array[0:8, 0:10].shape == (8, 10)  # other chunks still read
 
 
+@pytest.mark.parametrize("streaming", [False, True], ids=["inline", "streamed"])
 @pytest.mark.parametrize("fault", ["error", "truncate", "hang"])
 def test_a_failing_server_gives_zarr_pythons_error_not_a_hang(
-    fault: str, servers: Servers, tmp_path: Path
+    fault: str, streaming: bool, servers: Servers, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
     """A server error, a body cut short, or a server that stops answering (the client's
     timeout is 2 s) while one chunk is fetched: the store's own error, as zarr-python's own
-    pipeline raises it, and soon."""
+    pipeline raises it, and soon; the other fetches are cancelled."""
+    if streaming:
+        request.getfixturevalue("streamed")
     store, _ = _s3_array(servers, tmp_path)
     servers.s3_proxy.fault = lambda r: fault if r.path.endswith("/a/c/2/3") else None
     raised = {}

@@ -2,16 +2,17 @@
 
 - :class:`S3Server`: moto's S3 server (an implementation we did not write), one bucket made.
 - :class:`HttpServer`: plain HTTP over a directory: ``GET`` and ``HEAD`` with byte ranges
-  (``Range: bytes=a-b`` and suffixes), as a static file server or a CDN answers.
+  (``Range: bytes=a-b`` and suffixes), as a static file server or a CDN answers, optionally
+  after a fixed latency.
 - :class:`Proxy`: a reverse proxy in front of either that waits a fixed time before passing each
   request on (the latency of a remote object store), logs every request (method, path, byte
   range) and can be told to fail chosen ones (a server error, a body cut short, a hang).
 
 Each runs in a thread of its own with its own event loop (``start``/``stop``, or a ``with``
-block), so tests can read the proxy's log directly. ``python -m zarr_codecs_bench.loopback
-s3|http DIR|proxy URL --latency S`` runs one in a process of its own (what the benchmark does, so
-that the servers' Python never competes with the timed process for its interpreter lock) and
-prints its URL on the first line of its output.
+block), so tests can read the proxy's log directly. ``python -m zarr_codecs_bench.loopback s3``
+(or ``http DIR [--latency S]``, or ``proxy URL [--latency S]``) runs one in a process of its
+own (what the benchmark does, so that the servers' Python never competes with the timed process
+for its interpreter lock) and prints its URL on the first line of its output.
 """
 
 from __future__ import annotations
@@ -125,11 +126,13 @@ _RANGE = re.compile(r"bytes=(\d*)-(\d*)$")
 class HttpServer(_Threaded):
     """``GET`` and ``HEAD`` of the files under ``root``, with single byte ranges (RFC 9110:
     ``a-b``, ``a-`` and ``-n``; 206 with ``Content-Range``, 416 past the end); 404 for anything
-    else, as a static web server answers."""
+    else, as a static web server answers. Each request is answered after ``latency`` seconds
+    (a remote server's round trip, without a proxy's own costs)."""
 
-    def __init__(self, root: str | os.PathLike[str]) -> None:
+    def __init__(self, root: str | os.PathLike[str], latency: float = 0.0) -> None:
         super().__init__()
         self.root = Path(root).resolve()
+        self.latency = latency
 
     def _file(self, path: str) -> Path | None:
         target = (self.root / path.lstrip("/")).resolve()
@@ -141,6 +144,8 @@ class HttpServer(_Threaded):
         from aiohttp import web
 
         async def handle(request: web.Request) -> web.StreamResponse:
+            if self.latency:
+                await asyncio.sleep(self.latency)
             target = self._file(request.path)
             if target is None:
                 return web.Response(status=404)
@@ -191,12 +196,16 @@ class Proxy(_Threaded):
         self.latency = latency
         self.fault = fault
         self.requests: list[Request] = []
+        self.in_flight = 0
+        #: The most requests in flight at once since :meth:`clear`.
+        self.peak = 0
         self._lock = threading.Lock()
 
     def clear(self) -> None:
-        """Forget the requests logged so far."""
+        """Forget the requests logged so far, and the peak of requests in flight."""
         with self._lock:
             self.requests.clear()
+            self.peak = self.in_flight
 
     def log(self) -> list[Request]:
         """The requests logged so far, in order of arrival."""
@@ -218,6 +227,17 @@ class Proxy(_Threaded):
             seen = Request(request.method, request.path, request.headers.get("Range"))
             with self._lock:
                 self.requests.append(seen)
+                self.in_flight += 1
+                self.peak = max(self.peak, self.in_flight)
+            try:
+                return await forward(session, request, seen)
+            finally:
+                with self._lock:
+                    self.in_flight -= 1
+
+        async def forward(
+            session: aiohttp.ClientSession, request: web.Request, seen: Request
+        ) -> web.StreamResponse:
             body = await request.read()
             if self.latency:
                 await asyncio.sleep(self.latency)
@@ -331,6 +351,7 @@ def main(argv: list[str] | None = None) -> None:
     kinds.add_parser("s3", help="moto's S3 server with the bucket 'zarr'")
     http = kinds.add_parser("http", help="GET and HEAD of a directory's files")
     http.add_argument("root")
+    http.add_argument("--latency", type=float, default=0.0, help="seconds per request")
     proxy = kinds.add_parser("proxy", help="a reverse proxy adding latency")
     proxy.add_argument("upstream")
     proxy.add_argument("--latency", type=float, default=0.0, help="seconds per request")
@@ -339,7 +360,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.kind == "s3":
         server = S3Server()
     elif args.kind == "http":
-        server = HttpServer(args.root)
+        server = HttpServer(args.root, args.latency)
     else:
         server = Proxy(args.upstream, args.latency)
     stop = threading.Event()

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
 import warnings
 from collections.abc import Iterable, Sequence
@@ -41,8 +42,6 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 
 import numpy as np
 from zarr.core.codec_pipeline import BatchedCodecPipeline
-from zarr.core.common import concurrent_map
-from zarr.core.config import config
 from zarr_codec_runtime import Chain, Sharding, Transpose
 from zarr_codec_runtime.chain import NATIVE
 from zarr_codec_shapes.bytes_codec import BytesCodec
@@ -50,7 +49,7 @@ from zarr_codec_shapes.errors import CodecError
 from zarr_codec_shapes.registry import get_codec
 from zarr_codec_shapes.zarr_python import chunk_spec_from_zarr
 
-from zarr_codecs import _selections
+from zarr_codecs import _fetching, _selections
 from zarr_codecs._arrays import broadcast as _broadcast
 from zarr_codecs._arrays import covers as _covers
 from zarr_codecs._arrays import raw as _raw
@@ -382,9 +381,7 @@ class ChainCodecPipeline(BatchedCodecPipeline):
                 found = await item[0].get(prototype=host)
                 return None if found is None else found.as_numpy_array()
 
-            chunks = await concurrent_map(
-                [(item,) for item in batch], fetch, config.get("async.concurrency")
-            )
+            chunks = await _fetching.gather(functools.partial(fetch, item) for item in batch)
         fill = spec.fill_value
         return await asyncio.to_thread(
             reads.read_into,
@@ -412,39 +409,30 @@ class ChainCodecPipeline(BatchedCodecPipeline):
             sources = _memory_chunks(batch)
         if sources is None and not _basic(batch):
             return None
+        selections = [
+            (cast(tuple[Any, ...], item[2]), cast(tuple[Any, ...], item[3])) for item in batch
+        ]
+        decode = functools.partial(_fetching.decode_groups, chains, selections, target)
+        everything = list(range(len(batch)))
+        small = _small(batch, chains)
+        if sources is None and not small:
+            # Any other store: decoded in groups as the chunks arrive.
+            def fetch_one(index: int) -> Any:
+                getter, spec, selection, _, complete = batch[index]
+                return _fetching.fetch(getter, spec, selection, complete, chains[index])
+
+            return await _fetching.fetch_and_decode(len(batch), fetch_one, decode)
         if sources is None:
-            sources = await concurrent_map(
-                list(zip(batch, chains, strict=True)), _fetch, config.get("async.concurrency")
+            sources = await _fetching.gather(
+                functools.partial(_fetching.fetch, g, s, sel, c, chain)
+                for (g, s, sel, _, c), chain in zip(batch, chains, strict=True)
             )
-
-        def decode() -> list[bool] | None:
-            found: list[bool] = [False] * len(batch)
-            for group in by_chain(range(len(batch)), chains).values():
-                # Shards fetched in parts are one call, everything else another.
-                parts = [i for i in group if isinstance(sources[i], _Parts)]
-                rest = [i for i in group if not isinstance(sources[i], _Parts)]
-                chain = chains[group[0]]
-                for indices, read in ((parts, chain.read_fetched), (rest, chain.read)):
-                    if not indices:
-                        continue
-                    there = read(
-                        [sources[i] for i in indices],
-                        [cast(tuple[Any, ...], batch[i][2]) for i in indices],
-                        [cast(tuple[Any, ...], batch[i][3]) for i in indices],
-                        target,
-                    )
-                    if there is None:
-                        return None
-                    for index, present in zip(indices, there, strict=True):
-                        found[index] = present
-            return found
-
         # Small reads run here (a thread hop costs more than they do); the GIL is released
         # while the runtime works either way.
-        if not _small(batch, chains):
-            return await asyncio.to_thread(decode)
+        if not small:
+            return await asyncio.to_thread(decode, everything, sources)
         await asyncio.sleep(0)  # one turn of the event loop, as any awaiting read gives
-        return decode()
+        return decode(everything, sources)
 
     # -- writing ---------------------------------------------------------------------------
 
@@ -529,77 +517,11 @@ class ChainCodecPipeline(BatchedCodecPipeline):
             else:
                 await setter.set(data)
 
-        await concurrent_map(
-            list(zip(setters, buffers, strict=True)), store, config.get("async.concurrency")
+        await _fetching.gather(
+            functools.partial(store, setter, buffer)
+            for setter, buffer in zip(setters, buffers, strict=True)
         )
         return True
-
-
-class _Parts(tuple[Any, list[tuple[int, Any]]]):
-    """A shard fetched in parts: its encoded index and ``(inner chunk, bytes)`` pairs (what
-    :meth:`Chain.read_fetched` takes for each shard)."""
-
-    __slots__ = ()
-
-
-async def _fetch(item: ReadItem, chain: Chain) -> Any:
-    """One chunk's stored bytes from any store (``None``: missing). For part of a shard: its
-    index (one range read), then only the inner chunks the part needs (through the store's
-    coalescing ``get_ranges`` where it has one), as :class:`_Parts`."""
-    getter, spec, chunk_selection, _, complete = item
-    where = chain.index_range
-    if where is None or complete:
-        data = await getter.get(spec.prototype)
-        return None if data is None else _raw(data)
-    from zarr.abc.store import RangeByteRequest, SuffixByteRequest
-
-    start, stop = where
-    request = RangeByteRequest(0, stop) if start == 0 else SuffixByteRequest(-start)
-    index = await getter.get(spec.prototype, byte_range=request)
-    if index is None:
-        return None
-    index = _raw(index)
-    needed = chain.needed(index, cast(tuple[Any, ...], chunk_selection))
-    if needed is None:  # a selection the runtime does not take: zarr's read follows
-        return None
-    chunks = await _ranges(getter, spec, [(first, end) for _, first, end in needed])
-    if chunks is None:  # the shard went away between the reads, as zarr treats it
-        return None
-    return _Parts((index, [(n, c) for (n, _, _), c in zip(needed, chunks, strict=True)]))
-
-
-async def _ranges(getter: Any, spec: ArraySpec, ranges: list[tuple[int, int]]) -> Any:
-    """Byte ranges of one stored value, as numpy arrays, or ``None`` when the value is gone.
-    A ``StorePath``'s store coalesces them (``get_ranges``, with the array's sharding
-    settings); other getters read each."""
-    from zarr.abc.store import RangeByteRequest
-    from zarr.storage import StorePath
-
-    requests = [RangeByteRequest(first, end) for first, end in ranges]
-    found: list[Any] = [None] * len(requests)
-    if requests and isinstance(getter, StorePath) and hasattr(getter.store, "get_ranges"):
-        settings = spec.config
-        try:
-            async for group in getter.store.get_ranges(
-                getter.path,
-                requests,
-                prototype=spec.prototype,
-                max_gap_bytes=getattr(settings, "sharding_coalesce_max_gap_bytes", 1 << 20),
-                max_coalesced_bytes=getattr(settings, "sharding_coalesce_max_bytes", 16 << 20),
-            ):
-                for position, data in group:
-                    found[position] = data
-        except BaseExceptionGroup as group:
-            _, rest = group.split(FileNotFoundError)
-            if rest is not None:
-                raise rest from None
-            return None
-    else:
-        for position, request in enumerate(requests):
-            found[position] = await getter.get(spec.prototype, byte_range=request)
-    if any(data is None for data in found):
-        return None
-    return [_raw(data) for data in found]
 
 
 def _basic(batch: Sequence[ReadItem | WriteItem]) -> bool:
@@ -638,13 +560,9 @@ async def _old_chunks(
     async def existing(setter: ByteSetter | None, spec: ArraySpec) -> Buffer | None:
         return None if setter is None else await setter.get(prototype=spec.prototype)
 
-    fetched = await concurrent_map(
-        [
-            (setter if p else None, spec)
-            for (setter, spec, *_), p in zip(batch, partial, strict=True)
-        ],
-        existing,
-        config.get("async.concurrency"),
+    fetched = await _fetching.gather(
+        functools.partial(existing, setter if p else None, spec)
+        for (setter, spec, *_), p in zip(batch, partial, strict=True)
     )
     return [None if data is None else _raw(data) for data in fetched]
 

@@ -1,0 +1,251 @@
+"""``python -m benchmarks.stores``: reads from object storage where latency rules, through
+zarr-python by each pipeline, side by side in one process.
+
+Servers, each in a process of its own on 127.0.0.1, answering each request after ``--latency``
+seconds (default 20 ms), as a remote store's round trip does: an S3 server (s3s-fs, a Rust S3
+server over a directory, in ``benchmarks/s3-server``, built by ``scripts/build-s3-server``;
+without it moto's, whose own Python costs about 3 ms a request, behind
+``zarr_codecs_bench.loopback``'s latency proxy) and ``zarr_codecs_bench.loopback``'s plain
+HTTP server over a directory.
+
+Stores: zarr's ``ObjectStore`` over obstore's ``S3Store`` and ``HTTPStore``, and
+``FsspecStore`` over s3fs and fsspec's HTTP. Layouts: zarr-python's default ``[bytes, zstd]``
+and the same sharded (shards of 4 x 4 inner chunks); 16 MiB of float32 in 256 KiB chunks.
+Reads: one element, one chunk, 4 x 4 chunks, the whole array.
+
+Pipelines: zarr-python's default, ours (``zarr_codecs.install(pipeline=True)``) and
+zarrs-python (obstore stores and fsspec's HTTP; other stores it hands to zarr-python's
+default). Each round takes every pipeline through every read in turn, the order rotated each
+round; the table gives medians in ms and ratios to zarr's default (above 1: faster). Never
+asserts a time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import functools
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from zarr_codecs_bench import loopback
+from zarr_codecs_bench import pipelines as pipeline_bench
+
+from benchmarks.selections import _format, _timed
+
+SHAPE, CHUNKS = (2048, 2048), (256, 256)
+LAYOUTS: dict[str, dict[str, Any]] = {
+    "[bytes, zstd]": {},
+    "sharded 4x4": {"shards": (1024, 1024)},
+}
+READS: list[tuple[str, Any, int]] = [  # (name, selection, calls per round)
+    ("one element", (300, 500), 4),
+    ("one chunk", (slice(256, 512), slice(512, 768)), 3),
+    ("4x4 chunks", (slice(0, 1024), slice(1024, 2048)), 2),
+    ("whole array", (slice(None), slice(None)), 1),
+]
+STORES = ["obstore S3", "s3fs", "obstore HTTP", "fsspec HTTP"]
+PIPELINES = ["zarr default", "zarr-codecs pipeline", "zarrs"]
+#: Where scripts/build-s3-server puts the S3 server.
+S3_SERVER = (
+    Path(__file__).resolve().parent
+    / "s3-server"
+    / "target"
+    / "release"
+    / "zarr-codecs-bench-s3-server"
+)
+
+
+@contextlib.contextmanager
+def _rust_s3(binary: Path, root: Path, latency: float) -> Iterator[str]:
+    """benchmarks/s3-server serving ``root`` (the bucket is a directory in it), answering each
+    request after ``latency`` seconds."""
+    (root / loopback.BUCKET).mkdir(parents=True, exist_ok=True)
+    process = subprocess.Popen(
+        [str(binary), str(root), str(latency * 1000)],
+        stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
+    )  # fmt: skip
+    try:
+        assert process.stdout is not None
+        url = process.stdout.readline().strip()
+        if not url.startswith("http://"):
+            raise RuntimeError(f"{binary.name} did not start")
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+@contextlib.contextmanager
+def _s3_server(root: Path, latency: float) -> Iterator[tuple[str, str, str]]:
+    """(URL without latency, URL with it, server's name): benchmarks/s3-server where it is
+    built (run twice: with and without the latency), else moto's behind the latency proxy."""
+    binary = Path(os.environ.get("ZARR_CODECS_S3_SERVER", S3_SERVER))
+    if binary.is_file():
+        with _rust_s3(binary, root, 0.0) as direct, _rust_s3(binary, root, latency) as slow:
+            yield direct, slow, "s3s-fs (benchmarks/s3-server)"
+    else:
+        with (
+            loopback.spawn("s3") as direct,
+            loopback.spawn("proxy", direct, "--latency", str(latency)) as slow,
+        ):
+            yield direct, slow, "moto, behind the latency proxy"
+
+
+def _obstore_s3(url: str, prefix: str) -> Any:
+    from obstore.store import S3Store
+    from zarr.storage import ObjectStore
+
+    store = S3Store(
+        loopback.BUCKET, prefix=prefix, endpoint=url, region=loopback.REGION,
+        aws_access_key_id="testing", aws_secret_access_key="testing",
+        client_options={"allow_http": True},
+    )  # fmt: skip
+    return ObjectStore(store)
+
+
+def _s3fs(url: str, prefix: str) -> Any:
+    from zarr.storage import FsspecStore
+
+    options = {
+        "endpoint_url": url,
+        "key": "testing",
+        "secret": "testing",
+        "client_kwargs": {"region_name": loopback.REGION},
+    }
+    # s3fs keeps 10 connections unless told otherwise, which caps any pipeline at 10 requests
+    # in flight: set as a user reading from S3 at scale would.
+    options["config_kwargs"] = {"max_pool_connections": 64}
+    return FsspecStore.from_url(f"s3://{loopback.BUCKET}/{prefix}", storage_options=options)
+
+
+def _obstore_http(url: str, prefix: str) -> Any:
+    from obstore.store import HTTPStore
+    from zarr.storage import ObjectStore
+
+    store = HTTPStore.from_url(f"{url}/{prefix}", client_options={"allow_http": True})
+    return ObjectStore(store, read_only=True)
+
+
+def _fsspec_http(url: str, prefix: str) -> Any:
+    from zarr.storage import FsspecStore
+
+    return FsspecStore.from_url(f"{url}/{prefix}", read_only=True)
+
+
+#: store name -> (server, client)
+CLIENTS: dict[str, tuple[str, Callable[[str, str], Any]]] = {
+    "obstore S3": ("s3", _obstore_s3),
+    "s3fs": ("s3", _s3fs),
+    "obstore HTTP": ("http", _obstore_http),
+    "fsspec HTTP": ("http", _fsspec_http),
+}
+
+
+def _write_arrays(s3_url: str, served: Path, data: np.ndarray[Any, Any]) -> None:
+    """Each layout written once by zarr-python's default pipeline: to S3 (straight to the
+    server, without the proxy) and to the HTTP server's directory."""
+    import zarr
+    from zarr.storage import LocalStore
+
+    with pipeline_bench._setup("zarr default"):
+        for number, kwargs in enumerate(LAYOUTS.values()):
+            for store in (_obstore_s3(s3_url, f"l{number}"), LocalStore(served / f"l{number}")):
+                array = zarr.create_array(
+                    store, shape=SHAPE, chunks=CHUNKS, dtype="float32", fill_value=0.0, **kwargs
+                )
+                array[...] = data
+
+
+Key = tuple[str, str, str]  # store, layout, read
+
+
+def run(rounds: int, latency: float, stores: list[str]) -> tuple[dict[Key, dict[str, float]], str]:
+    """Median seconds per call, ``{key: {pipeline: seconds}}``, and the S3 server's name."""
+    import zarr
+
+    rng = np.random.default_rng(0)
+    data = (rng.standard_normal(SHAPE).cumsum(axis=1) / 10).astype("float32")
+    names = [n for n in PIPELINES if n in pipeline_bench.pipelines()]
+    shm = Path("/dev/shm")
+    scratch = Path(tempfile.mkdtemp(prefix="zarr-stores-", dir=shm if shm.is_dir() else None))
+    results: dict[Key, dict[str, float]] = {}
+    try:
+        served = scratch / "http"
+        served.mkdir()
+        with (
+            _s3_server(scratch / "s3", latency) as (s3_url, s3_slow, s3_name),
+            loopback.spawn("http", str(served), "--latency", str(latency)) as http_slow,
+        ):
+            _write_arrays(s3_url, served, data)
+            urls = {"s3": s3_slow, "http": http_slow}
+            for store_name in stores:
+                server, client = CLIENTS[store_name]
+                for number, layout in enumerate(LAYOUTS):
+                    arrays = {}
+                    for name in names:
+                        with pipeline_bench._setup(name):
+                            store = client(urls[server], f"l{number}")
+                            arrays[name] = zarr.open_array(store, mode="r")
+                    samples: dict[Key, dict[str, list[float]]] = {}
+                    for round_ in range(rounds):
+                        turn = names[round_ % len(names) :] + names[: round_ % len(names)]
+                        for read, selection, calls in READS:
+                            for name in turn:
+                                call = functools.partial(arrays[name].__getitem__, selection)
+                                if round_ == 0:  # every pipeline reads the same values
+                                    np.testing.assert_array_equal(call(), data[selection])
+                                by_name = samples.setdefault((store_name, layout, read), {})
+                                by_name.setdefault(name, []).extend(_timed(call, calls))
+                    for key, by_name in samples.items():
+                        results[key] = {n: statistics.median(s) for n, s in by_name.items()}
+                    print(f"{store_name} {layout}: done", file=sys.stderr)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return results, s3_name
+
+
+def markdown(results: dict[Key, dict[str, float]]) -> str:
+    """One table; cells: ms (ratio to zarr's default)."""
+    names: list[str] = []
+    for by_name in results.values():
+        names += [n for n in by_name if n not in names]
+    lines = [
+        "| store | layout | read | " + " | ".join(names) + " |",
+        "|---|---|---|" + "---|" * len(names),
+    ]
+    for (store, layout, read), by_name in results.items():
+        base = by_name.get("zarr default")
+        cells = []
+        for name in names:
+            seconds = by_name.get(name)
+            if seconds is None:
+                cells.append("-")
+                continue
+            ratio = f" ({base / seconds:.2f}x)" if base and name != "zarr default" else ""
+            cells.append(_format(seconds) + ratio)
+        lines.append(f"| {store} | {layout} | {read} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--latency", type=float, default=0.02, help="seconds per request")
+    parser.add_argument("--stores", nargs="+", choices=STORES, default=STORES)
+    args = parser.parse_args(argv)
+    results, s3_name = run(args.rounds, args.latency, args.stores)
+    print(f"S3 server: {s3_name}; latency {args.latency * 1000:.0f} ms per request\n")
+    print(markdown(results))
+
+
+if __name__ == "__main__":
+    main()
