@@ -88,6 +88,7 @@ class _Threaded:
 
         def run() -> None:
             loop = asyncio.new_event_loop()
+            asyncio.set_event_loop(loop)
             self._loop = loop
             try:
                 loop.run_until_complete(serve())
@@ -98,6 +99,10 @@ class _Threaded:
             started.set()
             loop.run_forever()
             loop.run_until_complete(self._runner.cleanup())
+            left = asyncio.all_tasks(loop)  # requests still held (a hanging fault)
+            for task in left:
+                task.cancel()
+            loop.run_until_complete(asyncio.gather(*left, return_exceptions=True))
             loop.close()
 
         self._thread = threading.Thread(target=run, name=type(self).__name__, daemon=True)
