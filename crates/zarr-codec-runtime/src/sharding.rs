@@ -6,7 +6,9 @@
 //! the inner [`Sharding`]):
 //!
 //! - **Reads** first load each shard on its own thread: a shard in memory is sliced; a shard
-//!   file that is read whole is read in one go; for a part of a shard, only its index is read
+//!   file that is read whole is read in one go (when there are whole shard files enough for
+//!   every thread, each thread reads one into its own reused buffer and decodes its inner
+//!   chunks before taking the next); for a part of a shard, only its index is read
 //!   (one range at its start or end), then only the inner chunks the part needs, neighbours
 //!   closer than [`COALESCE_GAP`] read as one range. Missing shards and missing inner chunks
 //!   are the fill value.
@@ -24,7 +26,7 @@ use zarr_codec_shapes::{CodecError, Result};
 
 use crate::files::{
     ChunkError, ChunkResult, make_directories, open_chunk, read_chunk_file, read_file_range,
-    remove_chunk, write_atomically,
+    remove_chunk, with_chunk_file, write_atomically,
 };
 use crate::grid::Grid;
 use crate::plan::Plan;
@@ -203,11 +205,48 @@ impl Sharding {
             self.check_part(&read.chunk, &read.out, out.shape(), "read")?;
         }
         let mut jobs: Vec<&ReadItem<'_>> = items.iter().collect();
+        if items.len() >= threads.max(2) && items.iter().all(|read| self.reads_whole_file(read)) {
+            // Enough whole shard files for every thread: each reads a shard into its own
+            // reused buffer and decodes it, then takes the next. No shard is held longer
+            // than it is decoded, and no fresh memory is faulted in for it on every call.
+            return parallel_map(&mut jobs, threads, |read| {
+                self.read_whole_file(read, out, fill)
+            })
+            .into_iter()
+            .collect();
+        }
         let loaded: Vec<Loaded<'_>> = parallel_map(&mut jobs, threads, |read| self.load(read))
             .into_iter()
             .collect::<ChunkResult<_>>()?;
         let parts = items.iter().map(|read| (&read.chunk, &read.out));
         self.read_loaded(parts, &loaded, out, fill, threads)
+    }
+
+    /// Whether `read` is a whole shard in a file.
+    fn reads_whole_file(&self, read: &ReadItem<'_>) -> bool {
+        matches!(read.source, Source::File(_)) && read.chunk.is_whole(&self.shard_shape)
+    }
+
+    /// A whole shard file read into this thread's file buffer and its inner chunks decoded on
+    /// this thread (a missing file: the fill value); whether it was there.
+    fn read_whole_file(
+        &self,
+        read: &ReadItem<'_>,
+        out: &OutArray<'_>,
+        fill: &[u8],
+    ) -> ChunkResult<bool> {
+        let part = std::iter::once((&read.chunk, &read.out));
+        let Source::File(path) = read.source else {
+            return Err(CodecError::configuration("sharding: a whole-file read of no file").into());
+        };
+        let found = with_chunk_file(path, None, |shard| {
+            let loaded = self.whole(Cow::Borrowed(shard))?;
+            self.read_loaded(part.clone(), std::slice::from_ref(&loaded), out, fill, 1)
+        })?;
+        if found.is_none() {
+            self.read_loaded(part, &[Loaded::missing()], out, fill, 1)?;
+        }
+        Ok(found.is_some())
     }
 
     /// Inner chunks read with the inner codecs.
