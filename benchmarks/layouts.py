@@ -26,7 +26,7 @@ import shutil
 import statistics
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -163,14 +163,20 @@ def run(
 
 def markdown(results: dict[Key, dict[str, float]]) -> str:
     """One table; cells: ms (ratio to zarr's default); "-" where a pipeline cannot run."""
+    return ratio_table(["size", "store", "layout", "op", "selection"], results)
+
+
+def ratio_table(columns: list[str], results: Mapping[Any, dict[str, float]]) -> str:
+    """A markdown table: the key's ``columns``, then a cell per pipeline: ms (ratio to zarr's
+    default, above 1 faster); "-" where a pipeline has no figure."""
     names: list[str] = []
     for by_name in results.values():
         names += [n for n in by_name if n not in names]
     lines = [
-        "| size | store | layout | op | selection | " + " | ".join(names) + " |",
-        "|---|---|---|---|---|" + "---|" * len(names),
+        "| " + " | ".join(columns) + " | " + " | ".join(names) + " |",
+        "|" + "---|" * (len(columns) + len(names)),
     ]
-    for (size, store, layout, direction, op), by_name in results.items():
+    for key, by_name in results.items():
         base = by_name.get("zarr default")
         cells = []
         for name in names:
@@ -180,9 +186,7 @@ def markdown(results: dict[Key, dict[str, float]]) -> str:
                 continue
             ratio = f" ({base / seconds:.2f}x)" if base and name != "zarr default" else ""
             cells.append(_format(seconds) + ratio)
-        lines.append(
-            f"| {size} | {store} | {layout} | {direction} | {op} | " + " | ".join(cells) + " |"
-        )
+        lines.append("| " + " | ".join(key) + " | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 

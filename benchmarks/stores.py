@@ -28,7 +28,6 @@ import functools
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
@@ -39,7 +38,8 @@ import numpy as np
 from zarr_codecs_bench import loopback
 from zarr_codecs_bench import pipelines as pipeline_bench
 
-from benchmarks.selections import _format, _timed
+from benchmarks.layouts import ratio_table
+from benchmarks.selections import _timed
 
 SHAPE, CHUNKS = (2048, 2048), (256, 256)
 LAYOUTS: dict[str, dict[str, Any]] = {
@@ -69,19 +69,8 @@ def _rust_s3(binary: Path, root: Path, latency: float) -> Iterator[str]:
     """benchmarks/s3-server serving ``root`` (the bucket is a directory in it), answering each
     request after ``latency`` seconds."""
     (root / loopback.BUCKET).mkdir(parents=True, exist_ok=True)
-    process = subprocess.Popen(
-        [str(binary), str(root), str(latency * 1000)],
-        stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
-    )  # fmt: skip
-    try:
-        assert process.stdout is not None
-        url = process.stdout.readline().strip()
-        if not url.startswith("http://"):
-            raise RuntimeError(f"{binary.name} did not start")
+    with loopback.serve([str(binary), str(root), str(latency * 1000)]) as url:
         yield url
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
 
 
 @contextlib.contextmanager
@@ -101,15 +90,9 @@ def _s3_server(root: Path, latency: float) -> Iterator[tuple[str, str, str]]:
 
 
 def _obstore_s3(url: str, prefix: str) -> Any:
-    from obstore.store import S3Store
     from zarr.storage import ObjectStore
 
-    store = S3Store(
-        loopback.BUCKET, prefix=prefix, endpoint=url, region=loopback.REGION,
-        aws_access_key_id="testing", aws_secret_access_key="testing",
-        client_options={"allow_http": True},
-    )  # fmt: skip
-    return ObjectStore(store)
+    return ObjectStore(loopback.obstore_s3(url, prefix))
 
 
 def _s3fs(url: str, prefix: str) -> Any:
@@ -215,25 +198,7 @@ def run(rounds: int, latency: float, stores: list[str]) -> tuple[dict[Key, dict[
 
 def markdown(results: dict[Key, dict[str, float]]) -> str:
     """One table; cells: ms (ratio to zarr's default)."""
-    names: list[str] = []
-    for by_name in results.values():
-        names += [n for n in by_name if n not in names]
-    lines = [
-        "| store | layout | read | " + " | ".join(names) + " |",
-        "|---|---|---|" + "---|" * len(names),
-    ]
-    for (store, layout, read), by_name in results.items():
-        base = by_name.get("zarr default")
-        cells = []
-        for name in names:
-            seconds = by_name.get(name)
-            if seconds is None:
-                cells.append("-")
-                continue
-            ratio = f" ({base / seconds:.2f}x)" if base and name != "zarr default" else ""
-            cells.append(_format(seconds) + ratio)
-        lines.append(f"| {store} | {layout} | {read} | " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+    return ratio_table(["store", "layout", "read"], results)
 
 
 def main(argv: list[str] | None = None) -> None:

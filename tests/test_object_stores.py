@@ -136,16 +136,7 @@ _CLIENT = {"allow_http": True, "timeout": "2s", "connect_timeout": "2s"}
 
 
 def _obstore_s3(url: str, prefix: str) -> Any:
-    return obstore_store.S3Store(
-        loopback.BUCKET,
-        prefix=prefix,
-        endpoint=url,
-        region=loopback.REGION,
-        aws_access_key_id="testing",
-        aws_secret_access_key="testing",
-        client_options=_CLIENT,
-        retry_config=_RETRY,
-    )
+    return loopback.obstore_s3(url, prefix, client_options=_CLIENT, retry_config=_RETRY)
 
 
 def _s3fs_store(url: str, prefix: str) -> Any:

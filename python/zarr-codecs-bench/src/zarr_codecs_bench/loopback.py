@@ -32,7 +32,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Self
 
-__all__ = ["Fault", "HttpServer", "Proxy", "Request", "S3Server", "spawn"]
+__all__ = [
+    "Fault",
+    "HttpServer",
+    "Proxy",
+    "Request",
+    "S3Server",
+    "obstore_s3",
+    "serve",
+    "spawn",
+]
 
 #: The bucket :class:`S3Server` makes.
 BUCKET = "zarr"
@@ -329,17 +338,20 @@ def create_bucket(endpoint: str, bucket: str = BUCKET) -> None:
 def spawn(*args: str) -> Iterator[str]:
     """``python -m zarr_codecs_bench.loopback ARGS`` in a process of its own: its URL, for the
     ``with`` block; the process is ended after it."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", __name__, *args],
-        stdout=subprocess.PIPE,
-        stdin=subprocess.DEVNULL,
-        text=True,
-    )
+    with serve([sys.executable, "-m", __name__, *args]) as url:
+        yield url
+
+
+@contextlib.contextmanager
+def serve(command: list[str]) -> Iterator[str]:
+    """A server ``command`` that prints its URL on its first line: that URL, for the ``with``
+    block; the process is ended after it."""
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
     try:
         assert process.stdout is not None
         url = process.stdout.readline().strip()
         if not url.startswith("http://"):
-            raise RuntimeError(f"loopback {args[0]} did not start: {url!r}")
+            raise RuntimeError(f"{command} did not start: {url!r}")
         yield url
     finally:
         process.send_signal(signal.SIGTERM)
@@ -348,6 +360,24 @@ def spawn(*args: str) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+def obstore_s3(url: str, prefix: str, **options: Any) -> Any:
+    """obstore's ``S3Store`` of :data:`BUCKET` at the server ``url`` under ``prefix``, with the
+    test credentials; ``options`` go to ``S3Store`` (``client_options`` gets ``allow_http``)."""
+    from obstore.store import S3Store
+
+    client: Any = {"allow_http": True, **options.pop("client_options", {})}
+    return S3Store(
+        BUCKET,
+        prefix=prefix,
+        endpoint=url,
+        region=REGION,
+        aws_access_key_id=CREDENTIALS["aws_access_key_id"],
+        aws_secret_access_key=CREDENTIALS["aws_secret_access_key"],
+        client_options=client,
+        **options,
+    )
 
 
 def main(argv: list[str] | None = None) -> None:
