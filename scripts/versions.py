@@ -620,14 +620,24 @@ def main_check(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="check-versions", description="Check that every crate and wheel has one version."
     )
+    parser.add_argument(
+        "--tag",
+        help="a release tag (vX.Y.Z, as the release workflow gets it) that must name the version",
+    )
     _root_arg(parser)
     args = parser.parse_args(argv)
     try:
         report = check(args.root.resolve())
+        version = workspace_version(args.root.resolve())
     except VersionError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     print_report(report)
+    if args.tag is not None and args.tag != f"v{version}":
+        print(
+            f"error: the tag {args.tag} is not v{version}, the version of the tree", file=sys.stderr
+        )
+        return 1
     return 0 if report.ok else 1
 
 

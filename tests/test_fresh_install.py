@@ -112,6 +112,27 @@ def test_help_and_info(venv: Path) -> None:
     assert "zarr-codec-blosc 0.1.0" in proc.stdout and "zarr's own" in proc.stdout
 
 
+def test_doctor_sees_the_wheels_and_their_kernels(venv: Path) -> None:
+    proc = _cli(venv, "doctor", "--json")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["healthy"] is True
+    by_name = {d["distribution"]: d for d in report["distributions"]}
+    runtime = by_name["zarr-codec-runtime"]
+    # Installed from a wheel file (not an editable build), tagged for this platform.
+    assert runtime["source"] == "wheel from a file or URL", runtime
+    assert runtime["fits"] is True and runtime["tags"][0].startswith("cp312-abi3-")
+    assert {c["name"] for c in report["codecs"]} == {
+        "gzip",
+        "blosc",
+        "zstd",
+        "crc32c",
+        "cast_value",
+        "scale_offset",
+    }
+    assert all(c["compiled"] and c["exact"] for c in report["codecs"])
+
+
 def test_demo_then_inspect_then_migrate(venv: Path, tmp_path: Path) -> None:
     store = tmp_path / "demo"
     proc = _cli(venv, "demo", "--out", store, "--repeats", "1")

@@ -239,6 +239,14 @@ def test_fake_repo_passes(repo: Path) -> None:
     assert result.stdout.strip() == f"versions OK: 0.1.0 ({len(FAKE_REPO)} files checked)"
 
 
+def test_release_tag_must_name_the_version(repo: Path) -> None:
+    # The release workflow passes its tag: only v<version of the tree> may publish.
+    assert run("check-versions", "--tag", "v0.1.0", "--root", str(repo)).returncode == 0
+    wrong = run("check-versions", "--tag", "v0.1.1", "--root", str(repo))
+    assert wrong.returncode == 1
+    assert "the tag v0.1.1 is not v0.1.0" in wrong.stderr
+
+
 Mismatch = tuple[str, str, str]
 
 MISMATCHES: dict[str, Mismatch] = {

@@ -1,4 +1,4 @@
-"""The ``zarr-codecs`` command: ``info``, ``inspect``, ``migrate``, ``repair-order``,
+"""The ``zarr-codecs`` command: ``info``, ``doctor``, ``inspect``, ``migrate``, ``repair-order``,
 ``repair-complex`` and ``demo``.
 (The benchmarks are a development package of the repository: ``zarr-codecs-bench``.)
 
@@ -21,7 +21,7 @@ __all__ = ["main"]
 OK, PROBLEMS, USAGE = 0, 1, 2
 
 _EPILOG = """\
-exit status: 0 success; 1 problems found (inspect), migration refused (migrate) or a failed
+exit status: 0 success; 1 problems found (inspect, doctor), migration refused (migrate) or a failed
 check (demo); 2 usage error or something missing.
 
 To make zarr-python itself use these codecs: zarr_codecs.install() in Python, or
@@ -48,6 +48,22 @@ def _info(args: argparse.Namespace) -> int:
     else:
         print(info.render(rows))
     return OK
+
+
+def _doctor(args: argparse.Namespace) -> int:
+    from zarr_codecs import doctor
+
+    installed, kernels = doctor.collect(), doctor.check_kernels()
+    if args.json:
+        report = {
+            "distributions": [item.__dict__ for item in installed],
+            "codecs": [kernel.__dict__ for kernel in kernels],
+            "healthy": doctor.healthy(installed, kernels),
+        }
+        print(json.dumps(report, indent=2))
+    else:
+        print(doctor.render(installed, kernels))
+    return OK if doctor.healthy(installed, kernels) else PROBLEMS
 
 
 def _store(path: str) -> Path:
@@ -134,6 +150,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     info.add_argument("--json", action="store_true", help="machine-readable output")
     info.set_defaults(run=_info)
+
+    doctor = commands.add_parser(
+        "doctor",
+        help="which wheels are installed, for which platform, and whether each codec runs its "
+        "compiled kernel here (exit status 1 if not)",
+    )
+    doctor.add_argument("--json", action="store_true", help="machine-readable output")
+    doctor.set_defaults(run=_doctor)
 
     inspect = commands.add_parser(
         "inspect",

@@ -1,0 +1,245 @@
+"""``zarr-codecs doctor``: is this installation whole and running compiled code?
+
+For each of our distributions: its version, the wheel it came from (the platform tags in its
+``WHEEL`` file, and whether this interpreter accepts them) or the development build it is; then,
+for each codec, one chunk of distinct values run through the runtime both ways and compared bit
+for bit, saying whether the codec's compiled kernel ran (the runtime's plan) or Python did.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import platform
+import sys
+import sysconfig
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+__all__ = ["CodecCheck", "Installed", "KernelCheck", "check_kernels", "collect", "render"]
+
+#: Every distribution of ours, in dependency order.
+DISTRIBUTIONS = (
+    "zarr-codec-shapes",
+    "zarr-codec-gzip",
+    "zarr-codec-blosc",
+    "zarr-codec-zstd",
+    "zarr-codec-crc32c",
+    "zarr-codec-cast-value",
+    "zarr-codec-scale-offset",
+    "zarr-codec-runtime",
+    "zarr-codecs",
+)
+
+_BYTES = {"name": "bytes", "configuration": {"endian": "little"}}
+
+
+@dataclass(frozen=True)
+class CodecCheck:
+    """One codec's probe: its chain (v3 JSON), the chunk's data type, and the values."""
+
+    name: str
+    distribution: str
+    codecs: list[dict[str, Any]]
+    data_type: str
+    values: Callable[[], np.ndarray[Any, Any]]
+
+
+def _distinct_uint32() -> np.ndarray[Any, Any]:
+    """Every byte of every element distinct from its neighbours' (a swapped or shifted byte
+    shows)."""
+    return (np.arange(1024, dtype=np.uint64) * 0x01030507 + 0x11223344).astype(np.uint32)
+
+
+def _halves() -> np.ndarray[Any, Any]:
+    """float64 values that float32, and scaling by 2 with an offset of 1.5, hold exactly."""
+    return np.arange(-512, 512, dtype=np.float64) * 0.5
+
+
+CHECKS = (
+    CodecCheck(
+        "gzip",
+        "zarr-codec-gzip",
+        [_BYTES, {"name": "gzip", "configuration": {"level": 1}}],
+        "uint32",
+        _distinct_uint32,
+    ),
+    CodecCheck(
+        "blosc",
+        "zarr-codec-blosc",
+        [
+            _BYTES,
+            {
+                "name": "blosc",
+                "configuration": {
+                    "cname": "lz4",
+                    "clevel": 5,
+                    "shuffle": "shuffle",
+                    "typesize": 4,
+                    "blocksize": 0,
+                },
+            },
+        ],
+        "uint32",
+        _distinct_uint32,
+    ),
+    CodecCheck(
+        "zstd",
+        "zarr-codec-zstd",
+        [_BYTES, {"name": "zstd", "configuration": {"level": 1, "checksum": True}}],
+        "uint32",
+        _distinct_uint32,
+    ),
+    CodecCheck(
+        "crc32c",
+        "zarr-codec-crc32c",
+        [_BYTES, {"name": "crc32c"}],
+        "uint32",
+        _distinct_uint32,
+    ),
+    CodecCheck(
+        "cast_value",
+        "zarr-codec-cast-value",
+        [{"name": "cast_value", "configuration": {"data_type": "float32"}}, _BYTES],
+        "float64",
+        _halves,
+    ),
+    CodecCheck(
+        "scale_offset",
+        "zarr-codec-scale-offset",
+        [{"name": "scale_offset", "configuration": {"offset": 1.5, "scale": 2}}, _BYTES],
+        "float64",
+        _halves,
+    ),
+)
+
+
+@dataclass(frozen=True)
+class Installed:
+    """One distribution as installed."""
+
+    distribution: str
+    version: str  # "not installed" when absent
+    source: str  # "wheel", "editable (development build)", "local build", ...
+    tags: tuple[str, ...]  # the wheel's tags (from its WHEEL file)
+    fits: bool | None  # whether this interpreter accepts one of them (None: cannot tell)
+
+
+@dataclass(frozen=True)
+class KernelCheck:
+    """One codec's result here."""
+
+    name: str
+    compiled: bool  # the runtime ran the codec's compiled kernel (not Python)
+    exact: bool  # decoded values equal the originals, bit for bit
+    detail: str
+
+
+def _supported_tags() -> set[str] | None:
+    try:
+        from packaging.tags import sys_tags
+    except ImportError:  # packaging is zarr's dependency, not ours
+        return None
+    return {str(tag) for tag in sys_tags()}
+
+
+def _expand(tag: str) -> list[str]:
+    """A compressed tag set (``cp312-abi3-manylinux2014_x86_64.manylinux_2_17_x86_64``) as its
+    single tags."""
+    python, abi, platforms = tag.split("-")
+    return [
+        f"{p}-{a}-{plat}"
+        for p in python.split(".")
+        for a in abi.split(".")
+        for plat in platforms.split(".")
+    ]
+
+
+def _source(dist: importlib.metadata.Distribution) -> str:
+    text = dist.read_text("direct_url.json")
+    if not text:
+        return "wheel"
+    try:
+        direct = json.loads(text)
+    except ValueError:
+        return "wheel"
+    if direct.get("dir_info", {}).get("editable"):
+        return "editable (development build)"
+    if "dir_info" in direct:
+        return "built from a local folder"
+    return "wheel from a file or URL"
+
+
+def _installed(name: str, supported: set[str] | None) -> Installed:
+    try:
+        dist = importlib.metadata.distribution(name)
+    except importlib.metadata.PackageNotFoundError:
+        return Installed(name, "not installed", "-", (), None)
+    wheel = dist.read_text("WHEEL") or ""
+    tags = tuple(
+        line.split(":", 1)[1].strip() for line in wheel.splitlines() if line.startswith("Tag:")
+    )
+    fits = None
+    if supported is not None and tags:
+        fits = any(single in supported for tag in tags for single in _expand(tag))
+    return Installed(name, dist.version, _source(dist), tags, fits)
+
+
+def collect() -> list[Installed]:
+    """Every distribution of ours: installed or not, from what, for which platform."""
+    supported = _supported_tags()
+    return [_installed(name, supported) for name in DISTRIBUTIONS]
+
+
+def _check_one(check: CodecCheck) -> KernelCheck:
+    try:
+        from zarr_codec_runtime import Chain
+        from zarr_codec_shapes.chunk_spec import ChunkSpec
+
+        values = check.values()
+        chain = Chain.from_json(check.codecs, ChunkSpec(values.shape, check.data_type))
+        compiled = chain.decode_plan is not None and chain.encode_plan is not None
+        decoded = chain.decode(chain.encode(values))
+        exact = decoded.dtype == values.dtype and decoded.tobytes() == values.tobytes()
+    except Exception as err:  # any failure is the finding: report it, check the rest
+        return KernelCheck(check.name, False, False, f"failed: {type(err).__name__}: {err}")
+    how = "compiled kernel" if compiled else "Python (no compiled plan)"
+    return KernelCheck(check.name, compiled, exact, f"{how}; {'exact' if exact else 'WRONG'}")
+
+
+def check_kernels() -> list[KernelCheck]:
+    """Each codec's chunk of distinct values, encoded and decoded here by the runtime."""
+    return [_check_one(check) for check in CHECKS]
+
+
+def healthy(installed: list[Installed], kernels: list[KernelCheck]) -> bool:
+    """Everything installed, every wheel fit for this interpreter, every kernel compiled and
+    exact."""
+    return all(i.version != "not installed" and i.fits is not False for i in installed) and all(
+        k.compiled and k.exact for k in kernels
+    )
+
+
+def render(installed: list[Installed], kernels: list[KernelCheck]) -> str:
+    """The report as text, ending with its verdict."""
+    lines = [
+        f"Python {platform.python_version()} ({sys.implementation.name}), "
+        f"platform {sysconfig.get_platform()}, numpy {np.__version__}",
+        "",
+        "distributions",
+    ]
+    width = max(len(name) for name in DISTRIBUTIONS)
+    for item in installed:
+        tags = ", ".join(item.tags) or "-"
+        fits = {True: "fits this Python", False: "NOT for this Python", None: ""}[item.fits]
+        where = f"{item.source}: {tags}" + (f" ({fits})" if fits else "")
+        lines.append(f"  {item.distribution:<{width}}  {item.version:<14}  {where}")
+    lines += ["", "codecs (a chunk of distinct values, encoded and decoded here)"]
+    for kernel in kernels:
+        lines.append(f"  {kernel.name:<{width}}  {kernel.detail}")
+    verdict = healthy(installed, kernels)
+    lines += ["", "all well" if verdict else "problems found (above)"]
+    return "\n".join(lines)

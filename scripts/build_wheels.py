@@ -1,0 +1,294 @@
+"""``scripts/build-wheels``: the release's distributions, built portable and checked.
+
+For each compiled package (``packages/*``): a wheel built by maturin in the release profile,
+linked by zig against glibc 2.17 (``--zig --compatibility manylinux_2_17``, so it installs on
+every Linux that manylinux2014 covers) and its sdist; for the pure-Python projects published
+beside them (``python/zarr-codec-shapes``, ``python/zarr-codecs``): a wheel and an sdist by
+``uv build``. Then, as an index and a user would see them:
+
+1. ``auditwheel show``: every compiled wheel is consistent with its manylinux tag;
+2. ``twine check --strict``: every distribution's metadata and README render on PyPI;
+3. each compiled wheel installed alone (with ``zarr-codec-shapes`` and the test tools) into a
+   fresh venv whose ``PATH`` has no Rust and no C compiler, ``--only-binary`` so nothing could be
+   compiled there, and the package's own tests run against it;
+4. with ``--from-sdist``: each sdist built and installed from source in a fresh venv
+   (``pip install --no-binary``, Rust needed there), and imported.
+
+Needs only the standard library; the tools come from the development venv (``scripts/setup``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import time
+import tomllib
+from collections.abc import Sequence
+from pathlib import Path
+
+from versions import wheel_dirs
+
+ROOT = Path(__file__).resolve().parents[1]
+#: Published pure-Python projects (zarr-codecs-bench is development only).
+PYTHON_PROJECTS = ("zarr-codec-shapes", "zarr-codecs")
+DEFAULT_POLICY = "manylinux_2_17"
+
+
+class Failed(Exception):
+    """A step failed: its command and output are in the message."""
+
+
+def _tool(name: str) -> str:
+    """``name`` from the running Python's own scripts folder (the development venv's, or in CI
+    the runner's Python with uv installed), never from elsewhere on ``PATH``."""
+    folders = {Path(sys.executable).parent, Path(sysconfig.get_path("scripts"))}
+    for folder in folders:
+        found = shutil.which(name, path=str(folder))
+        if found is not None:
+            return found
+    raise Failed(f"{name} is not in {sorted(map(str, folders))}: run scripts/setup first")
+
+
+def _run(command: Sequence[str | Path], *, env: dict[str, str] | None = None) -> str:
+    """Run a command; its output, or :class:`Failed` with the output when it fails."""
+    shown = " ".join(str(part) for part in command)
+    proc = subprocess.run(
+        [str(part) for part in command],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if proc.returncode != 0:
+        raise Failed(f"$ {shown}\n{proc.stdout}{proc.stderr}")
+    return proc.stdout + proc.stderr
+
+
+def _step(text: str) -> None:
+    print(f"\n== {text}", flush=True)
+
+
+def _package_name(folder: str) -> str:
+    """The distribution name of ``packages/<folder>`` (from its pyproject.toml)."""
+    text = (ROOT / "packages" / folder / "pyproject.toml").read_text()
+    found = re.search(r'^name\s*=\s*"([^"]+)"', text, re.MULTILINE)
+    if found is None:
+        raise Failed(f"packages/{folder}/pyproject.toml names no project")
+    return found.group(1)
+
+
+def _module_name(folder: str) -> str:
+    return _package_name(folder).replace("-", "_")
+
+
+def _dist_file(out: Path, folder: str, suffix: str) -> Path:
+    """The one ``*suffix`` distribution of ``packages/<folder>`` in ``out``."""
+    found = sorted(out.glob(f"{_module_name(folder)}-*{suffix}"))
+    if len(found) != 1:
+        raise Failed(f"expected one {suffix} of {folder} in {out}, found {found}")
+    return found[0]
+
+
+def _test_requirements(folder: str) -> list[str]:
+    """``packages/<folder>``'s ``test`` dependency group: what its tests need beside it."""
+    text = (ROOT / "packages" / folder / "pyproject.toml").read_text()
+    group = tomllib.loads(text).get("dependency-groups", {}).get("test")
+    if not group:
+        raise Failed(f"packages/{folder}/pyproject.toml has no [dependency-groups] test")
+    return [str(item) for item in group]
+
+
+def build_compiled(folder: str, out: Path, policy: str) -> None:
+    """The release wheel (zig-linked for ``policy``) and the sdist of ``packages/<folder>``."""
+    manifest = ROOT / "packages" / folder / "Cargo.toml"
+    maturin = _tool("maturin")
+    # maturin runs `python -m ziglang`: the venv's bin first on PATH finds that Python.
+    bin_folder = Path(sys.executable).parent
+    env = {**os.environ, "PATH": f"{bin_folder}{os.pathsep}{os.environ.get('PATH', '')}"}
+    build: list[str | Path] = [
+        maturin,
+        "build",
+        "--release",
+        "--zig",
+        "--compatibility",
+        policy,
+        "-m",
+        manifest,
+    ]
+    _run([*build, "--out", out], env=env)
+    _run([maturin, "sdist", "-m", manifest, "--out", out], env=env)
+
+
+def build_python(project: str, out: Path) -> None:
+    """The wheel and the sdist of ``python/<project>``."""
+    _run([_tool("uv"), "build", "--out-dir", out, ROOT / "python" / project])
+
+
+def audit(wheel: Path, policy: str) -> str:
+    """The platform tag ``auditwheel show`` finds ``wheel`` consistent with; it must be
+    ``policy`` (or an older, wider one)."""
+    report = _run([_tool("auditwheel"), "show", wheel])
+    found = re.search(r'consistent with the following platform tag:\s*"([^"]+)"', report)
+    if found is None:
+        raise Failed(f"auditwheel found no platform tag for {wheel.name}:\n{report}")
+    tag = found.group(1)
+    wanted = re.fullmatch(r"manylinux_(\d+)_(\d+)", policy)
+    got = re.fullmatch(r"manylinux_(\d+)_(\d+)_\w+", tag)
+    if (
+        wanted is None
+        or got is None
+        or tuple(map(int, got.groups())) > tuple(map(int, wanted.groups()))
+    ):
+        raise Failed(f"{wheel.name}: auditwheel says {tag}, not {policy} or older:\n{report}")
+    return tag
+
+
+def _fresh_venv(where: Path) -> Path:
+    """A fresh venv on this Python's base interpreter; its ``python``."""
+    base = Path(getattr(sys, "_base_executable", sys.executable)).resolve()
+    _run([_tool("uv"), "venv", "-q", "--python", base, where])
+    return where / ("Scripts" if os.name == "nt" else "bin") / "python"
+
+
+def _without_compilers() -> tuple[dict[str, str], bool]:
+    """The environment for a user with no toolchain, and whether it is one: on Linux ``PATH`` cut
+    to the system folders that hold no Rust and no C compiler driver; elsewhere (the CI runners
+    of macOS and Windows, which carry compilers) unchanged, ``--only-binary`` then being what
+    keeps anything from being compiled."""
+    if not sys.platform.startswith("linux"):
+        return dict(os.environ), False
+    keep = []
+    for folder in ("/usr/local/bin", "/usr/bin", "/bin"):
+        if not any((Path(folder) / tool).exists() for tool in ("cargo", "rustc", "cc", "gcc")):
+            keep.append(folder)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CARGO", "RUSTUP", "CC"))}
+    env["PATH"] = os.pathsep.join(keep)
+    return env, True
+
+
+def test_wheel(folder: str, out: Path, scratch: Path) -> str:
+    """``packages/<folder>``'s wheel from ``out``, alone in a fresh venv (on Linux one that
+    reaches no compiler), and its tests run against it; their summary line."""
+    python = _fresh_venv(scratch / f"venv-{folder}")
+    uv = _tool("uv")
+    _run([uv, "pip", "install", "-q", "--python", python, *_test_requirements(folder)])
+    env, bare = _without_compilers()
+    # Ours only from `out`, and only as wheels: nothing can be built from source here.
+    install: list[str | Path] = [
+        uv,
+        "pip",
+        "install",
+        "-q",
+        "--python",
+        python,
+        "--no-index",
+        "--find-links",
+        out,
+    ]
+    _run([*install, "--only-binary", ":all:", _package_name(folder)], env=env)
+    probe = f"import {_module_name(folder)} as m; print(m.__file__)"
+    if bare:
+        probe = (
+            "import shutil; "
+            "assert not any(shutil.which(t) for t in ('cargo', 'rustc', 'cc', 'gcc')); " + probe
+        )
+    where = _run([python, "-c", probe], env=env).strip()
+    if str(ROOT) in where:
+        raise Failed(f"{folder}: imported from the checkout ({where}), not the wheel")
+    tests = ROOT / "packages" / folder / "tests"
+    if not tests.is_dir():
+        return f"imported from {where} (no tests of its own: tests/ covers it)"
+    # The pytest script, not `python -m pytest`, keeps the checkout off sys.path.
+    pytest: list[str | Path] = [python.parent / "pytest", "-q", "-p", "no:cacheprovider"]
+    report = _run([*pytest, "-W", "ignore::pytest.PytestConfigWarning", tests], env=env)
+    return report.strip().splitlines()[-1]
+
+
+def install_sdist(folder: str, out: Path, scratch: Path) -> None:
+    """``packages/<folder>``'s sdist built from source by pip in a fresh venv, then imported."""
+    python = _fresh_venv(scratch / f"sdist-{folder}")
+    uv = _tool("uv")
+    _run([uv, "pip", "install", "-q", "--python", python, "pip", "numpy>=2"])
+    shapes = sorted(out.glob("zarr_codec_shapes-*.whl"))
+    sdist = _dist_file(out, folder, ".tar.gz")
+    pip: list[str | Path] = [
+        python,
+        "-m",
+        "pip",
+        "install",
+        "-q",
+        "--no-binary",
+        _package_name(folder),
+    ]
+    _run([*pip, *shapes, sdist])
+    _run([python, "-c", f"import {_module_name(folder)}"])
+
+
+def build_and_check(folders: Sequence[str], out: Path, policy: str) -> None:
+    """Every distribution built into ``out``, audited and checked as the index will."""
+    _step(f"pure-Python wheels and sdists: {', '.join(PYTHON_PROJECTS)}")
+    for project in PYTHON_PROJECTS:
+        build_python(project, out)
+    for folder in folders:
+        _step(f"{folder}: release wheel ({policy}, linked by zig) and sdist")
+        build_compiled(folder, out, policy)
+    _step("auditwheel show")
+    for folder in folders:
+        wheel = _dist_file(out, folder, ".whl")
+        print(f"{wheel.name}: {audit(wheel, policy)}")
+    _step("twine check --strict")
+    dists = sorted([*out.glob("*.whl"), *out.glob("*.tar.gz")])
+    print(_run([_tool("twine"), "check", "--strict", *dists]).strip())
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="build-wheels", description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--packages",
+        help="comma-separated folders of packages/ (default: every one with a wheel)",
+    )
+    parser.add_argument("--out", type=Path, default=ROOT / "dist", help="default: dist/")
+    parser.add_argument("--policy", default=DEFAULT_POLICY, help=f"default: {DEFAULT_POLICY}")
+    parser.add_argument("--no-test", action="store_true", help="skip the fresh-venv tests")
+    parser.add_argument(
+        "--no-build",
+        action="store_true",
+        help="build nothing: check the distributions already in --out (CI, on each platform)",
+    )
+    parser.add_argument(
+        "--from-sdist", action="store_true", help="also build and install each sdist from source"
+    )
+    args = parser.parse_args(argv)
+    every = wheel_dirs(ROOT)
+    folders = args.packages.split(",") if args.packages else every
+    unknown = sorted(set(folders) - set(every))
+    if unknown:
+        parser.error(f"not a wheel folder of packages/: {', '.join(unknown)} (have {every})")
+    out: Path = args.out.resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    try:
+        if not args.no_build:
+            build_and_check(folders, out, args.policy)
+        with tempfile.TemporaryDirectory(prefix="build-wheels-") as scratch:
+            if not args.no_test:
+                for folder in folders:
+                    _step(f"{folder}: the wheel alone in a fresh venv without compilers")
+                    print(test_wheel(folder, out, Path(scratch)))
+            if args.from_sdist:
+                for folder in folders:
+                    _step(f"{folder}: pip install --no-binary from its sdist")
+                    install_sdist(folder, out, Path(scratch))
+                    print("built from source and imported")
+    except Failed as failure:
+        print(f"\nerror: {failure}", file=sys.stderr)
+        return 1
+    print(f"\nall checks passed in {time.monotonic() - started:.0f} s; distributions in {out}")
+    return 0
