@@ -205,8 +205,8 @@ def test_wheel(folder: str, out: Path, scratch: Path) -> str:
     tests = ROOT / "packages" / folder / "tests"
     if not tests.is_dir():
         return f"imported from {where} (no tests of its own: tests/ covers it)"
-    # The pytest script, not `python -m pytest`, keeps the checkout off sys.path.
-    pytest: list[str | Path] = [python.parent / "pytest", "-q", "-p", "no:cacheprovider"]
+    # -P: the current folder (the checkout) stays off sys.path, so the tests import the wheel.
+    pytest: list[str | Path] = [python, "-P", "-m", "pytest", "-q", "-p", "no:cacheprovider"]
     report = _run([*pytest, "-W", "ignore::pytest.PytestConfigWarning", tests], env=env)
     return report.strip().splitlines()[-1]
 
