@@ -2,11 +2,12 @@
 zarr-python by each pipeline, side by side in one process.
 
 Servers, each in a process of its own on 127.0.0.1, answering each request after ``--latency``
-seconds (default 20 ms), as a remote store's round trip does: an S3 server (s3s-fs, a Rust S3
-server over a directory, in ``benchmarks/s3-server``, built by ``scripts/build-s3-server``;
-without it moto's, whose own Python costs about 3 ms a request, behind
-``zarr_codecs_bench.loopback``'s latency proxy) and ``zarr_codecs_bench.loopback``'s plain
-HTTP server over a directory.
+seconds (default 20 ms), as a remote store's round trip does: ``benchmarks/s3-server``
+(``scripts/build-s3-server``), a Rust server that answers S3 (s3s-fs's, each GET's body read in
+one call) and, with ``--http``, plain HTTP over a directory. The servers share the client's two
+cores, where a remote store spends none of them, so theirs is kept small. Without that binary:
+moto's S3 server (about 3 ms of Python a request) behind ``zarr_codecs_bench.loopback``'s
+latency proxy, and that module's aiohttp server.
 
 Stores: zarr's ``ObjectStore`` over obstore's ``S3Store`` and ``HTTPStore``, and
 ``FsspecStore`` over s3fs and fsspec's HTTP. Layouts: zarr-python's default ``[bytes, zstd]``
@@ -16,7 +17,8 @@ Reads: one element, one chunk, 4 x 4 chunks, the whole array.
 Pipelines: zarr-python's default, ours (``zarr_codecs.install(pipeline=True)``) and
 zarrs-python (obstore stores and fsspec's HTTP; other stores it hands to zarr-python's
 default). Each round takes every pipeline through every read in turn, the order rotated each
-round; the table gives medians in ms and ratios to zarr's default (above 1: faster). Never
+round; the tables give medians in ms of wall time, then of the client's CPU time (this
+process, all threads), with ratios to zarr's default (above 1: faster, or less CPU). Never
 asserts a time.
 """
 
@@ -30,6 +32,7 @@ import shutil
 import statistics
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -39,7 +42,6 @@ from zarr_codecs_bench import loopback
 from zarr_codecs_bench import pipelines as pipeline_bench
 
 from benchmarks.layouts import ratio_table
-from benchmarks.selections import _timed
 
 SHAPE, CHUNKS = (2048, 2048), (256, 256)
 LAYOUTS: dict[str, dict[str, Any]] = {
@@ -73,12 +75,32 @@ def _rust_s3(binary: Path, root: Path, latency: float) -> Iterator[str]:
         yield url
 
 
+def _rust_server() -> Path | None:
+    binary = Path(os.environ.get("ZARR_CODECS_S3_SERVER", S3_SERVER))
+    return binary if binary.is_file() else None
+
+
+@contextlib.contextmanager
+def _http_server(root: Path, latency: float) -> Iterator[tuple[str, str]]:
+    """(URL, server's name) of an HTTP server over ``root`` answering each request after
+    ``latency``: benchmarks/s3-server's ``--http`` where it is built, else
+    ``zarr_codecs_bench.loopback``'s aiohttp server (whose Python, on the benchmark's own two
+    cores, costs about 0.5 ms a request)."""
+    binary = _rust_server()
+    if binary is not None:
+        with loopback.serve([str(binary), "--http", str(root), str(latency * 1000)]) as url:
+            yield url, "benchmarks/s3-server --http"
+    else:
+        with loopback.spawn("http", str(root), "--latency", str(latency)) as url:
+            yield url, "zarr_codecs_bench.loopback (aiohttp)"
+
+
 @contextlib.contextmanager
 def _s3_server(root: Path, latency: float) -> Iterator[tuple[str, str, str]]:
     """(URL without latency, URL with it, server's name): benchmarks/s3-server where it is
     built (run twice: with and without the latency), else moto's behind the latency proxy."""
-    binary = Path(os.environ.get("ZARR_CODECS_S3_SERVER", S3_SERVER))
-    if binary.is_file():
+    binary = _rust_server()
+    if binary is not None:
         with _rust_s3(binary, root, 0.0) as direct, _rust_s3(binary, root, latency) as slow:
             yield direct, slow, "s3s-fs (benchmarks/s3-server)"
     else:
@@ -149,10 +171,23 @@ def _write_arrays(s3_url: str, served: Path, data: np.ndarray[Any, Any]) -> None
 
 
 Key = tuple[str, str, str]  # store, layout, read
+Results = dict[Key, dict[str, float]]
 
 
-def run(rounds: int, latency: float, stores: list[str]) -> tuple[dict[Key, dict[str, float]], str]:
-    """Median seconds per call, ``{key: {pipeline: seconds}}``, and the S3 server's name."""
+def _timed(call: Callable[[], object], calls: int) -> list[tuple[float, float]]:
+    """(wall, this process's CPU on all its threads) seconds of each call: the CPU is the
+    client's own work (the servers run in processes of their own)."""
+    samples = []
+    for _ in range(calls):
+        wall, cpu = time.perf_counter(), time.process_time()
+        call()
+        samples.append((time.perf_counter() - wall, time.process_time() - cpu))
+    return samples
+
+
+def run(rounds: int, latency: float, stores: list[str]) -> tuple[Results, Results, str]:
+    """Median wall seconds and median client CPU seconds per call, each
+    ``{key: {pipeline: seconds}}``, and the S3 server's name."""
     import zarr
 
     rng = np.random.default_rng(0)
@@ -160,13 +195,14 @@ def run(rounds: int, latency: float, stores: list[str]) -> tuple[dict[Key, dict[
     names = [n for n in PIPELINES if n in pipeline_bench.pipelines()]
     shm = Path("/dev/shm")
     scratch = Path(tempfile.mkdtemp(prefix="zarr-stores-", dir=shm if shm.is_dir() else None))
-    results: dict[Key, dict[str, float]] = {}
+    results: Results = {}
+    cpu: Results = {}
     try:
         served = scratch / "http"
         served.mkdir()
         with (
             _s3_server(scratch / "s3", latency) as (s3_url, s3_slow, s3_name),
-            loopback.spawn("http", str(served), "--latency", str(latency)) as http_slow,
+            _http_server(served, latency) as (http_slow, http_name),
         ):
             _write_arrays(s3_url, served, data)
             urls = {"s3": s3_slow, "http": http_slow}
@@ -178,7 +214,7 @@ def run(rounds: int, latency: float, stores: list[str]) -> tuple[dict[Key, dict[
                         with pipeline_bench._setup(name):
                             store = client(urls[server], f"l{number}")
                             arrays[name] = zarr.open_array(store, mode="r")
-                    samples: dict[Key, dict[str, list[float]]] = {}
+                    samples: dict[Key, dict[str, list[tuple[float, float]]]] = {}
                     for round_ in range(rounds):
                         turn = names[round_ % len(names) :] + names[: round_ % len(names)]
                         for read, selection, calls in READS:
@@ -189,14 +225,19 @@ def run(rounds: int, latency: float, stores: list[str]) -> tuple[dict[Key, dict[
                                 by_name = samples.setdefault((store_name, layout, read), {})
                                 by_name.setdefault(name, []).extend(_timed(call, calls))
                     for key, by_name in samples.items():
-                        results[key] = {n: statistics.median(s) for n, s in by_name.items()}
+                        results[key] = {
+                            n: statistics.median(w for w, _ in s) for n, s in by_name.items()
+                        }
+                        cpu[key] = {
+                            n: statistics.median(c for _, c in s) for n, s in by_name.items()
+                        }
                     print(f"{store_name} {layout}: done", file=sys.stderr)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    return results, s3_name
+    return results, cpu, f"S3: {s3_name}; HTTP: {http_name}"
 
 
-def markdown(results: dict[Key, dict[str, float]]) -> str:
+def markdown(results: Results) -> str:
     """One table; cells: ms (ratio to zarr's default)."""
     return ratio_table(["store", "layout", "read"], results)
 
@@ -207,9 +248,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--latency", type=float, default=0.02, help="seconds per request")
     parser.add_argument("--stores", nargs="+", choices=STORES, default=STORES)
     args = parser.parse_args(argv)
-    results, s3_name = run(args.rounds, args.latency, args.stores)
-    print(f"S3 server: {s3_name}; latency {args.latency * 1000:.0f} ms per request\n")
+    results, cpu, servers = run(args.rounds, args.latency, args.stores)
+    print(f"servers: {servers}; latency {args.latency * 1000:.0f} ms per request\n")
     print(markdown(results))
+    print("\nThe client's CPU time per call (this process, all threads; ratios: zarr's / ours)\n")
+    print(markdown(cpu))
 
 
 if __name__ == "__main__":
