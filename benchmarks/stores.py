@@ -32,7 +32,6 @@ import shutil
 import statistics
 import sys
 import tempfile
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -42,6 +41,7 @@ from zarr_codecs_bench import loopback
 from zarr_codecs_bench import pipelines as pipeline_bench
 
 from benchmarks.layouts import ratio_table
+from benchmarks.peers import _timed  # (wall, this process's CPU on all threads) per call
 
 SHAPE, CHUNKS = (2048, 2048), (256, 256)
 LAYOUTS: dict[str, dict[str, Any]] = {
@@ -172,17 +172,6 @@ def _write_arrays(s3_url: str, served: Path, data: np.ndarray[Any, Any]) -> None
 
 Key = tuple[str, str, str]  # store, layout, read
 Results = dict[Key, dict[str, float]]
-
-
-def _timed(call: Callable[[], object], calls: int) -> list[tuple[float, float]]:
-    """(wall, this process's CPU on all its threads) seconds of each call: the CPU is the
-    client's own work (the servers run in processes of their own)."""
-    samples = []
-    for _ in range(calls):
-        wall, cpu = time.perf_counter(), time.process_time()
-        call()
-        samples.append((time.perf_counter() - wall, time.process_time() - cpu))
-    return samples
 
 
 def run(rounds: int, latency: float, stores: list[str]) -> tuple[Results, Results, str]:
