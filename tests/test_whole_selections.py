@@ -365,3 +365,97 @@ def test_a_selection_of_too_many_chunks_takes_zarr_pythons_path(
         counts = zarr_codecs.usage()
     assert counts["selections_read"] == counts["selections_written"] == 0, counts
     assert counts["runtime_read"] == counts["runtime_written"] == 3, counts  # batches, as before
+
+
+# -- synchronous reads on the caller's thread ---------------------------------------------------
+
+
+@contextmanager
+def _coroutines_through_zarrs_loop() -> Iterator[list[str]]:
+    """The names of the coroutines zarr-python's synchronous ``Array`` hands to its event
+    loop's thread while the block runs."""
+    handed: list[str] = []
+    original = _selections._ORIGINALS["sync"]
+
+    def recording(coro: Any, loop: Any = None, timeout: Any = None) -> Any:
+        handed.append(coro.__qualname__)
+        return original(coro, loop=loop, timeout=timeout)
+
+    _selections._ORIGINALS["sync"] = recording
+    try:
+        yield handed
+    finally:
+        _selections._ORIGINALS["sync"] = original
+
+
+@pytest.mark.parametrize("store_kind", ["local", "memory", "fsspec"])
+def test_synchronous_reads_skip_zarrs_event_loop(store_kind: str, tmp_path: Path) -> None:
+    """``array[...]`` on files or a ``MemoryStore`` reads on the caller's thread, with the
+    values zarr-python's own pipeline reads; a selection zarr-python must cut (fancy indexing)
+    still goes through its loop."""
+    values = np.random.default_rng(5).standard_normal((40, 30)).astype("f4")
+    with _ours(pipeline=True):
+        array = zarr.create_array(
+            _store(store_kind, tmp_path / "a"), shape=values.shape, chunks=(7, 8), dtype="f4",
+            compressors=[ZSTD], fill_value=np.nan,
+        )  # fmt: skip
+        array[:] = values
+        array[35:, :] = np.nan
+        expected = values.copy()
+        expected[35:, :] = np.nan
+        with _coroutines_through_zarrs_loop() as handed:
+            reads = [array[3, 4], array[2:30:3, 5:], array[:], array[..., -1]]
+            np.testing.assert_array_equal(array.vindex[[1, 2], [3, 4]], expected[[1, 2], [3, 4]])
+        assert [name for name in handed if "_get_selection" in name] == [
+            "AsyncArray._get_selection"  # the vindex read only
+        ]
+        for read, selection in zip(
+            reads, [(3, 4), (slice(2, 30, 3), slice(5, None)), (Ellipsis,), (Ellipsis, -1)],
+            strict=True,
+        ):  # fmt: skip
+            np.testing.assert_array_equal(read, expected[selection])
+        assert zarr_codecs.usage()["selections_read"] == 4
+
+
+def test_synchronous_reads_from_many_threads() -> None:
+    """Threads reading one array at once (dask's threaded scheduler) each get their own
+    values, now that the reads run on their threads and not one after another on zarr's."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    values = np.arange(64 * 64, dtype="i8").reshape(64, 64)
+    with _ours(pipeline=True):
+        array = zarr.create_array(
+            MemoryStore(), shape=values.shape, chunks=(8, 8), dtype="i8", compressors=[ZSTD]
+        )
+        array[:] = values
+        blocks = [
+            (slice(r, r + 16), slice(c, c + 16)) for r in range(0, 64, 16) for c in range(0, 64, 16)
+        ]
+        with ThreadPoolExecutor(4) as pool:
+            for _ in range(5):
+                reads = list(pool.map(array.__getitem__, blocks))
+                for read, block in zip(reads, blocks, strict=True):
+                    np.testing.assert_array_equal(read, values[block])
+
+
+def test_a_coroutine_read_here_is_closed_not_leaked() -> None:
+    """The coroutine zarr-python made for the read, never started, is closed: no "never
+    awaited" warning, and errors (a corrupt chunk) reach the caller as they would through
+    zarr-python's loop."""
+    import gc
+    import warnings
+
+    with _ours(pipeline=True):
+        array = zarr.create_array(
+            MemoryStore(), shape=(8,), chunks=(4,), dtype="u2", compressors=[ZSTD]
+        )
+        array[:] = np.arange(8, dtype="u2")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            for _ in range(3):
+                assert array[5] == 5
+            gc.collect()
+        assert not [w for w in caught if "never awaited" in str(w.message)]
+        array.store._store_dict["c/1"] = zarr.core.buffer.cpu.Buffer.from_bytes(b"not zstd")
+        with pytest.raises(Exception, match=r"(?i)zstd|frame|decode|corrupt"):
+            array[5]

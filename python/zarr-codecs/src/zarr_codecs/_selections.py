@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from zarr.storage import StorePath
     from zarr_codec_runtime import Chain
 
-__all__ = ["hook", "read", "unhook", "write"]
+__all__ = ["hook", "read", "read_now", "unhook", "write"]
 
 #: Reads and writes of at most this many bytes run on the event loop's thread (a hop to a
 #: worker thread costs more than they do).
@@ -76,6 +76,15 @@ def hook() -> None:
     _ORIGINALS.update(get=get, set=put)
     array_module._get_selection = _get_selection
     array_module._set_selection = _set_selection
+    method = getattr(array_module.AsyncArray, "_get_selection", None)
+    sync = getattr(array_module, "sync", None)
+    if (
+        _shaped(method, ("self", "indexer"), _GET_KEYWORDS)
+        and _shaped(sync, ("coro", "loop", "timeout"), ())
+        and inspect.iscoroutinefunction(method)
+    ):
+        _ORIGINALS.update(sync=sync, get_method_code=method.__code__)
+        array_module.sync = _sync  # type: ignore[attr-defined]
 
 
 def unhook() -> None:
@@ -85,6 +94,9 @@ def unhook() -> None:
     if _ORIGINALS:
         array_module._get_selection = _ORIGINALS.pop("get")
         array_module._set_selection = _ORIGINALS.pop("set")
+        if "sync" in _ORIGINALS:
+            array_module.sync = _ORIGINALS.pop("sync")  # type: ignore[attr-defined]
+            del _ORIGINALS["get_method_code"]
 
 
 def _shaped(function: Any, positional: tuple[str, ...], keywords: tuple[str, ...]) -> bool:
@@ -96,6 +108,47 @@ def _shaped(function: Any, positional: tuple[str, ...], keywords: tuple[str, ...
     kinds = [parameters[name].kind for name in keywords if name in parameters]
     return names == positional + keywords and all(
         k is inspect.Parameter.KEYWORD_ONLY for k in kinds
+    )
+
+
+def _sync(coro: Any, loop: Any = None, timeout: Any = None) -> Any:
+    """zarr-python's ``sync`` (its synchronous ``Array`` hands every call to the event loop's
+    thread and waits), except that a read the pipeline can do on this thread
+    (``read_selection_now``: files and ``MemoryStore`` need no event loop) is done here and
+    the coroutine is never started."""
+    if loop is None and timeout is None:
+        code = getattr(coro, "cr_code", None)
+        if code is not None and code is _ORIGINALS.get("get_method_code"):
+            try:
+                result = _read_on_this_thread(coro)
+            except BaseException:
+                coro.close()  # never started: closing it runs nothing
+                raise
+            if result is not NotImplemented:
+                coro.close()
+                return result
+    return _ORIGINALS["sync"](coro, loop=loop, timeout=timeout)
+
+
+def _read_on_this_thread(coro: Any) -> Any:
+    """What ``AsyncArray._get_selection(indexer, ...)``, not yet started, would return, read by
+    the pipeline's ``read_selection_now``, or ``NotImplemented``."""
+    if inspect.getcoroutinestate(coro) != inspect.CORO_CREATED:
+        return NotImplemented
+    arguments = coro.cr_frame.f_locals  # the call's arguments, before its first line runs
+    array = arguments["self"]
+    if arguments.get("out") is not None or arguments.get("fields"):
+        return NotImplemented
+    offer = getattr(array.codec_pipeline, "read_selection_now", None)
+    if offer is None:
+        return NotImplemented
+    return offer(
+        array.store_path,
+        array.metadata,
+        array.config,
+        array._chunk_grid,
+        arguments["indexer"],
+        arguments["prototype"],
     )
 
 
@@ -300,6 +353,68 @@ def _prefix(root: str | None, path: str) -> str:
     return f"{path}/" if path else ""
 
 
+class _Read:
+    """A whole-selection read, planned: its chunks cut, its output made; nothing read yet."""
+
+    def __init__(self, cut: _Cut, files: bool, out: Any, indexer: Any) -> None:
+        self.cut = cut
+        self.files = files
+        self.out = out
+        self.target = out.as_ndarray_like()
+        self.indexer = indexer
+        self.inline = cut.inline(self.target.nbytes)
+
+    def run(self) -> Any:
+        """The selection, read (zarr-python's ``_get_selection`` result), or
+        ``NotImplemented`` where the runtime declines the chain."""
+        cut, chain = self.cut, self.cut.chain
+        assert chain is not None
+        sources: list[Any]
+        if self.files:
+            sources = list(cut.keys)
+        else:
+            stored = cut.store._store_dict
+            sources = [None if (c := stored.get(k)) is None else raw(c) for k in cut.keys]
+        found = chain.read(sources, cut.chunk_selections, cut.places, self.target)
+        if found is None:
+            return NotImplemented
+        count("runtime_read", len(found))
+        count("selections_read", 1)
+        from zarr.core.indexing import BasicIndexer
+
+        if self.indexer.shape == () and type(self.indexer) is BasicIndexer:
+            return self.out.as_scalar()
+        return self.target
+
+
+def _plan_read(
+    pipeline: _Chains,
+    store_path: Any,
+    metadata: Any,
+    config: Any,
+    grid: Any,
+    indexer: Any,
+    prototype: Any,
+) -> _Read | None:
+    """The read of ``indexer``, planned, or ``None`` (nothing read) where zarr-python's path
+    must run."""
+    prepared = _prepared(pipeline, store_path, metadata, config, grid, indexer, prototype)
+    if prepared is None or prepared.config.read_missing_chunks is False:
+        return None
+    root = files_root(prepared.store)
+    files = root is not None
+    if not files and not prepared.store._is_open:
+        return None
+    chain = prepared.chain
+    assert chain is not None
+    out = prototype.nd_buffer.empty(
+        shape=indexer.shape, dtype=chain.spec.numpy_dtype, order=prepared.order
+    )
+    if not prepared.cut(metadata, indexer, _prefix(root, prepared.path)):
+        return None
+    return _Read(prepared, files, out, indexer)
+
+
 async def read(
     pipeline: _Chains,
     store_path: Any,
@@ -311,46 +426,31 @@ async def read(
 ) -> Any:
     """The selection ``indexer`` of the array read whole, as zarr-python's ``_get_selection``
     returns it, or ``NotImplemented`` (nothing read) where zarr-python's path must run."""
-    prepared = _prepared(pipeline, store_path, metadata, config, grid, indexer, prototype)
-    if prepared is None or prepared.config.read_missing_chunks is False:
+    planned = _plan_read(pipeline, store_path, metadata, config, grid, indexer, prototype)
+    if planned is None:
         return NotImplemented
-    root = files_root(prepared.store)
-    files = root is not None
-    if not files and not prepared.store._is_open:
-        return NotImplemented
-    chain = prepared.chain
-    assert chain is not None
-    out = prototype.nd_buffer.empty(
-        shape=indexer.shape, dtype=chain.spec.numpy_dtype, order=prepared.order
-    )
-    target = out.as_ndarray_like()
-    if not prepared.cut(metadata, indexer, _prefix(root, prepared.path)):
-        return NotImplemented
-    inline = prepared.inline(target.nbytes)
-    if inline:
-        # One turn of the event loop first, as any awaiting read gives: concurrent reads
-        # (xarray's load_async of several objects) start together, not one after another.
-        await asyncio.sleep(0)
-    sources: list[Any]
-    if files:
-        sources = list(prepared.keys)
-    else:
-        stored = prepared.store._store_dict
-        sources = [None if (c := stored.get(k)) is None else raw(c) for k in prepared.keys]
+    if not planned.inline:
+        return await asyncio.to_thread(planned.run)
+    # One turn of the event loop first, as any awaiting read gives: concurrent reads
+    # (xarray's load_async of several objects) start together, not one after another.
+    await asyncio.sleep(0)
+    return planned.run()
 
-    def decode() -> list[bool] | None:
-        return chain.read(sources, prepared.chunk_selections, prepared.places, target)
 
-    found = decode() if inline else await asyncio.to_thread(decode)
-    if found is None:
-        return NotImplemented
-    count("runtime_read", len(found))
-    count("selections_read", 1)
-    from zarr.core.indexing import BasicIndexer
-
-    if indexer.shape == () and type(indexer) is BasicIndexer:
-        return out.as_scalar()
-    return out.as_ndarray_like()
+def read_now(
+    pipeline: _Chains,
+    store_path: Any,
+    metadata: Any,
+    config: Any,
+    grid: Any,
+    indexer: Any,
+    prototype: Any,
+) -> Any:
+    """:func:`read` on the caller's thread, for zarr-python's synchronous ``Array``: its
+    stores here (files, a ``MemoryStore``) need no event loop, and the hop to zarr's loop
+    thread and back costs more than a small read's decode."""
+    planned = _plan_read(pipeline, store_path, metadata, config, grid, indexer, prototype)
+    return NotImplemented if planned is None else planned.run()
 
 
 async def write(

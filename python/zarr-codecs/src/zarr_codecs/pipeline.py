@@ -306,6 +306,23 @@ class ChainCodecPipeline(BatchedCodecPipeline):
             self, store_path, metadata, config, chunk_grid, indexer, prototype
         )
 
+    def read_selection_now(
+        self,
+        store_path: Any,
+        metadata: Any,
+        config: Any,
+        chunk_grid: Any,
+        indexer: Any,
+        prototype: Any,
+    ) -> Any:
+        """:meth:`read_selection` on the caller's thread, for zarr-python's synchronous
+        ``Array`` (no hop to its event loop's thread), or ``NotImplemented``."""
+        if self._codecs() is None:
+            return NotImplemented
+        return _selections.read_now(
+            self, store_path, metadata, config, chunk_grid, indexer, prototype
+        )
+
     async def write_selection(
         self,
         store_path: Any,
