@@ -24,6 +24,8 @@ from math import prod
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
+from zarr.core.buffer import cpu
+from zarr.core.indexing import BasicIndexer, IntDimIndexer, OrthogonalIndexer, SliceDimIndexer
 from zarr_codec_runtime import cut_selection
 from zarr_codec_shapes.errors import UnsupportedError
 
@@ -212,8 +214,9 @@ async def _set_selection(
     )
 
 
-class _Cut:
-    """A selection of an array cut into its chunks, with what a runtime call needs."""
+class _Layout:
+    """What every whole selection of one array shares: its chunks' spec and chain, its store,
+    the prefix of its chunk keys. Built once per array (see :func:`_layout`)."""
 
     def __init__(
         self,
@@ -231,35 +234,91 @@ class _Cut:
             config = replace(config, order=metadata.order)
         self.config = config
         self.order = config.order
+        self.shape: tuple[int, ...] = metadata.shape
         self.spec = ArraySpec(
             shape=grid.chunk_shape,
             dtype=metadata.dtype,
             fill_value=metadata.fill_value,
             config=config,
-            prototype=prototype,
+            prototype=prototype,  # any CPU one: the chain depends on the rest only
         )
         self.chain = pipeline.chain(self.spec)
+        self.store = store_path.store
+        self.path: str = store_path.path
+        self.key_encoding = key_encoding
+        self.root = files_root(self.store)
+        self.prefix = _prefix(self.root, self.path)
+
+
+def _layout(
+    pipeline: _Chains, store_path: Any, metadata: Any, config: Any, grid: Any, prototype: Any
+) -> _Layout | None:
+    """The array's :class:`_Layout`, or ``None`` where its store, keys or chain are not ours
+    to read whole. Kept in the pipeline (one per array, gone with it), found by the identity
+    of zarr-python's objects for the array, which it keeps from call to call (a resize makes
+    new metadata, hence a new layout)."""
+    objects = (store_path, metadata, config, grid)
+    layouts: dict[tuple[int, ...], tuple[tuple[Any, ...], _Layout | None]] | None = None
+    attributes = getattr(pipeline, "__dict__", None)
+    if attributes is not None:
+        layouts = attributes.setdefault("_selection_layouts", {})
+        hit = layouts.get(tuple(map(id, objects)))
+        if hit is not None and all(a is b for a, b in zip(hit[0], objects, strict=True)):
+            return hit[1]
+    layout = _new_layout(pipeline, store_path, metadata, config, grid, prototype)
+    if layouts is not None:
+        if len(layouts) >= 8:
+            layouts.clear()
+        layouts[tuple(map(id, objects))] = (objects, layout)
+    return layout
+
+
+def _new_layout(
+    pipeline: _Chains, store_path: Any, metadata: Any, config: Any, grid: Any, prototype: Any
+) -> _Layout | None:
+    from zarr.storage import MemoryStore
+
+    if not getattr(grid, "is_regular", False) or not metadata.shape:
+        return None
+    if type(store_path.store) is not MemoryStore and files_root(store_path.store) is None:
+        return None
+    key_encoding = _key_encoding(metadata)
+    if key_encoding is None:
+        return None
+    layout = _Layout(pipeline, store_path, metadata, config, grid, prototype, key_encoding)
+    chain = layout.chain
+    if chain is None or chain.spec.numpy_dtype != metadata.dtype.to_native_dtype():
+        return None  # the runtime's elements are in this machine's byte order
+    return layout
+
+
+class _Cut:
+    """A selection of an array cut into its chunks, with what a runtime call needs."""
+
+    def __init__(self, layout: _Layout) -> None:
+        self.config = layout.config
+        self.order = layout.order
+        self.chain = layout.chain
+        self.store = layout.store
+        self.root = layout.root
+        self.layout = layout
         self.keys: list[str] = []
         self.chunk_selections: list[tuple[Any, ...]] = []
         self.places: list[tuple[slice, ...]] = []
         self.complete: list[bool] = []
-        self.store = store_path.store
-        self.path: str = store_path.path
-        self.key_encoding = key_encoding
 
-    def cut(self, metadata: Any, indexer: Any, prefix: str) -> bool:
+    def cut(self, indexer: Any) -> bool:
         """Cut the selection; ``False`` (nothing cut) for one of more chunks than
         ``cut_selection`` names in one call, which zarr-python's path then takes."""
-        from zarr.core.indexing import IntDimIndexer
-
+        layout = self.layout
         selection = [
-            d.dim_sel if isinstance(d, IntDimIndexer) else slice(d.start, d.stop, d.step)
+            d.dim_sel if type(d) is IntDimIndexer else slice(d.start, d.stop, d.step)
             for d in indexer.dim_indexers
         ]
-        encoding, separator = self.key_encoding
+        encoding, separator = layout.key_encoding
         try:
             cut = cut_selection(
-                metadata.shape, self.spec.shape, selection, prefix, encoding, separator
+                layout.shape, layout.spec.shape, selection, layout.prefix, encoding, separator
             )
         except UnsupportedError:
             return False
@@ -286,37 +345,18 @@ def _prepared(
 ) -> _Cut | None:
     """What a whole-selection read or write needs, or ``None`` where zarr-python's own path
     must run: another kind of selection, grid, store, buffer or chain."""
-    from zarr.core.buffer import cpu
-    from zarr.storage import MemoryStore
-
-    if not _basic(indexer) or not getattr(grid, "is_regular", False):
-        return None
-    if not metadata.shape or prod(indexer.shape) == 0:
+    if not _basic(indexer) or prod(indexer.shape) == 0:
         return None
     if prototype.buffer is not cpu.Buffer or prototype.nd_buffer is not cpu.NDBuffer:
         return None
-    if type(store_path.store) is not MemoryStore and files_root(store_path.store) is None:
-        return None
-    key_encoding = _key_encoding(metadata)
-    if key_encoding is None:
-        return None
-    cut = _Cut(pipeline, store_path, metadata, config, grid, prototype, key_encoding)
-    if cut.chain is None or cut.chain.spec.numpy_dtype != metadata.dtype.to_native_dtype():
-        return None  # the runtime's elements are in this machine's byte order
-    return cut
+    layout = _layout(pipeline, store_path, metadata, config, grid, prototype)
+    return None if layout is None else _Cut(layout)
 
 
 def _basic(indexer: Any) -> bool:
     """Whether ``indexer`` selects integers and slices only: zarr-python's ``BasicIndexer``,
     and its ``OrthogonalIndexer`` (which ``Array.__getitem__`` uses for those too) without
     arrays."""
-    from zarr.core.indexing import (
-        BasicIndexer,
-        IntDimIndexer,
-        OrthogonalIndexer,
-        SliceDimIndexer,
-    )
-
     kind = type(indexer)
     if kind is OrthogonalIndexer:
         if indexer.is_advanced or indexer.drop_axes:
@@ -380,8 +420,6 @@ class _Read:
             return NotImplemented
         count("runtime_read", len(found))
         count("selections_read", 1)
-        from zarr.core.indexing import BasicIndexer
-
         if self.indexer.shape == () and type(self.indexer) is BasicIndexer:
             return self.out.as_scalar()
         return self.target
@@ -401,8 +439,7 @@ def _plan_read(
     prepared = _prepared(pipeline, store_path, metadata, config, grid, indexer, prototype)
     if prepared is None or prepared.config.read_missing_chunks is False:
         return None
-    root = files_root(prepared.store)
-    files = root is not None
+    files = prepared.root is not None
     if not files and not prepared.store._is_open:
         return None
     chain = prepared.chain
@@ -410,7 +447,7 @@ def _plan_read(
     out = prototype.nd_buffer.empty(
         shape=indexer.shape, dtype=chain.spec.numpy_dtype, order=prepared.order
     )
-    if not prepared.cut(metadata, indexer, _prefix(root, prepared.path)):
+    if not prepared.cut(indexer):
         return None
     return _Read(prepared, files, out, indexer)
 
@@ -474,12 +511,11 @@ async def write(
     values = _values(value, chain.spec.numpy_dtype, indexer.shape)
     if values is None:
         return NotImplemented
-    root = files_root(prepared.store)
-    files = root is not None
+    files = prepared.root is not None
     store = prepared.store
     store._check_writable()
     await store._ensure_open()
-    if not prepared.cut(metadata, indexer, _prefix(root, prepared.path)):
+    if not prepared.cut(indexer):
         return NotImplemented
     if values.ndim == 0:
         values = broadcast(values, prepared.places)
