@@ -459,3 +459,57 @@ def test_a_coroutine_read_here_is_closed_not_leaked() -> None:
         array.store._store_dict["c/1"] = zarr.core.buffer.cpu.Buffer.from_bytes(b"not zstd")
         with pytest.raises(Exception, match=r"(?i)zstd|frame|decode|corrupt"):
             array[5]
+
+
+def _random_key(rng: np.random.Generator, shape: tuple[int, ...]) -> Any:
+    """Keys users write, and keys zarr-python refuses: integers (negative, out of bounds, numpy
+    and bool ones), slices (steps, negative steps, bounds past the ends), Ellipsis, too many."""
+    items: list[Any] = []
+    for length in shape[: int(rng.integers(0, len(shape) + 2))]:
+        kind = int(rng.integers(9))
+        if kind <= 2:
+            items.append(int(rng.integers(-length - 2, length + 2)))
+        elif kind <= 5:
+            start = None if rng.integers(3) == 0 else int(rng.integers(-length - 3, length + 3))
+            stop = None if rng.integers(3) == 0 else int(rng.integers(-length - 3, length + 3))
+            step = None if rng.integers(2) == 0 else int(rng.integers(-2, 5))
+            items.append(slice(start, stop, step))
+        elif kind == 6:
+            items.append(np.int64(rng.integers(length)))
+        elif kind == 7:
+            items.append(bool(rng.integers(2)))
+        else:
+            items.append(Ellipsis)
+    return items[0] if len(items) == 1 and rng.integers(2) else tuple(items)
+
+
+def test_getitem_of_integers_and_slices_is_zarr_pythons() -> None:
+    """``Array.__getitem__`` reads keys of Python integers and slices without zarr-python's
+    indexers: 2000 random keys (and keys it refuses) give zarr-python's own ``__getitem__``'s
+    values, type, data type and shape, or its exception."""
+    rng = np.random.default_rng(23)
+    with _ours(pipeline=True):
+        original = _selections._ORIGINALS["getitem"]
+        taken = 0
+        for ndim in (1, 2, 3):
+            shape = tuple(int(n) for n in rng.integers(1, 12, ndim))
+            values = rng.standard_normal(shape).astype("f4")
+            array = zarr.create_array(
+                MemoryStore(), shape=shape, chunks=tuple(max(1, n // 3) for n in shape),
+                dtype="f4", compressors=[ZSTD],
+            )  # fmt: skip
+            array[...] = values
+            for _ in range(700):
+                key = _random_key(rng, shape)
+                try:
+                    expected = original(array, key)
+                except Exception as error:  # zarr-python's exception, whatever it is
+                    with pytest.raises(type(error)):
+                        array[key]
+                    continue
+                found = array[key]
+                taken += _selections._from_key(key, shape) is not None
+                assert type(found) is type(expected), key
+                assert found.dtype == expected.dtype and found.shape == expected.shape, key
+                np.testing.assert_array_equal(found, expected)
+    assert taken > 500  # read without zarr-python's indexers

@@ -12,6 +12,12 @@ when it is a basic selection (integers and slices) of a regular grid in CPU memo
 it in one runtime call. Anything else answers
 ``NotImplemented`` before touching the store or the output, and zarr-python's own function
 runs, which hands the pipeline its usual batches.
+
+For zarr-python's synchronous ``Array`` two more steps are skipped where they cost more than a
+small read: the hop to zarr-python's event-loop thread (its ``sync``: such reads need no event
+loop, so they run on the caller's thread, and threads read in parallel), and, for
+``array[key]`` with a key of Python integers and slices, zarr-python's indexers (the key is
+checked and normalised here; any other key, or one out of bounds, goes to zarr-python).
 """
 
 from __future__ import annotations
@@ -21,10 +27,10 @@ import inspect
 import os
 from dataclasses import replace
 from math import prod
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 import numpy as np
-from zarr.core.buffer import cpu
+from zarr.core.buffer import cpu, default_buffer_prototype
 from zarr.core.indexing import BasicIndexer, IntDimIndexer, OrthogonalIndexer, SliceDimIndexer
 from zarr_codec_runtime import cut_selection
 from zarr_codec_shapes.errors import UnsupportedError
@@ -87,6 +93,12 @@ def hook() -> None:
     ):
         _ORIGINALS.update(sync=sync, get_method_code=method.__code__)
         array_module.sync = _sync  # type: ignore[attr-defined]
+    getitem = getattr(array_module.Array, "__getitem__", None)
+    if _shaped(getitem, ("self", "selection"), ()) and isinstance(
+        getattr(array_module.Array, "async_array", None), property
+    ):
+        _ORIGINALS["getitem"] = getitem
+        array_module.Array.__getitem__ = _getitem  # type: ignore[method-assign]
 
 
 def unhook() -> None:
@@ -96,6 +108,8 @@ def unhook() -> None:
     if _ORIGINALS:
         array_module._get_selection = _ORIGINALS.pop("get")
         array_module._set_selection = _ORIGINALS.pop("set")
+        if "getitem" in _ORIGINALS:
+            array_module.Array.__getitem__ = _ORIGINALS.pop("getitem")  # type: ignore[method-assign]
         if "sync" in _ORIGINALS:
             array_module.sync = _ORIGINALS.pop("sync")  # type: ignore[attr-defined]
             del _ORIGINALS["get_method_code"]
@@ -130,6 +144,34 @@ def _sync(coro: Any, loop: Any = None, timeout: Any = None) -> Any:
                 coro.close()
                 return result
     return _ORIGINALS["sync"](coro, loop=loop, timeout=timeout)
+
+
+def _getitem(self: Any, selection: Any) -> Any:
+    """zarr-python's ``Array.__getitem__``, except that a key of Python integers and slices
+    is read by the pipeline on this thread (``read_selection_now``) without zarr-python's
+    indexers, which cost more than a one-chunk read's other work in Python."""
+    result = _get_now(self, selection)
+    if result is NotImplemented:
+        return _ORIGINALS["getitem"](self, selection)
+    return result
+
+
+def _get_now(array: Any, key: Any) -> Any:
+    async_array = array.async_array
+    offer = getattr(async_array.codec_pipeline, "read_selection_now", None)
+    if offer is None:
+        return NotImplemented
+    selection = _from_key(key, async_array.metadata.shape)
+    if selection is None:
+        return NotImplemented
+    return offer(
+        async_array.store_path,
+        async_array.metadata,
+        async_array.config,
+        async_array._chunk_grid,
+        selection,
+        default_buffer_prototype(),
+    )
 
 
 def _read_on_this_thread(coro: Any) -> Any:
@@ -307,18 +349,19 @@ class _Cut:
         self.places: list[tuple[slice, ...]] = []
         self.complete: list[bool] = []
 
-    def cut(self, indexer: Any) -> bool:
+    def cut(self, selection: _Selection) -> bool:
         """Cut the selection; ``False`` (nothing cut) for one of more chunks than
         ``cut_selection`` names in one call, which zarr-python's path then takes."""
         layout = self.layout
-        selection = [
-            d.dim_sel if type(d) is IntDimIndexer else slice(d.start, d.stop, d.step)
-            for d in indexer.dim_indexers
-        ]
         encoding, separator = layout.key_encoding
         try:
             cut = cut_selection(
-                layout.shape, layout.spec.shape, selection, layout.prefix, encoding, separator
+                layout.shape,
+                layout.spec.shape,
+                selection.items,
+                layout.prefix,
+                encoding,
+                separator,
             )
         except UnsupportedError:
             return False
@@ -340,12 +383,12 @@ def _prepared(
     metadata: Any,
     config: Any,
     grid: Any,
-    indexer: Any,
+    selection: _Selection,
     prototype: Any,
 ) -> _Cut | None:
     """What a whole-selection read or write needs, or ``None`` where zarr-python's own path
-    must run: another kind of selection, grid, store, buffer or chain."""
-    if not _basic(indexer) or prod(indexer.shape) == 0:
+    must run: another kind of grid, store, buffer or chain."""
+    if prod(selection.shape) == 0:
         return None
     if prototype.buffer is not cpu.Buffer or prototype.nd_buffer is not cpu.NDBuffer:
         return None
@@ -353,17 +396,66 @@ def _prepared(
     return None if layout is None else _Cut(layout)
 
 
-def _basic(indexer: Any) -> bool:
-    """Whether ``indexer`` selects integers and slices only: zarr-python's ``BasicIndexer``,
-    and its ``OrthogonalIndexer`` (which ``Array.__getitem__`` uses for those too) without
-    arrays."""
+class _Selection(NamedTuple):
+    """A selection of integers and slices, each within its dimension (what ``cut_selection``
+    takes), the shape of what it selects, and whether zarr-python returns it as a scalar."""
+
+    items: list[int | slice]
+    shape: tuple[int, ...]
+    scalar: bool
+
+
+def _from_indexer(indexer: Any) -> _Selection | None:
+    """The selection of zarr-python's ``indexer`` if it selects integers and slices only: its
+    ``BasicIndexer``, and its ``OrthogonalIndexer`` (which ``Array.__getitem__`` uses for those
+    too) without arrays; ``None`` for any other."""
     kind = type(indexer)
     if kind is OrthogonalIndexer:
         if indexer.is_advanced or indexer.drop_axes:
-            return False
+            return None
     elif kind is not BasicIndexer:
-        return False
-    return all(type(d) in (IntDimIndexer, SliceDimIndexer) for d in indexer.dim_indexers)
+        return None
+    items: list[int | slice] = []
+    for d in indexer.dim_indexers:
+        if type(d) is IntDimIndexer:
+            items.append(d.dim_sel)
+        elif type(d) is SliceDimIndexer:
+            items.append(slice(d.start, d.stop, d.step))
+        else:
+            return None
+    shape = tuple(indexer.shape)
+    return _Selection(items, shape, shape == () and kind is BasicIndexer)
+
+
+def _from_key(key: Any, shape: tuple[int, ...]) -> _Selection | None:
+    """What ``Array.__getitem__(key)`` selects when ``key`` is Python integers and slices
+    (zarr-python's orthogonal indexing: never a scalar), each within bounds with a positive
+    step; ``None`` for any other key, left to zarr-python (which has the errors)."""
+    key = key if type(key) is tuple else (key,)
+    if len(key) > len(shape) or not shape:
+        return None
+    items: list[int | slice] = []
+    selected: list[int] = []
+    for index, length in zip(key, shape, strict=False):
+        if type(index) is int:
+            index = index + length if index < 0 else index
+            if not 0 <= index < length:
+                return None
+            items.append(index)
+        elif type(index) is slice:
+            if index.step is not None and (type(index.step) is not int or index.step < 1):
+                return None
+            if not all(v is None or type(v) is int for v in (index.start, index.stop)):
+                return None
+            start, stop, step = index.indices(length)
+            items.append(slice(start, stop, step))
+            selected.append(len(range(start, stop, step)))
+        else:
+            return None
+    for length in shape[len(key) :]:
+        items.append(slice(0, length, 1))
+        selected.append(length)
+    return _Selection(items, tuple(selected), False)
 
 
 def _key_encoding(metadata: Any) -> tuple[str, str] | None:
@@ -396,12 +488,12 @@ def _prefix(root: str | None, path: str) -> str:
 class _Read:
     """A whole-selection read, planned: its chunks cut, its output made; nothing read yet."""
 
-    def __init__(self, cut: _Cut, files: bool, out: Any, indexer: Any) -> None:
+    def __init__(self, cut: _Cut, files: bool, out: Any, selection: _Selection) -> None:
         self.cut = cut
         self.files = files
         self.out = out
         self.target = out.as_ndarray_like()
-        self.indexer = indexer
+        self.scalar = selection.scalar
         self.inline = cut.inline(self.target.nbytes)
 
     def run(self) -> Any:
@@ -420,7 +512,7 @@ class _Read:
             return NotImplemented
         count("runtime_read", len(found))
         count("selections_read", 1)
-        if self.indexer.shape == () and type(self.indexer) is BasicIndexer:
+        if self.scalar:
             return self.out.as_scalar()
         return self.target
 
@@ -434,9 +526,12 @@ def _plan_read(
     indexer: Any,
     prototype: Any,
 ) -> _Read | None:
-    """The read of ``indexer``, planned, or ``None`` (nothing read) where zarr-python's path
-    must run."""
-    prepared = _prepared(pipeline, store_path, metadata, config, grid, indexer, prototype)
+    """The read of ``indexer`` (zarr-python's, or a :class:`_Selection`), planned, or ``None``
+    (nothing read) where zarr-python's path must run."""
+    selection = indexer if type(indexer) is _Selection else _from_indexer(indexer)
+    if selection is None:
+        return None
+    prepared = _prepared(pipeline, store_path, metadata, config, grid, selection, prototype)
     if prepared is None or prepared.config.read_missing_chunks is False:
         return None
     files = prepared.root is not None
@@ -445,11 +540,11 @@ def _plan_read(
     chain = prepared.chain
     assert chain is not None
     out = prototype.nd_buffer.empty(
-        shape=indexer.shape, dtype=chain.spec.numpy_dtype, order=prepared.order
+        shape=selection.shape, dtype=chain.spec.numpy_dtype, order=prepared.order
     )
-    if not prepared.cut(indexer):
+    if not prepared.cut(selection):
         return None
-    return _Read(prepared, files, out, indexer)
+    return _Read(prepared, files, out, selection)
 
 
 async def read(
@@ -503,19 +598,22 @@ async def write(
     """``value`` written to the selection ``indexer`` of the array, as zarr-python's
     ``_set_selection`` writes it, or ``NotImplemented`` (nothing written) where zarr-python's
     path must run."""
-    prepared = _prepared(pipeline, store_path, metadata, config, grid, indexer, prototype)
+    selection = _from_indexer(indexer)
+    if selection is None:
+        return NotImplemented
+    prepared = _prepared(pipeline, store_path, metadata, config, grid, selection, prototype)
     if prepared is None:
         return NotImplemented
     chain = prepared.chain
     assert chain is not None
-    values = _values(value, chain.spec.numpy_dtype, indexer.shape)
+    values = _values(value, chain.spec.numpy_dtype, selection.shape)
     if values is None:
         return NotImplemented
     files = prepared.root is not None
     store = prepared.store
     store._check_writable()
     await store._ensure_open()
-    if not prepared.cut(indexer):
+    if not prepared.cut(selection):
         return NotImplemented
     if values.ndim == 0:
         values = broadcast(values, prepared.places)
