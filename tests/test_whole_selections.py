@@ -390,9 +390,9 @@ def _coroutines_through_zarrs_loop() -> Iterator[list[str]]:
 
 @pytest.mark.parametrize("store_kind", ["local", "memory", "fsspec"])
 def test_synchronous_reads_skip_zarrs_event_loop(store_kind: str, tmp_path: Path) -> None:
-    """``array[...]`` on files or a ``MemoryStore`` reads on the caller's thread, with the
-    values zarr-python's own pipeline reads; a selection zarr-python must cut (fancy indexing)
-    still goes through its loop."""
+    """``array[...]`` on files or a ``MemoryStore`` reads and writes on the caller's thread,
+    with the values zarr-python's own pipeline would have; a selection zarr-python must cut
+    (fancy indexing) still goes through its loop."""
     values = np.random.default_rng(5).standard_normal((40, 30)).astype("f4")
     with _ours(pipeline=True):
         array = zarr.create_array(
@@ -404,9 +404,13 @@ def test_synchronous_reads_skip_zarrs_event_loop(store_kind: str, tmp_path: Path
         expected = values.copy()
         expected[35:, :] = np.nan
         with _coroutines_through_zarrs_loop() as handed:
+            array[1, 2] = expected[1, 2] = 7.5
+            array[10:20, ::4] = expected[10:20, ::4] = -2.0
+            array.set_basic_selection((slice(None), 29), np.arange(40, dtype="f4"))
+            expected[:, 29] = np.arange(40, dtype="f4")
             reads = [array[3, 4], array[2:30:3, 5:], array[:], array[..., -1]]
             np.testing.assert_array_equal(array.vindex[[1, 2], [3, 4]], expected[[1, 2], [3, 4]])
-        assert [name for name in handed if "_get_selection" in name] == [
+        assert [name for name in handed if "_selection" in name] == [
             "AsyncArray._get_selection"  # the vindex read only
         ]
         for read, selection in zip(
@@ -414,7 +418,8 @@ def test_synchronous_reads_skip_zarrs_event_loop(store_kind: str, tmp_path: Path
             strict=True,
         ):  # fmt: skip
             np.testing.assert_array_equal(read, expected[selection])
-        assert zarr_codecs.usage()["selections_read"] == 4
+        counts = zarr_codecs.usage()
+        assert counts["selections_read"] == 4 and counts["selections_written"] == 5, counts
 
 
 def test_synchronous_reads_from_many_threads() -> None:
@@ -513,3 +518,53 @@ def test_getitem_of_integers_and_slices_is_zarr_pythons() -> None:
                 assert found.dtype == expected.dtype and found.shape == expected.shape, key
                 np.testing.assert_array_equal(found, expected)
     assert taken > 500  # read without zarr-python's indexers
+
+
+def test_setitem_of_integers_and_slices_is_zarr_pythons() -> None:
+    """``Array.__setitem__`` writes keys of Python integers and slices without zarr-python's
+    indexers: 1500 random keys with scalars and arrays of the selection's shape (and keys or
+    values it refuses) leave the same array as zarr-python's own ``__setitem__``, or raise
+    its exception."""
+    rng = np.random.default_rng(29)
+    with _ours(pipeline=True):
+        original = _selections._ORIGINALS["setitem"]
+        taken = 0
+        for ndim in (1, 2, 3):
+            shape = tuple(int(n) for n in rng.integers(1, 10, ndim))
+            chunks = tuple(max(1, n // 3) for n in shape)
+            arrays = [
+                zarr.create_array(
+                    MemoryStore(),
+                    shape=shape,
+                    chunks=chunks,
+                    dtype="i2",
+                    compressors=[ZSTD],
+                    fill_value=-1,
+                )
+                for _ in range(2)
+            ]
+            for _ in range(500):
+                key = _random_key(rng, shape)
+                try:
+                    target = np.empty(shape, dtype="i2")[key]
+                except (IndexError, TypeError, ValueError):
+                    target = np.empty((2,), dtype="i2")  # a shape zarr-python refuses too
+                kind = int(rng.integers(3))
+                value: Any = (
+                    int(rng.integers(-999, 999))
+                    if kind == 0
+                    else rng.integers(-999, 999, np.shape(target)).astype(
+                        "i2" if kind == 1 else "f8"
+                    )
+                )
+                try:
+                    original(arrays[0], key, value)
+                except Exception as error:  # zarr-python's exception, whatever it is
+                    with pytest.raises(type(error)):
+                        arrays[1][key] = value
+                    continue
+                arrays[1][key] = value
+                taken += _selections._from_key(key, shape) is not None
+                np.testing.assert_array_equal(arrays[1][...], arrays[0][...])
+            assert arrays[0].store._store_dict.keys() == arrays[1].store._store_dict.keys()
+    assert taken > 400  # written without zarr-python's indexers

@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import os
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from math import prod
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
@@ -45,7 +46,7 @@ if TYPE_CHECKING:
     from zarr.storage import StorePath
     from zarr_codec_runtime import Chain
 
-__all__ = ["hook", "read", "read_now", "unhook", "write"]
+__all__ = ["hook", "read", "read_now", "unhook", "write", "write_now"]
 
 #: Reads and writes of at most this many bytes run on the event loop's thread (a hop to a
 #: worker thread costs more than they do).
@@ -57,6 +58,9 @@ _GROUP_BYTES = 32 << 20
 
 #: zarr-python's own functions while :func:`hook` has replaced them.
 _ORIGINALS: dict[str, Any] = {}
+#: What :func:`_sync` runs on the caller's thread in place of the coroutines of
+#: ``AsyncArray._get_selection`` and ``_set_selection`` (by their code objects).
+_HERE: dict[Any, Callable[[Any], Any]] = {}
 #: The parameters of the zarr-python functions :func:`hook` replaces, as 3.4 has them: a
 #: different version keeps its own functions.
 _GET = ("store_path", "metadata", "codec_pipeline", "config", "chunk_grid", "indexer")
@@ -84,21 +88,31 @@ def hook() -> None:
     _ORIGINALS.update(get=get, set=put)
     array_module._get_selection = _get_selection
     array_module._set_selection = _set_selection
-    method = getattr(array_module.AsyncArray, "_get_selection", None)
+    get_method = getattr(array_module.AsyncArray, "_get_selection", None)
+    set_method = getattr(array_module.AsyncArray, "_set_selection", None)
     sync = getattr(array_module, "sync", None)
     if (
-        _shaped(method, ("self", "indexer"), _GET_KEYWORDS)
+        _shaped(get_method, ("self", "indexer"), _GET_KEYWORDS)
+        and _shaped(set_method, ("self", "indexer", "value"), _SET_KEYWORDS)
         and _shaped(sync, ("coro", "loop", "timeout"), ())
-        and inspect.iscoroutinefunction(method)
+        and inspect.iscoroutinefunction(get_method)
+        and inspect.iscoroutinefunction(set_method)
     ):
-        _ORIGINALS.update(sync=sync, get_method_code=method.__code__)
+        _ORIGINALS["sync"] = sync
+        _HERE.update(
+            {get_method.__code__: _read_on_this_thread, set_method.__code__: _write_on_this_thread}
+        )
         array_module.sync = _sync  # type: ignore[attr-defined]
-    getitem = getattr(array_module.Array, "__getitem__", None)
-    if _shaped(getitem, ("self", "selection"), ()) and isinstance(
-        getattr(array_module.Array, "async_array", None), property
-    ):
-        _ORIGINALS["getitem"] = getitem
-        array_module.Array.__getitem__ = _getitem  # type: ignore[method-assign]
+    array_class = array_module.Array
+    if isinstance(getattr(array_class, "async_array", None), property):
+        getitem = getattr(array_class, "__getitem__", None)
+        setitem = getattr(array_class, "__setitem__", None)
+        if _shaped(getitem, ("self", "selection"), ()):
+            _ORIGINALS["getitem"] = getitem
+            array_class.__getitem__ = _getitem  # type: ignore[method-assign]
+        if _shaped(setitem, ("self", "selection", "value"), ()):
+            _ORIGINALS["setitem"] = setitem
+            array_class.__setitem__ = _setitem  # type: ignore[method-assign]
 
 
 def unhook() -> None:
@@ -110,9 +124,11 @@ def unhook() -> None:
         array_module._set_selection = _ORIGINALS.pop("set")
         if "getitem" in _ORIGINALS:
             array_module.Array.__getitem__ = _ORIGINALS.pop("getitem")  # type: ignore[method-assign]
+        if "setitem" in _ORIGINALS:
+            array_module.Array.__setitem__ = _ORIGINALS.pop("setitem")  # type: ignore[method-assign]
         if "sync" in _ORIGINALS:
             array_module.sync = _ORIGINALS.pop("sync")  # type: ignore[attr-defined]
-            del _ORIGINALS["get_method_code"]
+            _HERE.clear()
 
 
 def _shaped(function: Any, positional: tuple[str, ...], keywords: tuple[str, ...]) -> bool:
@@ -129,70 +145,87 @@ def _shaped(function: Any, positional: tuple[str, ...], keywords: tuple[str, ...
 
 def _sync(coro: Any, loop: Any = None, timeout: Any = None) -> Any:
     """zarr-python's ``sync`` (its synchronous ``Array`` hands every call to the event loop's
-    thread and waits), except that a read the pipeline can do on this thread
-    (``read_selection_now``: files and ``MemoryStore`` need no event loop) is done here and
-    the coroutine is never started."""
-    if loop is None and timeout is None:
-        code = getattr(coro, "cr_code", None)
-        if code is not None and code is _ORIGINALS.get("get_method_code"):
-            try:
-                result = _read_on_this_thread(coro)
-            except BaseException:
-                coro.close()  # never started: closing it runs nothing
-                raise
-            if result is not NotImplemented:
-                coro.close()
-                return result
+    thread and waits), except that a read or write the pipeline can do on this thread
+    (``read_selection_now``, ``write_selection_now``: files and a ``MemoryStore`` need no
+    event loop) is done here and the coroutine is never started."""
+    here = _HERE.get(getattr(coro, "cr_code", None)) if loop is None and timeout is None else None
+    if here is not None and inspect.getcoroutinestate(coro) == inspect.CORO_CREATED:
+        try:
+            # The call's arguments, before its first line runs.
+            result = here(coro.cr_frame.f_locals)
+        except BaseException:
+            coro.close()  # never started: closing it runs nothing
+            raise
+        if result is not NotImplemented:
+            coro.close()
+            return result
     return _ORIGINALS["sync"](coro, loop=loop, timeout=timeout)
+
+
+def _read_on_this_thread(arguments: Any) -> Any:
+    """``AsyncArray._get_selection(indexer, ...)``'s result, from ``read_selection_now``, or
+    ``NotImplemented``."""
+    if arguments.get("out") is not None or arguments.get("fields"):
+        return NotImplemented
+    return _offer(
+        arguments["self"], "read_selection_now", arguments["indexer"], arguments["prototype"]
+    )
+
+
+def _write_on_this_thread(arguments: Any) -> Any:
+    """``AsyncArray._set_selection(indexer, value, ...)`` done by ``write_selection_now``
+    (``None``), or ``NotImplemented``."""
+    if arguments.get("fields"):
+        return NotImplemented
+    return _offer(
+        arguments["self"],
+        "write_selection_now",
+        arguments["indexer"],
+        arguments["value"],
+        arguments["prototype"],
+    )
 
 
 def _getitem(self: Any, selection: Any) -> Any:
     """zarr-python's ``Array.__getitem__``, except that a key of Python integers and slices
     is read by the pipeline on this thread (``read_selection_now``) without zarr-python's
     indexers, which cost more than a one-chunk read's other work in Python."""
-    result = _get_now(self, selection)
-    if result is NotImplemented:
-        return _ORIGINALS["getitem"](self, selection)
-    return result
+    async_array = self.async_array
+    key = _from_key(selection, async_array.metadata.shape)
+    if key is not None:
+        result = _offer(async_array, "read_selection_now", key, default_buffer_prototype())
+        if result is not NotImplemented:
+            return result
+    return _ORIGINALS["getitem"](self, selection)
 
 
-def _get_now(array: Any, key: Any) -> Any:
-    async_array = array.async_array
-    offer = getattr(async_array.codec_pipeline, "read_selection_now", None)
+def _setitem(self: Any, selection: Any, value: Any) -> None:
+    """zarr-python's ``Array.__setitem__``, except that a key of Python integers and slices
+    is written by the pipeline on this thread (``write_selection_now``) without zarr-python's
+    indexers."""
+    async_array = self.async_array
+    key = _from_key(selection, async_array.metadata.shape)
+    prototype = default_buffer_prototype()
+    if (
+        key is not None
+        and _offer(async_array, "write_selection_now", key, value, prototype) is None
+    ):
+        return  # written
+    _ORIGINALS["setitem"](self, selection, value)
+
+
+def _offer(async_array: Any, name: str, *arguments: Any) -> Any:
+    """The array's pipeline's method ``name`` called with the array's store path, metadata,
+    config and chunk grid, then ``arguments``; ``NotImplemented`` for a pipeline without it."""
+    offer = getattr(async_array.codec_pipeline, name, None)
     if offer is None:
-        return NotImplemented
-    selection = _from_key(key, async_array.metadata.shape)
-    if selection is None:
         return NotImplemented
     return offer(
         async_array.store_path,
         async_array.metadata,
         async_array.config,
         async_array._chunk_grid,
-        selection,
-        default_buffer_prototype(),
-    )
-
-
-def _read_on_this_thread(coro: Any) -> Any:
-    """What ``AsyncArray._get_selection(indexer, ...)``, not yet started, would return, read by
-    the pipeline's ``read_selection_now``, or ``NotImplemented``."""
-    if inspect.getcoroutinestate(coro) != inspect.CORO_CREATED:
-        return NotImplemented
-    arguments = coro.cr_frame.f_locals  # the call's arguments, before its first line runs
-    array = arguments["self"]
-    if arguments.get("out") is not None or arguments.get("fields"):
-        return NotImplemented
-    offer = getattr(array.codec_pipeline, "read_selection_now", None)
-    if offer is None:
-        return NotImplemented
-    return offer(
-        array.store_path,
-        array.metadata,
-        array.config,
-        array._chunk_grid,
-        arguments["indexer"],
-        arguments["prototype"],
+        *arguments,
     )
 
 
@@ -585,6 +618,104 @@ def read_now(
     return NotImplemented if planned is None else planned.run()
 
 
+class _Write:
+    """A whole-selection write, planned: the values converted, the chunks cut; nothing
+    written yet. :meth:`steps` does it, a step at a time."""
+
+    def __init__(self, cut: _Cut, values: Any, prototype: Any) -> None:
+        self.cut = cut
+        self.values = broadcast(values, cut.places) if values.ndim == 0 else values
+        self.buffer = prototype.buffer
+        self.inline = cut.inline(self.values.nbytes)
+        self.chunks = 0
+
+    def steps(self) -> Iterator[Callable[[], bool]]:
+        """The write's steps, to be run in turn, each on any thread; a step that returns
+        ``False`` has written nothing, and only the first can (the runtime takes every group
+        of a chain alike): zarr-python's path then writes it all."""
+        cut = self.cut
+        chain = cut.chain
+        assert chain is not None
+        empty = bool(cut.config.write_empty_chunks)
+        keys, chunk_selections, places = cut.keys, cut.chunk_selections, cut.places
+        values = self.values
+        if cut.root is not None:
+
+            def write_files() -> bool:
+                written = chain.write_files(
+                    keys, chunk_selections, places, values, write_empty_chunks=empty
+                )
+                self.chunks += 0 if written is None else len(written)
+                return written is not None
+
+            yield write_files
+            return
+        stored = cut.store._store_dict
+        # In groups, each stored before the next is encoded: the old chunks each group replaces
+        # are freed before the next group's memory is taken, which the allocator then reuses
+        # (fresh pages cost more than encoding without a compressor), and at most one group's
+        # new chunks are held at once.
+        group = max(1, _GROUP_BYTES // max(1, chain.spec.num_bytes))
+        for first in range(0, len(keys), group):
+            part = slice(first, first + group)
+
+            def write_group(part: slice = part) -> bool:
+                olds = [
+                    None
+                    if complete and (chain.shards is None or covers(selection, chain.spec.shape))
+                    else (None if (c := stored.get(key)) is None else raw(c))
+                    for key, selection, complete in zip(
+                        keys[part], chunk_selections[part], cut.complete[part], strict=True
+                    )
+                ]
+                encoded = chain.write_buffers(
+                    olds, chunk_selections[part], places[part], values, write_empty_chunks=empty
+                )
+                if encoded is None:
+                    return False
+                for key, data in zip(keys[part], encoded, strict=True):
+                    if data is None:
+                        stored.pop(key, None)
+                    else:
+                        stored[key] = self.buffer.from_bytes(data)
+                self.chunks += len(encoded)
+                return True
+
+            yield write_group
+
+    def counted(self) -> None:
+        count("runtime_written", self.chunks)
+        count("selections_written", 1)
+
+
+def _plan_write(
+    pipeline: _Chains,
+    store_path: Any,
+    metadata: Any,
+    config: Any,
+    grid: Any,
+    indexer: Any,
+    value: Any,
+    prototype: Any,
+) -> tuple[_Cut, _Selection, Any] | None:
+    """What the write of ``value`` to ``indexer`` (zarr-python's, or a :class:`_Selection`)
+    needs before its store is opened and its chunks cut, or ``None`` (nothing written) where
+    zarr-python's path must run. Raises zarr-python's error for a read-only store."""
+    selection = indexer if type(indexer) is _Selection else _from_indexer(indexer)
+    if selection is None:
+        return None
+    prepared = _prepared(pipeline, store_path, metadata, config, grid, selection, prototype)
+    if prepared is None:
+        return None
+    chain = prepared.chain
+    assert chain is not None
+    values = _values(value, chain.spec.numpy_dtype, selection.shape)
+    if values is None:
+        return None
+    prepared.store._check_writable()
+    return prepared, selection, values
+
+
 async def write(
     pipeline: _Chains,
     store_path: Any,
@@ -598,75 +729,45 @@ async def write(
     """``value`` written to the selection ``indexer`` of the array, as zarr-python's
     ``_set_selection`` writes it, or ``NotImplemented`` (nothing written) where zarr-python's
     path must run."""
-    selection = _from_indexer(indexer)
-    if selection is None:
+    planned = _plan_write(pipeline, store_path, metadata, config, grid, indexer, value, prototype)
+    if planned is None:
         return NotImplemented
-    prepared = _prepared(pipeline, store_path, metadata, config, grid, selection, prototype)
-    if prepared is None:
-        return NotImplemented
-    chain = prepared.chain
-    assert chain is not None
-    values = _values(value, chain.spec.numpy_dtype, selection.shape)
-    if values is None:
-        return NotImplemented
-    files = prepared.root is not None
-    store = prepared.store
-    store._check_writable()
-    await store._ensure_open()
+    prepared, selection, values = planned
+    await prepared.store._ensure_open()
     if not prepared.cut(selection):
         return NotImplemented
-    if values.ndim == 0:
-        values = broadcast(values, prepared.places)
-    empty = bool(prepared.config.write_empty_chunks)
-    inline = prepared.inline(values.nbytes)
-    selections = (prepared.chunk_selections, prepared.places)
-    if files:
-
-        def write_files() -> list[bool] | None:
-            return chain.write_files(prepared.keys, *selections, values, write_empty_chunks=empty)
-
-        written = write_files() if inline else await asyncio.to_thread(write_files)
-        if written is None:
+    write = _Write(prepared, values, prototype)
+    for step in write.steps():
+        if not (step() if write.inline else await asyncio.to_thread(step)):
             return NotImplemented
-        count("runtime_written", len(written))
-        count("selections_written", 1)
-        return None
-    stored = store._store_dict
-    keys, chunk_selections, places = prepared.keys, prepared.chunk_selections, prepared.places
-    # In groups, each stored before the next is encoded: the old chunks each group replaces
-    # are freed before the next group's memory is taken, which the allocator then reuses
-    # (fresh pages cost more than encoding without a compressor), and at most one group's
-    # new chunks are held at once.
-    group = max(1, _GROUP_BYTES // max(1, chain.spec.num_bytes))
-    stored_chunks = 0
-    for first in range(0, len(keys), group):
-        part = slice(first, first + group)
-        olds = [
-            None
-            if complete and (chain.shards is None or covers(selection, chain.spec.shape))
-            else (None if (c := stored.get(key)) is None else raw(c))
-            for key, selection, complete in zip(
-                keys[part], chunk_selections[part], prepared.complete[part], strict=True
-            )
-        ]
+    write.counted()
+    return None
 
-        def encode(olds: list[Any] = olds, part: slice = part) -> list[Any] | None:
-            return chain.write_buffers(
-                olds, chunk_selections[part], places[part], values, write_empty_chunks=empty
-            )
 
-        encoded = encode() if inline else await asyncio.to_thread(encode)
-        if encoded is None:  # the runtime takes every group alike: only the first can be
+def write_now(
+    pipeline: _Chains,
+    store_path: Any,
+    metadata: Any,
+    config: Any,
+    grid: Any,
+    indexer: Any,
+    value: Any,
+    prototype: Any,
+) -> Any:
+    """:func:`write` on the caller's thread, for zarr-python's synchronous ``Array``, or
+    ``NotImplemented`` (nothing written; also for a store not yet open, which zarr-python's
+    path opens)."""
+    planned = _plan_write(pipeline, store_path, metadata, config, grid, indexer, value, prototype)
+    if planned is None:
+        return NotImplemented
+    prepared, selection, values = planned
+    if not prepared.store._is_open or not prepared.cut(selection):
+        return NotImplemented
+    write = _Write(prepared, values, prototype)
+    for step in write.steps():
+        if not step():
             return NotImplemented
-        buffer = prototype.buffer
-        for key, data in zip(keys[part], encoded, strict=True):
-            if data is None:
-                stored.pop(key, None)
-            else:
-                stored[key] = buffer.from_bytes(data)
-        stored_chunks += len(encoded)
-    count("runtime_written", stored_chunks)
-    count("selections_written", 1)
+    write.counted()
     return None
 
 

@@ -341,6 +341,24 @@ class ChainCodecPipeline(BatchedCodecPipeline):
             self, store_path, metadata, config, chunk_grid, indexer, value, prototype
         )
 
+    def write_selection_now(
+        self,
+        store_path: Any,
+        metadata: Any,
+        config: Any,
+        chunk_grid: Any,
+        indexer: Any,
+        value: Any,
+        prototype: Any,
+    ) -> Any:
+        """:meth:`write_selection` on the caller's thread, for zarr-python's synchronous
+        ``Array`` (no hop to its event loop's thread), or ``NotImplemented``."""
+        if self._codecs() is None:
+            return NotImplemented
+        return _selections.write_now(
+            self, store_path, metadata, config, chunk_grid, indexer, value, prototype
+        )
+
     # -- reading ---------------------------------------------------------------------------
 
     async def read(
