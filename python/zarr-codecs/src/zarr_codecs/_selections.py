@@ -622,12 +622,26 @@ class _Write:
     """A whole-selection write, planned: the values converted, the chunks cut; nothing
     written yet. :meth:`steps` does it, a step at a time."""
 
-    def __init__(self, cut: _Cut, values: Any, prototype: Any) -> None:
+    def __init__(self, cut: _Cut, selection: _Selection, values: Any, prototype: Any) -> None:
         self.cut = cut
-        self.values = broadcast(values, cut.places) if values.ndim == 0 else values
+        self.store = cut.store
+        self.selection = selection
+        self.values = values
         self.buffer = prototype.buffer
-        self.inline = cut.inline(self.values.nbytes)
         self.chunks = 0
+
+    def planned(self) -> bool:
+        """Cut the selection (the store open): whether the runtime takes it."""
+        if not self.cut.cut(self.selection):
+            return False
+        if self.values.ndim == 0:
+            self.values = broadcast(self.values, self.cut.places)
+        return True
+
+    @property
+    def inline(self) -> bool:
+        """Whether the work is small enough for the event loop's thread."""
+        return self.cut.inline(self.values.nbytes)
 
     def steps(self) -> Iterator[Callable[[], bool]]:
         """The write's steps, to be run in turn, each on any thread; a step that returns
@@ -683,7 +697,7 @@ class _Write:
 
             yield write_group
 
-    def counted(self) -> None:
+    def done(self) -> None:
         count("runtime_written", self.chunks)
         count("selections_written", 1)
 
@@ -697,10 +711,10 @@ def _plan_write(
     indexer: Any,
     value: Any,
     prototype: Any,
-) -> tuple[_Cut, _Selection, Any] | None:
-    """What the write of ``value`` to ``indexer`` (zarr-python's, or a :class:`_Selection`)
-    needs before its store is opened and its chunks cut, or ``None`` (nothing written) where
-    zarr-python's path must run. Raises zarr-python's error for a read-only store."""
+) -> _Write | None:
+    """The write of ``value`` to ``indexer`` (zarr-python's, or a :class:`_Selection`) before
+    its store is opened and its chunks cut, or ``None`` (nothing written) where zarr-python's
+    path must run. Raises zarr-python's error for a read-only store."""
     selection = indexer if type(indexer) is _Selection else _from_indexer(indexer)
     if selection is None:
         return None
@@ -713,7 +727,7 @@ def _plan_write(
     if values is None:
         return None
     prepared.store._check_writable()
-    return prepared, selection, values
+    return _Write(prepared, selection, values, prototype)
 
 
 async def write(
@@ -729,18 +743,17 @@ async def write(
     """``value`` written to the selection ``indexer`` of the array, as zarr-python's
     ``_set_selection`` writes it, or ``NotImplemented`` (nothing written) where zarr-python's
     path must run."""
-    planned = _plan_write(pipeline, store_path, metadata, config, grid, indexer, value, prototype)
-    if planned is None:
+    write = _plan_write(pipeline, store_path, metadata, config, grid, indexer, value, prototype)
+    if write is None:
         return NotImplemented
-    prepared, selection, values = planned
-    await prepared.store._ensure_open()
-    if not prepared.cut(selection):
+    await write.store._ensure_open()
+    if not write.planned():
         return NotImplemented
-    write = _Write(prepared, values, prototype)
+    inline = write.inline
     for step in write.steps():
-        if not (step() if write.inline else await asyncio.to_thread(step)):
+        if not (step() if inline else await asyncio.to_thread(step)):
             return NotImplemented
-    write.counted()
+    write.done()
     return None
 
 
@@ -757,17 +770,12 @@ def write_now(
     """:func:`write` on the caller's thread, for zarr-python's synchronous ``Array``, or
     ``NotImplemented`` (nothing written; also for a store not yet open, which zarr-python's
     path opens)."""
-    planned = _plan_write(pipeline, store_path, metadata, config, grid, indexer, value, prototype)
-    if planned is None:
+    write = _plan_write(pipeline, store_path, metadata, config, grid, indexer, value, prototype)
+    if write is None or not write.store._is_open or not write.planned():
         return NotImplemented
-    prepared, selection, values = planned
-    if not prepared.store._is_open or not prepared.cut(selection):
+    if not all(step() for step in write.steps()):  # only the first step can decline
         return NotImplemented
-    write = _Write(prepared, values, prototype)
-    for step in write.steps():
-        if not step():
-            return NotImplemented
-    write.counted()
+    write.done()
     return None
 
 
