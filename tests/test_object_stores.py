@@ -501,3 +501,158 @@ def test_a_failed_write_leaves_each_chunk_old_or_new(servers: Servers, tmp_path:
             got = _bits(found[block])
             assert np.array_equal(got, _bits(old[block])) or np.array_equal(got, _bits(new[block]))
     assert np.array_equal(_bits(found[16:24, 30:40]), _bits(old[16:24, 30:40]))
+
+
+# -- reads by the runtime's own client (zarr_codecs._remote_stores) ---------------------------
+
+_TAKEN = [k for k in KINDS if k.name in _REMOTE_NAMES]
+_NOT_TAKEN = [k for k in KINDS if k.name not in _REMOTE_NAMES]
+
+
+def _written(kind: Kind, layout: str, servers: Servers, tmp_path: Path) -> tuple[Any, Any]:
+    """(store to read, values) of an array "a" written by zarr-python's own pipeline."""
+    if kind.served:
+        with _zarr_own():
+            expected = _write(
+                _create(LocalStore(servers.http_root / tmp_path.name), "a", layout), True
+            )
+        return kind.make(servers, tmp_path), expected
+    store = kind.make(servers, tmp_path)
+    with _zarr_own():
+        expected = _write(_create(store, "a", layout), kind.rewrites)
+    return (store if kind.reopen is None else kind.reopen(store)), expected
+
+
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+@pytest.mark.parametrize("kind", _TAKEN, ids=[k.name for k in _TAKEN])
+def test_object_stores_are_read_by_the_runtimes_client(
+    kind: Kind, layout: str, servers: Servers, tmp_path: Path
+) -> None:
+    """obstore's S3 and HTTP stores, s3fs with its credentials given and fsspec's HTTP: each
+    whole selection is fetched and decoded by the runtime (one GET per chunk, or per whole
+    shard), bit for bit zarr-python's values; part of a shard goes through the store."""
+    store, expected = _written(kind, layout, servers, tmp_path)
+    proxy = servers.http_proxy if kind.served else servers.s3_proxy
+    with _ours():
+        array = zarr.open_array(store, path="a", mode="r")
+        for name, selection in READS:
+            zarr_codecs.reset_usage()
+            proxy.clear()
+            found = array[selection]
+            assert np.array_equal(_bits(found), _bits(expected[selection])), name
+            used = zarr_codecs.usage()
+            gets = [r for r in proxy.log() if r.method == "GET" and "/a/" in r.path]
+            part_of_a_shard = layout == "sharded" and name != "whole"  # none align to shards
+            if part_of_a_shard:
+                assert used["remote_read"] == 0 and used["runtime_read"] > 0, (name, used)
+            else:
+                assert used["remote_read"] == used["runtime_read"] > 0, (name, used)
+                assert used["zarr_read"] == 0, (name, used)
+                assert len(gets) == used["remote_read"], (name, gets)
+                assert all(r.range is None for r in gets), (name, gets)
+
+
+@pytest.mark.parametrize("kind", _NOT_TAKEN, ids=[k.name for k in _NOT_TAKEN])
+def test_other_stores_are_read_through_their_own_api(
+    kind: Kind, servers: Servers, tmp_path: Path
+) -> None:
+    store, expected = _written(kind, "[bytes, zstd]", servers, tmp_path)
+    with _ours():
+        zarr_codecs.reset_usage()
+        _read_all(zarr.open_array(store, path="a", mode="r"), expected)
+        used = zarr_codecs.usage()
+    assert used["remote_read"] == 0 and used["runtime_read"] > 0, used
+
+
+def test_s3fs_without_its_credentials_given_is_read_through_s3fs(servers: Servers) -> None:
+    """Credentials from botocore's chain (a profile, an instance role), settings the runtime's
+    client would read otherwise, or a switch turned off: the store's own reads."""
+    from zarr_codecs._remote_stores import remote_of
+
+    url = servers.s3_proxy.url
+    plain = {"endpoint_url": url, "key": "testing", "secret": "testing"}
+    assert remote_of(FsspecStore.from_url("s3://zarr/p", storage_options=plain)) is not None
+    others = [
+        {"endpoint_url": url},  # botocore's chain
+        {**plain, "profile": "default"},
+        {**plain, "requester_pays": True},
+        {**plain, "s3_additional_kwargs": {"SSECustomerAlgorithm": "AES256"}},
+        {**plain, "client_kwargs": {"verify": False}},
+        {"key": "testing", "secret": "testing"},  # AWS itself, its region unknown
+    ]
+    for options in others:
+        store = FsspecStore.from_url("s3://zarr/p", storage_options=options)
+        assert remote_of(store) is None, options
+    with zarr.config.set({"codec_pipeline.remote_reads": False}):
+        store = FsspecStore.from_url("s3://zarr/q", storage_options=plain)
+        assert remote_of(store) is None
+
+
+def test_a_missing_object_is_the_fill_value_in_the_runtimes_client(
+    servers: Servers, tmp_path: Path
+) -> None:
+    store, expected = _s3_array(servers, tmp_path)
+    sync(store.delete("a/c/1/2"))
+    expected[8:16, 20:30] = 1.5
+    with _ours():
+        zarr_codecs.reset_usage()
+        _read_all(zarr.open_array(store, path="a", mode="r"), expected)
+        assert zarr_codecs.usage()["remote_read"] > 0
+
+
+def test_a_failed_request_hands_the_array_to_its_stores_client(
+    servers: Servers, tmp_path: Path
+) -> None:
+    """A server error on one chunk: the store's own client reads the array from then on (its
+    retries, its errors), so a passing fault costs one retried read, not a wrong answer."""
+    store, expected = _s3_array(servers, tmp_path)
+    failures = iter([True, True])  # the request and the client's one retry
+    servers.s3_proxy.fault = lambda r: (
+        "error" if r.path.endswith("/a/c/2/3") and next(failures, False) else None
+    )
+    with _ours():
+        array = zarr.open_array(store, path="a", mode="r")
+        zarr_codecs.reset_usage()
+        assert np.array_equal(_bits(array[...]), _bits(expected))
+        assert zarr_codecs.usage()["remote_read"] == 0
+        zarr_codecs.reset_usage()
+        assert np.array_equal(_bits(array[...]), _bits(expected))
+        assert zarr_codecs.usage()["remote_read"] == 0
+
+
+def test_a_forked_child_reads_with_a_client_of_its_own(servers: Servers, tmp_path: Path) -> None:
+    """The runtime's client and threads are made again in a child process (dask's and
+    multiprocessing's fork): the parent's would never answer there."""
+    import multiprocessing
+
+    store, expected = _s3_array(servers, tmp_path)
+    with _ours():
+        array = zarr.open_array(store, path="a", mode="r")
+        assert np.array_equal(_bits(array[...]), _bits(expected))  # the parent's client, made
+        context = multiprocessing.get_context("fork")
+        with warnings.catch_warnings():  # Python warns of forking a process with threads
+            warnings.simplefilter("ignore", DeprecationWarning)
+            _FORKED[:] = [array]  # the very objects, their client included, in the child
+            with context.Pool(1) as pool:
+                found = pool.apply_async(_read_in_child).get(timeout=60)
+            _FORKED.clear()
+    assert np.array_equal(_bits(found[0]), _bits(expected))
+    assert found[1] > 0
+
+
+_FORKED: list[Any] = []
+
+
+def _read_in_child() -> tuple[np.ndarray[Any, Any], int]:
+    zarr_codecs.reset_usage()
+    return _FORKED[0][...], zarr_codecs.usage()["remote_read"]
+
+
+def test_unknown_remote_settings_are_refused() -> None:
+    from zarr_codec_runtime import Remote
+    from zarr_codec_shapes.errors import UnsupportedError
+
+    with pytest.raises(UnsupportedError, match="no_such_setting"):
+        Remote.s3([("bucket", "b"), ("no_such_setting", "1")])
+    with pytest.raises(UnsupportedError, match="no_such_setting"):
+        Remote.http("http://127.0.0.1:1", [("no_such_setting", "1")])

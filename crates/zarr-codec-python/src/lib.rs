@@ -14,6 +14,8 @@ mod errors;
 mod input;
 pub mod kernel;
 mod output;
+#[cfg(feature = "remote")]
+mod remote;
 mod run;
 pub mod runtime;
 mod selection;

@@ -826,5 +826,7 @@ fn paths_of(paths: &Bound<'_, PyAny>) -> PyResult<Vec<PathBuf>> {
 pub fn add_runtime(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<PyPlan>()?;
     module.add_class::<crate::sharding::PySharded>()?;
+    #[cfg(feature = "remote")]
+    module.add_class::<crate::remote::PyRemote>()?;
     module.add_function(wrap_pyfunction!(crate::selection::cut_selection, module)?)
 }

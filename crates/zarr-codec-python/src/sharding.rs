@@ -37,6 +37,13 @@ fn choice<T: Copy>(py: Python<'_>, what: &str, name: &str, choices: &[(&str, T)]
         })
 }
 
+impl PySharded {
+    /// The planned sharding this object runs.
+    pub(crate) fn sharding(&self) -> &Sharding {
+        &self.sharding
+    }
+}
+
 #[pymethods]
 impl PySharded {
     /// Shards of `shard_shape` in inner chunks of `inner_shape`, encoded by `inner` (a

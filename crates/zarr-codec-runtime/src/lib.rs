@@ -59,6 +59,8 @@ pub mod plan;
 pub mod pool;
 pub mod read;
 pub mod region;
+#[cfg(feature = "object-store")]
+pub mod remote;
 pub mod selection;
 pub mod shard_index;
 pub mod sharding;

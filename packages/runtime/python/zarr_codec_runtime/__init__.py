@@ -7,16 +7,18 @@ every codec on one thread, the last step writing into the caller's memory. Reads
 or parts of them, straight into their places in a larger array; chunk files are read and
 written in Rust. ``sharding_indexed`` runs there too (:class:`Sharding`, :class:`Sharded`):
 reads fetch only the inner chunks they need, writes lay shards out as zarr-python does.
+:class:`Remote` fetches
+chunks from object storage (S3, HTTP) itself and decodes each as it arrives.
 :func:`cut_selection` cuts a selection of a whole array into its chunks' keys and parts in
 one call.
 """
 
 from __future__ import annotations
 
-from zarr_codec_runtime._runtime import Plan, Sharded, cut_selection
+from zarr_codec_runtime._runtime import Plan, Remote, Sharded, cut_selection
 from zarr_codec_runtime.chain import Chain
 from zarr_codec_runtime.sharding import Sharding
 from zarr_codec_runtime.transpose import Transpose
 
-__all__ = ["Chain", "Plan", "Sharded", "Sharding", "Transpose", "cut_selection"]
+__all__ = ["Chain", "Plan", "Remote", "Sharded", "Sharding", "Transpose", "cut_selection"]
 __version__ = "0.1.0"

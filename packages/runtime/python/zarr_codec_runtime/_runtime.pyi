@@ -155,6 +155,41 @@ class Sharded:
         """A batch write of shards in memory, as :meth:`Plan.write_buffers`: each shard's
         bytes as a ``uint8`` array, or ``None`` for a shard not stored."""
 
+class Remote:
+    """An object store (S3, HTTP) whose chunks the runtime fetches itself, on its own client
+    (object_store, which obstore wraps) and its own threads: a batch read is one call, every
+    request in flight at once, each chunk decoded as it arrives, the GIL released."""
+
+    @staticmethod
+    def s3(options: Sequence[tuple[str, str]], from_env: bool = False) -> Remote:
+        """An S3 bucket or an S3-compatible server's: ``options`` are obstore's ``S3Store``
+        settings and client options by name (``bucket``, ``endpoint``, ``region``,
+        ``access_key_id``, ``secret_access_key``, ``token``, ``skip_signature``,
+        ``allow_http``, ...), over the ``AWS_*`` environment variables with ``from_env``.
+        An unknown name raises ``UnsupportedError``."""
+    @staticmethod
+    def http(url: str, options: Sequence[tuple[str, str]]) -> Remote:
+        """Objects under an HTTP(S) ``url``, with obstore's client options by name."""
+    def get(self, key: str) -> bytes | None:
+        """One object's bytes, or ``None`` where there is none; a store's error is an
+        ``OSError``."""
+    def read(
+        self,
+        runner: Plan | Sharded,
+        keys: Sequence[str],
+        chunk_selections: Sequence[tuple[Any, ...]],
+        out_selections: Sequence[tuple[Any, ...]],
+        out: np.ndarray[Any, Any],
+        fill: bytes,
+        chunk_shape: Sequence[int],
+        limit: int,
+        threads: int | None = None,
+    ) -> list[bool] | None:
+        """:meth:`Plan.read` (or :meth:`Sharded.read`) of the objects ``keys``, each fetched
+        whole: at most ``limit`` requests in flight, each chunk decoded as it arrives, a
+        missing object its fill value. ``None``, with nothing fetched, for selections or an
+        ``out`` of another kind. A store's error is an ``OSError`` naming the key."""
+
 def cut_selection(
     shape: Sequence[int],
     chunk_shape: Sequence[int],

@@ -32,7 +32,7 @@ from zarr_codec_shapes.errors import ConfigurationError
 from zarr_codec_shapes.protocols import Codec
 from zarr_codec_shapes.registry import get_codec
 
-from zarr_codec_runtime._runtime import Plan, Sharded
+from zarr_codec_runtime._runtime import Plan, Remote, Sharded
 from zarr_codec_runtime.sharding import Sharding
 from zarr_codec_runtime.transpose import Transpose
 
@@ -442,6 +442,37 @@ class Chain:
             out,
             self._fill_bytes,
             self.spec.shape,
+        )
+        return found
+
+    def read_remote(
+        self,
+        remote: Remote,
+        keys: Sequence[str],
+        chunk_selections: Sequence[tuple[Any, ...]],
+        out_selections: Sequence[tuple[Any, ...]],
+        out: np.ndarray[Any, Any],
+        limit: int,
+    ) -> list[bool] | None:
+        """:meth:`read` with chunk ``i`` the object ``keys[i]`` of ``remote``, fetched by the
+        runtime (at most ``limit`` requests in flight), each object whole, and decoded as it
+        arrives. ``None``, with nothing fetched, where :meth:`read` would decline."""
+        if not isinstance(out, np.ndarray) or out.dtype != self.spec.numpy_dtype:
+            return None
+        runner: Plan | Sharded | None = (
+            self.sharded if self.shards is not None else self.decode_plan
+        )
+        if runner is None:
+            return None
+        found: list[bool] | None = remote.read(
+            runner,
+            keys,
+            chunk_selections,
+            out_selections,
+            out,
+            self._fill_bytes,
+            self.spec.shape,  # a shard's, for a sharded chain
+            limit,
         )
         return found
 

@@ -7,7 +7,9 @@ than decoding them. For a pipeline that offers ``read_selection`` / ``write_sele
 (``ChainCodecPipeline`` does), :func:`hook` has zarr-python's ``_get_selection`` and
 ``_set_selection`` offer it the whole selection first; :func:`read` and :func:`write` take it
 when it is a basic selection (integers and slices) of a regular grid in CPU memory, in a plain
-``LocalStore`` (or zarr's ``FsspecStore`` over local files) or ``MemoryStore``, cut it in Rust
+``LocalStore`` (or zarr's ``FsspecStore`` over local files) or ``MemoryStore``, or (reads
+only) an object store the runtime's own client reaches (``_remote_stores``: obstore's S3 and
+HTTP stores, s3fs with its credentials given, fsspec's HTTP), cut it in Rust
 (``zarr_codec_runtime.cut_selection``: every chunk's key, part and place in one call) and run
 it in one runtime call. Anything else answers
 ``NotImplemented`` before touching the store or the output, and zarr-python's own function
@@ -33,11 +35,14 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 import numpy as np
 from zarr.core.buffer import cpu, default_buffer_prototype
 from zarr.core.indexing import BasicIndexer, IntDimIndexer, OrthogonalIndexer, SliceDimIndexer
+from zarr.storage import MemoryStore
 from zarr_codec_runtime import cut_selection
 from zarr_codec_shapes.errors import UnsupportedError
 
 from zarr_codecs._arrays import broadcast, covers, raw
 from zarr_codecs._direct_stores import files_root
+from zarr_codecs._fetching import limit
+from zarr_codecs._remote_stores import remote_of
 from zarr_codecs._usage import count
 
 if TYPE_CHECKING:
@@ -323,6 +328,13 @@ class _Layout:
         self.key_encoding = key_encoding
         self.root = files_root(self.store)
         self.prefix = _prefix(self.root, self.path)
+        #: The runtime's own client of an object store (reads only), where it takes the store.
+        self.remote: Any = None
+        if self.root is None and type(self.store) is not MemoryStore:
+            remote = remote_of(self.store)
+            if remote is not None:
+                self.remote, before = remote
+                self.prefix = before + self.prefix
 
 
 def _layout(
@@ -351,16 +363,15 @@ def _layout(
 def _new_layout(
     pipeline: _Chains, store_path: Any, metadata: Any, config: Any, grid: Any, prototype: Any
 ) -> _Layout | None:
-    from zarr.storage import MemoryStore
-
     if not getattr(grid, "is_regular", False) or not metadata.shape:
-        return None
-    if type(store_path.store) is not MemoryStore and files_root(store_path.store) is None:
         return None
     key_encoding = _key_encoding(metadata)
     if key_encoding is None:
         return None
     layout = _Layout(pipeline, store_path, metadata, config, grid, prototype, key_encoding)
+    store = layout.store
+    if type(store) is not MemoryStore and layout.root is None and layout.remote is None:
+        return None
     chain = layout.chain
     if chain is None or chain.spec.numpy_dtype != metadata.dtype.to_native_dtype():
         return None  # the runtime's elements are in this machine's byte order
@@ -527,7 +538,9 @@ class _Read:
         self.out = out
         self.target = out.as_ndarray_like()
         self.scalar = selection.scalar
-        self.inline = cut.inline(self.target.nbytes)
+        self.remote = cut.layout.remote
+        # A remote read waits on the network: never on the event loop's thread.
+        self.inline = self.remote is None and cut.inline(self.target.nbytes)
 
     def run(self) -> Any:
         """The selection, read (zarr-python's ``_get_selection`` result), or
@@ -535,12 +548,30 @@ class _Read:
         cut, chain = self.cut, self.cut.chain
         assert chain is not None
         sources: list[Any]
-        if self.files:
-            sources = list(cut.keys)
+        remote = self.remote
+        if remote is not None:
+            if chain.shards is not None and not all(cut.complete):
+                # Part of a shard: its index, then only the inner chunks needed, by zarr's path.
+                return NotImplemented
+            try:
+                found = chain.read_remote(
+                    remote, cut.keys, cut.chunk_selections, cut.places, self.target, limit()
+                )
+            except OSError:
+                # A request failed in the runtime's client: this array is read through the
+                # store's own client from now on, which retries as it does and raises its
+                # own errors (what zarr-python's pipeline would raise).
+                cut.layout.remote = None
+                return NotImplemented
+            if found is not None:
+                count("remote_read", len(found))
         else:
-            stored = cut.store._store_dict
-            sources = [None if (c := stored.get(k)) is None else raw(c) for k in cut.keys]
-        found = chain.read(sources, cut.chunk_selections, cut.places, self.target)
+            if self.files:
+                sources = list(cut.keys)
+            else:
+                stored = cut.store._store_dict
+                sources = [None if (c := stored.get(k)) is None else raw(c) for k in cut.keys]
+            found = chain.read(sources, cut.chunk_selections, cut.places, self.target)
         if found is None:
             return NotImplemented
         count("runtime_read", len(found))
@@ -570,6 +601,8 @@ def _plan_read(
     files = prepared.root is not None
     if not files and not prepared.store._is_open:
         return None
+    if not files and prepared.layout.remote is None and type(prepared.store) is not MemoryStore:
+        return None  # an object store handed back to its own client after a failed request
     chain = prepared.chain
     assert chain is not None
     out = prototype.nd_buffer.empty(
@@ -719,8 +752,8 @@ def _plan_write(
     if selection is None:
         return None
     prepared = _prepared(pipeline, store_path, metadata, config, grid, selection, prototype)
-    if prepared is None:
-        return None
+    if prepared is None or prepared.layout.remote is not None:
+        return None  # writes to object storage go through the store's own client
     chain = prepared.chain
     assert chain is not None
     values = _values(value, chain.spec.numpy_dtype, selection.shape)

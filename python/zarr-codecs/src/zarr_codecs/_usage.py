@@ -18,6 +18,7 @@ KINDS = (
     "selections_read",
     "selections_written",
     "device_read",
+    "remote_read",
 )
 
 _lock = threading.Lock()
@@ -39,7 +40,9 @@ def usage() -> dict[str, int]:
         ``selections_read`` and ``selections_written``: how many of the reads and writes it took
         whole from zarr-python's array (cut into chunks in Rust, no Python work per chunk; their
         chunks are counted in ``runtime_*`` too); ``device_read``: chunks decoded on the GPU
-    into CuPy arrays (zarr-python's GPU mode, see ``zarr_codecs.gpu``). All zero where our
+    into CuPy arrays (zarr-python's GPU mode, see ``zarr_codecs.gpu``); ``remote_read``:
+    chunks fetched from object storage by the runtime's own client (counted in
+    ``runtime_read`` too; see ``zarr_codecs._remote_stores``). All zero where our
     pipeline was never used."""
     with _lock:
         return {kind: _counts[kind] for kind in KINDS}
