@@ -656,3 +656,23 @@ def test_unknown_remote_settings_are_refused() -> None:
         Remote.s3([("bucket", "b"), ("no_such_setting", "1")])
     with pytest.raises(UnsupportedError, match="no_such_setting"):
         Remote.http("http://127.0.0.1:1", [("no_such_setting", "1")])
+
+
+@pytest.mark.parametrize("kind", _TAKEN, ids=lambda k: k.name)
+def test_keys_with_spaces_and_non_ascii_name_the_same_objects(
+    kind: Kind, servers: Servers, tmp_path: Path
+) -> None:
+    """The runtime's client names each object as the store's own client does, whatever the
+    characters of the array's path."""
+    path = "odd name ü+%/a"
+    served = servers.http_root / tmp_path.name
+    writable = LocalStore(served) if kind.served else kind.make(servers, tmp_path)
+    with _zarr_own():
+        expected = _write(_create(writable, path, "[bytes, zstd]"), rewrites=False)
+    store = kind.make(servers, tmp_path) if kind.served else writable
+    with _ours():
+        zarr_codecs.reset_usage()
+        found = zarr.open_array(store, path=path, mode="r")[...]
+        used = zarr_codecs.usage()
+    assert np.array_equal(_bits(found), _bits(expected))
+    assert used["remote_read"] > 0, used

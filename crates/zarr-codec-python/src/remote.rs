@@ -223,7 +223,9 @@ impl PyRemote {
     fn get(&self, py: Python<'_>, key: &str) -> PyResult<Option<Vec<u8>>> {
         let client = self.client(py)?;
         let runtime = runtime().map_err(PyErr::from)?;
-        let keys = [Path::from(key)];
+        let keys = [Path::parse(key).map_err(|err| {
+            to_py_err(py, &CodecError::configuration(format!("Remote.get: {err}")))
+        })?];
         let mut got = None;
         let slot = Mutex::new(&mut got);
         run_chunks(py, || {
@@ -246,7 +248,8 @@ impl PyRemote {
     /// with chunk `i` the object `keys[i]`: every object fetched (at most `limit` requests in
     /// flight) and decoded as it arrives, the GIL released throughout. A missing object is
     /// its chunk's fill value. Returns whether each was there; `None`, with nothing fetched,
-    /// when a selection or `out` is of another kind. Each object is fetched whole: for part of
+    /// when a selection or `out` is of another kind or a key is not a valid object name (a
+    /// `.` or `..` part, a control character). Each object is fetched whole: for part of
     /// a shard, reading its index first and then the inner chunks needed may fetch less (the
     /// caller's choice). A store's error is an `OSError` naming the key.
     #[allow(clippy::too_many_arguments, clippy::needless_pass_by_value)]
@@ -285,7 +288,15 @@ impl PyRemote {
         let threads = if any_overlap(&outs) { 1 } else { threads };
         let client = self.client(py)?;
         let runtime = runtime().map_err(PyErr::from)?;
-        let keys: Vec<Path> = keys.iter().map(|key| Path::from(key.as_str())).collect();
+        // Each key as the store's own client names it: as written, never percent-encoded (a
+        // key object_store cannot name so, such as one with a `..` part, is zarr's to read).
+        let Ok(keys) = keys
+            .iter()
+            .map(Path::parse)
+            .collect::<Result<Vec<Path>, _>>()
+        else {
+            return Ok(None);
+        };
         let regions = &placed.regions;
         let plan = plan.as_ref().map(|plan| &plan.get().plan);
         let sharded = sharded.as_ref().map(|sharded| sharded.get().sharding());
@@ -306,7 +317,9 @@ impl PyRemote {
                     let items = std::slice::from_ref(&item);
                     let found = match (plan, sharded) {
                         (Some(plan), _) => read_batch(plan, &chunk_shape, items, &array, fill, 1)?,
-                        (None, Some(sharding)) => sharding.read(items, &array, fill, 1)?,
+                        // A shard's inner chunks on every thread: shards tend to arrive together
+                        // at the end of a read, fewer than the threads.
+                        (None, Some(sharding)) => sharding.read(items, &array, fill, threads)?,
                         (None, None) => Vec::new(),
                     };
                     Ok(found.first().copied().unwrap_or(false))
