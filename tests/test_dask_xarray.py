@@ -158,6 +158,7 @@ def test_256_mib_through_dask_with_the_plugin_equals_the_source(
         "selections_read": chunks,  # every task's selection cut in Rust, none per chunk
         "selections_written": chunks,
         "device_read": 0,
+        "remote_read": 0,
     }, reports
     assert all(r["runtime_read"] + r["runtime_written"] > 0 for r in reports.values()), reports
     zarr_codecs.reset_usage()

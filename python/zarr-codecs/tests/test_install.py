@@ -207,6 +207,7 @@ def test_usage_counts_what_the_runtime_and_zarr_python_ran() -> None:
         "selections_read": 1,
         "selections_written": 1,
         "device_read": 0,
+        "remote_read": 0,
     }
     zarr_codecs.reset_usage()
     assert set(zarr_codecs.usage().values()) == {0}
