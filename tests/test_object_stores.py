@@ -676,3 +676,16 @@ def test_keys_with_spaces_and_non_ascii_name_the_same_objects(
         used = zarr_codecs.usage()
     assert np.array_equal(_bits(found), _bits(expected))
     assert used["remote_read"] > 0, used
+
+
+def test_remote_get_reads_one_object_or_none(servers: Servers, tmp_path: Path) -> None:
+    from zarr_codecs._remote_stores import remote_of
+
+    store, _ = _s3_array(servers, tmp_path)
+    remote, prefix = remote_of(store)
+    stored = sync(store.get("a/c/1/2", default_buffer_prototype()))
+    assert remote.get(prefix + "a/c/1/2") == stored.to_bytes()
+    assert remote.get(prefix + "a/c/9/9") is None
+    servers.s3_proxy.fault = lambda r: "error"
+    with pytest.raises(OSError, match="c/1/2"):
+        remote.get(prefix + "a/c/1/2")
