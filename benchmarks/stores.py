@@ -14,12 +14,13 @@ Stores: zarr's ``ObjectStore`` over obstore's ``S3Store`` and ``HTTPStore``, and
 and the same sharded (shards of 4 x 4 inner chunks); 16 MiB of float32 in 256 KiB chunks.
 Reads: one element, one chunk, 4 x 4 chunks, the whole array.
 
-Pipelines: zarr-python's default, ours (``zarr_codecs.install(pipeline=True)``) and
-zarrs-python (obstore stores and fsspec's HTTP; other stores it hands to zarr-python's
-default). Each round takes every pipeline through every read in turn, the order rotated each
-round; the tables give medians in ms of wall time, then of the client's CPU time (this
-process, all threads), with ratios to zarr's default (above 1: faster, or less CPU). Never
-asserts a time.
+Pipelines: zarr-python's default, ours (``zarr_codecs.install(pipeline=True)``: whole
+selections of these four stores fetched by the runtime's own client,
+``zarr_codec_runtime.Remote``; part of a shard through the store) and zarrs-python (obstore
+stores and fsspec's HTTP; other stores it hands to zarr-python's default). Each round takes
+every pipeline through every read in turn, the order rotated each round; the tables give
+medians in ms of wall time, then of the client's CPU time (this process, all threads), with
+ratios to zarr's default (above 1: faster, or less CPU). Never asserts a time.
 """
 
 from __future__ import annotations
