@@ -550,9 +550,6 @@ class _Read:
         sources: list[Any]
         remote = self.remote
         if remote is not None:
-            if chain.shards is not None and not all(cut.complete):
-                # Part of a shard: its index, then only the inner chunks needed, by zarr's path.
-                return NotImplemented
             try:
                 found = chain.read_remote(
                     remote, cut.keys, cut.chunk_selections, cut.places, self.target, limit()
@@ -610,6 +607,9 @@ def _plan_read(
     )
     if not prepared.cut(selection):
         return None
+    remote = prepared.layout.remote is not None
+    if remote and chain.shards is not None and not all(prepared.complete):
+        return None  # part of a shard: its index, then only the inner chunks needed, by zarr's
     return _Read(prepared, files, out, selection)
 
 
