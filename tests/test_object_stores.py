@@ -689,3 +689,17 @@ def test_remote_get_reads_one_object_or_none(servers: Servers, tmp_path: Path) -
     servers.s3_proxy.fault = lambda r: "error"
     with pytest.raises(OSError, match="c/1/2"):
         remote.get(prefix + "a/c/1/2")
+
+
+def test_stores_with_the_same_settings_share_one_client(servers: Servers) -> None:
+    """zarr's stores are not hashable: the client (and its connections) is found by the
+    store's settings, so each array opened on them reuses it."""
+    from zarr_codecs._remote_stores import remote_of
+
+    url = servers.s3_proxy.url
+    first = remote_of(ObjectStore(_obstore_s3(url, "p")))
+    again = remote_of(ObjectStore(_obstore_s3(url, "p")))
+    other = remote_of(ObjectStore(_obstore_s3(url, "q")))
+    assert first is not None and again is not None and other is not None
+    assert first[0] is again[0]
+    assert other[0] is not first[0] or other[1] != first[1]

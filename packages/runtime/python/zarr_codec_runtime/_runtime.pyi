@@ -161,15 +161,26 @@ class Remote:
     request in flight at once, each chunk decoded as it arrives, the GIL released."""
 
     @staticmethod
-    def s3(options: Sequence[tuple[str, str]], from_env: bool = False) -> Remote:
+    def s3(
+        options: Sequence[tuple[str, str]],
+        from_env: bool = False,
+        retry: tuple[int, float, float, float, float] | None = None,
+    ) -> Remote:
         """An S3 bucket or an S3-compatible server's: ``options`` are obstore's ``S3Store``
         settings and client options by name (``bucket``, ``endpoint``, ``region``,
         ``access_key_id``, ``secret_access_key``, ``token``, ``skip_signature``,
-        ``allow_http``, ...), over the ``AWS_*`` environment variables with ``from_env``.
-        An unknown name raises ``UnsupportedError``."""
+        ``allow_http``, ...), over the ``AWS_*`` environment variables with ``from_env``;
+        ``retry`` is ``(max_retries, retry_timeout, init_backoff, max_backoff, base)`` in
+        seconds (object_store's defaults without). An unknown name raises
+        ``UnsupportedError``."""
     @staticmethod
-    def http(url: str, options: Sequence[tuple[str, str]]) -> Remote:
-        """Objects under an HTTP(S) ``url``, with obstore's client options by name."""
+    def http(
+        url: str,
+        options: Sequence[tuple[str, str]],
+        retry: tuple[int, float, float, float, float] | None = None,
+    ) -> Remote:
+        """Objects under an HTTP(S) ``url``, with obstore's client options by name and
+        ``retry`` as for :meth:`s3`."""
     def get(self, key: str) -> bytes | None:
         """One object's bytes, or ``None`` where there is none; a store's error is an
         ``OSError``."""

@@ -25,50 +25,70 @@ the store's own client. ``codec_pipeline.remote_reads`` set to ``False`` turns t
 from __future__ import annotations
 
 import datetime
+import functools
 import os
-import weakref
 from typing import Any
 
 from zarr.core.config import config
 
 __all__ = ["remote_of"]
 
-#: Each store's ``Remote`` (or ``None``: not taken), made once per store.
-_MADE: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
-
 
 def remote_of(store: Any) -> tuple[Any, str] | None:
     """``(Remote, prefix)`` for a store the runtime reads itself (``prefix`` comes before
-    each of the store's keys in the runtime's client), or ``None``."""
+    each of the store's keys in the runtime's client), or ``None``. One client per distinct
+    settings, shared by every store object and array with them (zarr's stores are not
+    hashable, and each client keeps its own connections)."""
     if config.get("codec_pipeline.remote_reads", True) is False:
         return None
-    try:
-        made: tuple[Any, str] | None = _MADE[store]
-        return made
-    except KeyError:
-        pass
-    except TypeError:  # not weakly referable: made afresh each time
-        return _remote(store)
-    made = _remote(store)
-    _MADE[store] = made
-    return made
-
-
-def _remote(store: Any) -> tuple[Any, str] | None:
     from zarr.storage import FsspecStore, ObjectStore
 
     try:
-        from zarr_codec_runtime import Remote
-    except ImportError:  # a runtime wheel built without the remote feature
+        from zarr_codec_runtime import Remote  # noqa: F401 (built with the remote feature)
+    except ImportError:
         return None
     try:
         if type(store) is ObjectStore:
-            return _obstore(Remote, store.store)
+            return _obstore(_CLIENTS, store.store)
         if type(store) is FsspecStore:
-            return _fsspec(Remote, store)
+            return _fsspec(_CLIENTS, store)
     except (ValueError, TypeError, NotImplementedError):
         return None  # a setting the runtime's client does not know: the store's own reads
     return None
+
+
+class _Clients:
+    """``Remote.s3`` and ``Remote.http``, made once per distinct settings."""
+
+    def s3(
+        self,
+        options: list[tuple[str, str]],
+        from_env: bool = False,
+        retry: tuple[int, float, float, float, float] | None = None,
+    ) -> Any:
+        return _client("s3", tuple(options), from_env, retry)
+
+    def http(
+        self,
+        url: str,
+        options: list[tuple[str, str]],
+        retry: tuple[int, float, float, float, float] | None = None,
+    ) -> Any:
+        return _client("http", url, tuple(options), retry)
+
+
+_CLIENTS = _Clients()
+
+
+@functools.lru_cache(maxsize=64)
+def _client(kind: str, *settings: Any) -> Any:
+    from zarr_codec_runtime import Remote
+
+    if kind == "s3":
+        options, from_env, retry = settings
+        return Remote.s3(list(options), from_env=from_env, retry=retry)
+    url, options, retry = settings
+    return Remote.http(url, list(options), retry=retry)
 
 
 def _obstore(remote: Any, inner: Any) -> tuple[Any, str] | None:
