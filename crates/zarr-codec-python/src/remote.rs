@@ -133,8 +133,8 @@ fn runtime() -> std::io::Result<Arc<Runtime>> {
     Ok(runtime)
 }
 
-/// `options` (names and values as obstore and `object_store` spell them) parsed as `K`s; a
-/// configuration error names the first one unknown.
+/// `options` (names and values as obstore and `object_store` spell them) parsed as `K`s; an
+/// unsupported-error names the first one unknown.
 fn parsed<K: FromStr>(
     py: Python<'_>,
     options: Vec<(String, String)>,
