@@ -699,7 +699,10 @@ def test_stores_with_the_same_settings_share_one_client(servers: Servers) -> Non
     url = servers.s3_proxy.url
     first = remote_of(ObjectStore(_obstore_s3(url, "p")))
     again = remote_of(ObjectStore(_obstore_s3(url, "p")))
-    other = remote_of(ObjectStore(_obstore_s3(url, "q")))
-    assert first is not None and again is not None and other is not None
-    assert first[0] is again[0]
-    assert other[0] is not first[0] or other[1] != first[1]
+    under_another_prefix = remote_of(ObjectStore(_obstore_s3(url, "q")))
+    other_settings = remote_of(ObjectStore(loopback.obstore_s3(url, "p")))  # no timeouts
+    assert first is not None and again is not None
+    assert under_another_prefix is not None and other_settings is not None
+    assert first[0] is again[0] and first[1] == again[1] == "p/"
+    assert under_another_prefix[0] is first[0] and under_another_prefix[1] == "q/"
+    assert other_settings[0] is not first[0]

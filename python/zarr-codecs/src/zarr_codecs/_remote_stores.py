@@ -27,7 +27,7 @@ from __future__ import annotations
 import datetime
 import functools
 import os
-from typing import Any
+from typing import Any, Literal
 
 from zarr.core.config import config
 
@@ -41,47 +41,37 @@ def remote_of(store: Any) -> tuple[Any, str] | None:
     hashable, and each client keeps its own connections)."""
     if config.get("codec_pipeline.remote_reads", True) is False:
         return None
+    import zarr_codec_runtime
     from zarr.storage import FsspecStore, ObjectStore
 
-    try:
-        from zarr_codec_runtime import Remote  # noqa: F401 (built with the remote feature)
-    except ImportError:
+    if not hasattr(zarr_codec_runtime, "Remote"):  # a runtime built without the remote feature
         return None
     try:
         if type(store) is ObjectStore:
-            return _obstore(_CLIENTS, store.store)
+            return _obstore(store.store)
         if type(store) is FsspecStore:
-            return _fsspec(_CLIENTS, store)
+            return _fsspec(store)
     except (ValueError, TypeError, NotImplementedError):
         return None  # a setting the runtime's client does not know: the store's own reads
     return None
 
 
-class _Clients:
-    """``Remote.s3`` and ``Remote.http``, made once per distinct settings."""
-
-    def s3(
-        self,
-        options: list[tuple[str, str]],
-        from_env: bool = False,
-        retry: tuple[int, float, float, float, float] | None = None,
-    ) -> Any:
-        return _client("s3", tuple(options), from_env, retry)
-
-    def http(
-        self,
-        url: str,
-        options: list[tuple[str, str]],
-        retry: tuple[int, float, float, float, float] | None = None,
-    ) -> Any:
-        return _client("http", url, tuple(options), retry)
+#: How ``Remote`` takes a retry setting: (max_retries, retry_timeout, init_backoff,
+#: max_backoff, base), seconds.
+Retry = tuple[int, float, float, float, float]
 
 
-_CLIENTS = _Clients()
+def _s3(options: list[tuple[str, str]], from_env: bool = False, retry: Retry | None = None) -> Any:
+    return _client("s3", tuple(options), from_env, retry)
+
+
+def _http(url: str, options: list[tuple[str, str]], retry: Retry | None = None) -> Any:
+    return _client("http", url, tuple(options), retry)
 
 
 @functools.lru_cache(maxsize=64)
 def _client(kind: str, *settings: Any) -> Any:
+    """``Remote.s3`` or ``Remote.http``, made once per distinct settings."""
     from zarr_codec_runtime import Remote
 
     if kind == "s3":
@@ -91,7 +81,7 @@ def _client(kind: str, *settings: Any) -> Any:
     return Remote.http(url, list(options), retry=retry)
 
 
-def _obstore(remote: Any, inner: Any) -> tuple[Any, str] | None:
+def _obstore(inner: Any) -> tuple[Any, str] | None:
     name = type(inner).__name__
     if type(inner).__module__.split(".")[0] != "obstore" or name not in ("S3Store", "HTTPStore"):
         return None
@@ -107,8 +97,8 @@ def _obstore(remote: Any, inner: Any) -> tuple[Any, str] | None:
             return None
         prefix = str(inner.prefix or "")
         every = sorted({**settings, **options}.items())
-        return remote.s3(every, from_env=True, retry=retry), _joined(prefix)
-    return remote.http(str(inner.url), sorted(options.items()), retry=retry), ""
+        return _s3(every, from_env=True, retry=retry), _joined(prefix)
+    return _http(str(inner.url), sorted(options.items()), retry=retry), ""
 
 
 #: object_store's retry settings where obstore's ``retry_config`` leaves one out.
@@ -116,7 +106,7 @@ _RETRY_DEFAULTS = {"max_retries": 10, "retry_timeout": 180.0}
 _BACKOFF_DEFAULTS = {"init_backoff": 0.1, "max_backoff": 15.0, "base": 2.0}
 
 
-def _retry(config: Any) -> tuple[int, float, float, float, float] | bool | None:
+def _retry(config: Any) -> Retry | Literal[False] | None:
     """obstore's ``retry_config`` as ``Remote`` takes it (``None``: the defaults), or
     ``False`` where it has a setting ``Remote`` does not know."""
     if config is None:
@@ -144,14 +134,14 @@ def _seconds(value: Any) -> float:
     return float(value)
 
 
-def _fsspec(remote: Any, store: Any) -> tuple[Any, str] | None:
+def _fsspec(store: Any) -> tuple[Any, str] | None:
     fs = getattr(store.fs, "sync_fs", store.fs)
     kind = f"{type(fs).__module__}.{type(fs).__name__}"
     path = store.path
     if not isinstance(path, str):
         return None
     if kind == "s3fs.core.S3FileSystem":
-        return _s3fs(remote, fs, path)
+        return _s3fs(fs, path)
     if kind == "fsspec.implementations.http.HTTPFileSystem":
         given = getattr(fs, "storage_options", None)
         if not isinstance(given, dict) or set(given) - _NEUTRAL:
@@ -159,7 +149,7 @@ def _fsspec(remote: Any, store: Any) -> tuple[Any, str] | None:
         if not path.startswith(("http://", "https://")):
             return None
         options = [("allow_http", "true")] if path.startswith("http://") else []
-        return remote.http(path.rstrip("/"), options), ""
+        return _http(path.rstrip("/"), options), ""
     return None
 
 
@@ -175,7 +165,7 @@ _NEUTRAL = {
 _S3FS = {"key", "secret", "token", "anon", "endpoint_url", "client_kwargs", "config_kwargs"}
 
 
-def _s3fs(remote: Any, fs: Any, path: str) -> tuple[Any, str] | None:
+def _s3fs(fs: Any, path: str) -> tuple[Any, str] | None:
     """s3fs's settings, where each has an object_store twin."""
     given = getattr(fs, "storage_options", None)
     if not isinstance(given, dict) or set(given) - _NEUTRAL - _S3FS:
@@ -217,7 +207,7 @@ def _s3fs(remote: Any, fs: Any, path: str) -> tuple[Any, str] | None:
     attempts = retries.get("total_max_attempts", retries.get("max_attempts"))
     if attempts is not None:  # botocore counts the first request among its attempts
         retry = (max(0, int(attempts) - 1), *_RETRY_TAIL)
-    return remote.s3(sorted(settings.items()), retry=retry), _joined(prefix)
+    return _s3(sorted(settings.items()), retry=retry), _joined(prefix)
 
 
 #: botocore's settings with an object_store twin (``max_pool_connections``: none needed).

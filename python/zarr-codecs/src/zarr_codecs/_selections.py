@@ -645,8 +645,9 @@ def read_now(
     prototype: Any,
 ) -> Any:
     """:func:`read` on the caller's thread, for zarr-python's synchronous ``Array``: its
-    stores here (files, a ``MemoryStore``) need no event loop, and the hop to zarr's loop
-    thread and back costs more than a small read's decode."""
+    stores here (files, a ``MemoryStore``, an object store read by the runtime's own client,
+    which waits with the GIL released) need no event loop, and the hop to zarr's loop thread
+    and back costs more than a small read's decode."""
     planned = _plan_read(pipeline, store_path, metadata, config, grid, indexer, prototype)
     return NotImplemented if planned is None else planned.run()
 
