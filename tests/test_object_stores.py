@@ -418,6 +418,56 @@ def test_sharded_reads_fetch_each_run_of_inner_chunks_once(
                 assert 1 <= len(gets) <= 1 + runs, (selection, runs, gets)
 
 
+#: Shards of 1 MiB of float32, large enough for their index to be fetched apart.
+_LARGE_SHAPE, _LARGE_SHARDS, _LARGE_CHUNKS = (1024, 1024), (512, 512), (128, 128)
+
+
+@pytest.mark.parametrize("location", ["end", "start"])
+@pytest.mark.parametrize("kind", SHARDED_KINDS, ids=[k.name for k in SHARDED_KINDS])
+def test_large_shards_are_decoded_as_their_bodies_stream_in(
+    kind: Kind, location: str, servers: Servers, tmp_path: Path
+) -> None:
+    """Whole shards of 1 MiB: with the index at the end, each is one GET of its body and one
+    of its index alone (a suffix range) sent beside it, so its inner chunks decode as the
+    body streams in; with the index at the start, the body alone. Values bit for bit, an
+    inner chunk of fill values (not stored) among them."""
+    from zarr.codecs import BytesCodec, ShardingCodec, ZstdCodec
+
+    rng = np.random.default_rng(7)
+    first = rng.integers(0, 250, (int(np.prod(_LARGE_SHAPE)), 1))
+    raw = ((first + np.arange(4)) % 256).astype(np.uint8)
+    expected = raw.reshape(-1).view("<f4").reshape(_LARGE_SHAPE).copy()
+    expected[:128, :128] = 1.5  # the fill value: that inner chunk is not stored
+    served = servers.http_root / tmp_path.name
+    writable = LocalStore(served) if kind.served else kind.make(servers, tmp_path)
+    serializer = ShardingCodec(
+        chunk_shape=_LARGE_CHUNKS, codecs=[BytesCodec(), ZstdCodec()], index_location=location
+    )
+    with _zarr_own():
+        zarr.create_array(
+            writable, name="big", shape=_LARGE_SHAPE, chunks=_LARGE_SHARDS, dtype="<f4",
+            fill_value=1.5, serializer=serializer, compressors=None,
+        )[...] = expected  # fmt: skip
+    store = kind.make(servers, tmp_path) if kind.served else writable
+    proxy = servers.http_proxy if kind.served else servers.s3_proxy
+    with _ours():
+        array = zarr.open_array(store, path="big", mode="r")
+        zarr_codecs.reset_usage()
+        proxy.clear()
+        assert np.array_equal(_bits(array[...]), _bits(expected))
+        assert zarr_codecs.usage()["remote_read"] == 4
+    gets = [r for r in proxy.log() if r.method == "GET" and "/big/c/" in r.path]
+    by_shard: dict[str, list[str | None]] = {}
+    for request in gets:
+        by_shard.setdefault(request.path, []).append(request.range)
+    assert len(by_shard) == 4, gets
+    for ranges in by_shard.values():
+        if location == "end":
+            assert sorted(ranges, key=str) == [None, f"bytes=-{16 * 16 + 4}"], ranges
+        else:
+            assert ranges == [None], ranges
+
+
 # -- bad cases ------------------------------------------------------------------------------
 
 

@@ -19,13 +19,18 @@ use object_store::{BackoffConfig, ClientConfigKey, ClientOptions, RetryConfig};
 use pyo3::prelude::*;
 use tokio::runtime::Runtime;
 use zarr_codec_runtime::region::any_overlap;
-use zarr_codec_runtime::remote::fetch_and_read;
+use zarr_codec_runtime::remote::{ShardRead, fetch_and_read, fetch_and_read_shards};
 use zarr_codec_runtime::{ReadItem, Region, read_batch};
 use zarr_codec_shapes::CodecError;
 
 use crate::runtime::{PyPlan, out_array, resolve, run_chunks};
 use crate::sharding::PySharded;
 use crate::{thread_count, to_py_err};
+
+/// Shards of at least this many decoded bytes have their index (at the end) fetched by a
+/// request of its own beside the body's, so that their inner chunks decode while the body
+/// streams in: below it a shard's decoding is too short to win back a request.
+const INDEX_APART_FROM: usize = 1 << 20;
 
 /// How failed requests are retried: obstore's `RetryConfig` (`max_retries`,
 /// `retry_timeout` and the backoff's `init_backoff`, `max_backoff`, `base`), in seconds.
@@ -251,7 +256,10 @@ impl PyRemote {
     /// when a selection or `out` is of another kind or a key is not a valid object name (a
     /// `.` or `..` part, a control character). Each object is fetched whole: for part of
     /// a shard, reading its index first and then the inner chunks needed may fetch less (the
-    /// caller's choice). A store's error is an `OSError` naming the key.
+    /// caller's choice). A shard's inner chunks are decoded as its body streams in, its index
+    /// (at the end) fetched by a request of its own beside the body's when a shard holds
+    /// 1 MiB or more. A store's error, or a shard replaced between those two requests, is an
+    /// `OSError` naming the key.
     #[allow(clippy::too_many_arguments, clippy::needless_pass_by_value)]
     #[pyo3(signature = (runner, keys, chunk_selections, out_selections, out, fill, chunk_shape, limit, threads=None))]
     fn read(
@@ -298,8 +306,39 @@ impl PyRemote {
             return Ok(None);
         };
         let regions = &placed.regions;
-        let plan = plan.as_ref().map(|plan| &plan.get().plan);
-        let sharded = sharded.as_ref().map(|sharded| sharded.get().sharding());
+        if let Some(sharded) = sharded.as_ref() {
+            let sharding = sharded.get().sharding();
+            let reads: Vec<ShardRead> = keys
+                .into_iter()
+                .zip(regions)
+                .map(|(key, (part, place))| ShardRead {
+                    key,
+                    part: part.clone(),
+                    place: place.clone(),
+                })
+                .collect();
+            // A large shard's index by a request of its own, so its inner chunks decode while
+            // its body streams in (see `INDEX_APART_FROM`).
+            let ask_index = reads
+                .iter()
+                .any(|read| read.place.len().saturating_mul(array.item()) >= INDEX_APART_FROM);
+            return run_chunks(py, || {
+                fetch_and_read_shards(
+                    runtime.handle(),
+                    &client,
+                    sharding,
+                    &reads,
+                    &array,
+                    fill,
+                    (limit, threads),
+                    ask_index,
+                )
+            })
+            .map(Some);
+        }
+        let Some(plan) = plan.as_ref().map(|plan| &plan.get().plan) else {
+            return Ok(None);
+        };
         run_chunks(py, || {
             fetch_and_read(
                 runtime.handle(),
@@ -315,13 +354,7 @@ impl PyRemote {
                         out: place.clone(),
                     };
                     let items = std::slice::from_ref(&item);
-                    let found = match (plan, sharded) {
-                        (Some(plan), _) => read_batch(plan, &chunk_shape, items, &array, fill, 1)?,
-                        // A shard's inner chunks on every thread: shards tend to arrive together
-                        // at the end of a read, fewer than the threads.
-                        (None, Some(sharding)) => sharding.read(items, &array, fill, threads)?,
-                        (None, None) => Vec::new(),
-                    };
+                    let found = read_batch(plan, &chunk_shape, items, &array, fill, 1)?;
                     Ok(found.first().copied().unwrap_or(false))
                 },
             )

@@ -78,7 +78,7 @@ pub use read::{ReadItem, Source, read_batch};
 pub use region::{InArray, Layout, OutArray, Region, Span};
 pub use selection::{Axis, ChunkKeys, ChunkPart};
 pub use shard_index::{IndexLocation, ShardIndex};
-pub use sharding::{FetchedRead, Inner, ShardWrite, Sharding, WriteOrder};
+pub use sharding::{FetchedRead, Inner, InnerRead, ShardWrite, Sharding, WriteOrder};
 pub use step::{Action, Output, Step};
 pub use target::Target;
 pub use write::{

@@ -1,30 +1,58 @@
 //! Chunks fetched from object storage (S3, HTTP, any [`ObjectStore`]) and decoded as they
-//! arrive: [`fetch_and_read`]. Behind the `object-store` feature.
+//! arrive: [`fetch_and_read`], and for whole shards, decoded as their bytes stream in:
+//! [`fetch_and_read_shards`]. Behind the `object-store` feature.
 //!
 //! A read from object storage waits a round trip per request, so its speed is how many
 //! requests are in flight and whether decoding overlaps the transfer. Here every chunk's GET
 //! is a task of its own on a tokio runtime (at most `limit` at once), and the caller's threads
 //! decode each chunk the moment its bytes are in: when the last one arrives, only its own
-//! decoding is left. Nothing of a chunk is kept once it is decoded.
+//! decoding is left. A shard is many chunks in one object: its inner chunks are decoded as the
+//! body streams in, each once its last byte is in, so a large shard's decoding overlaps its
+//! own transfer too. Nothing of a chunk is kept once it is decoded.
 
+use std::future::{Future, poll_fn};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Receiver, channel};
+use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
 use object_store::path::Path;
-use object_store::{ObjectStore, ObjectStoreExt};
+use object_store::{GetOptions, GetRange, ObjectStore, ObjectStoreExt};
 use tokio::runtime::Handle;
 use tokio::sync::Semaphore;
-use tokio::task::JoinSet;
+use tokio::task::{JoinHandle, JoinSet};
 use zarr_codec_shapes::CodecError;
 
 use crate::files::{ChunkError, ChunkResult};
-use crate::read::Source;
+use crate::read::{ReadItem, Source};
+use crate::region::{OutArray, Region};
+use crate::shard_index::IndexLocation;
+use crate::sharding::{InnerRead, Sharding};
 
 /// One GET's outcome: the object's bytes, `None` where there is no such object, or the
 /// store's error.
 type Fetched = Result<Option<Bytes>, object_store::Error>;
+
+/// A body's first reservation at most: a larger one grows as its bytes arrive (a server's
+/// stated size is not trusted with memory).
+const FIRST_RESERVATION: usize = 64 << 20;
+
+/// What the fetching tasks hand the decoding threads.
+enum Work {
+    /// A whole object of key `usize` (`None`: there is none), or the store's error.
+    Object(usize, Fetched),
+    /// An inner chunk of a shard: its stored bytes (`None`: the fill value), the part of it
+    /// needed and where that goes.
+    Inner {
+        stored: Option<Bytes>,
+        chunk: Region,
+        out: Region,
+    },
+    /// The shard of key `usize` was there and every inner chunk of it has been handed over.
+    Streamed(usize),
+    /// The read of a key failed.
+    Failed(ChunkError),
+}
 
 /// Fetches every object of `keys` from `store` (at most `limit` requests in flight, on the
 /// runtime `handle`) and hands each, as it arrives, to `read(index, source)` on one of
@@ -46,53 +74,187 @@ pub fn fetch_and_read<F>(
 where
     F: Fn(usize, Source<'_>) -> ChunkResult<bool> + Sync,
 {
+    let fetch = {
+        let (store, keys) = (Arc::clone(store), keys.to_vec());
+        move |index: usize, sender: Sender<Work>| {
+            let (store, key) = (Arc::clone(&store), keys[index].clone());
+            async move {
+                let fetched = get(store.as_ref(), &key).await;
+                // The readers are gone only after a failure: nothing is waiting for it.
+                let _ = sender.send(Work::Object(index, fetched));
+            }
+        }
+    };
+    let threads = threads.clamp(1, keys.len().max(1));
+    drive(handle, keys, limit, threads, fetch, |work| match work {
+        Work::Object(index, fetched) => {
+            let found = match fetched {
+                Ok(Some(bytes)) => read(index, Source::Bytes(&bytes))?,
+                Ok(None) => read(index, Source::Missing)?,
+                Err(err) => return Err(store_error(&keys[index], &err)),
+            };
+            Ok(Some((index, found)))
+        }
+        Work::Failed(err) => Err(err),
+        Work::Inner { .. } | Work::Streamed(_) => Ok(None),
+    })
+}
+
+/// One shard of [`fetch_and_read_shards`]: its object, the part of it read and where that goes.
+#[derive(Debug, Clone)]
+pub struct ShardRead {
+    /// The shard's object.
+    pub key: Path,
+    /// The part of the shard read (within the shard's shape).
+    pub part: Region,
+    /// Where it goes in the output.
+    pub place: Region,
+}
+
+/// Reads shards of `sharding` from `store` into `out` (missing shards and inner chunks as
+/// `fill`, one element's bytes), each fetched whole by one GET (at most `limit` in flight,
+/// on `handle`), on `threads` threads; for each shard, whether it was there.
+///
+/// Each shard's inner chunks are decoded while its body streams in, each as soon as its last
+/// byte is in, once the shard's index is known: at once for an index at the start; for an
+/// index at the end, when `ask_index`, by a second request for the index alone sent beside
+/// the body's (a shard whose body is all in before its index is decoded whole, as without
+/// `ask_index`). The body's own index must then equal the one fetched apart: an object
+/// replaced between the two requests is a [`ChunkError::Io`], as a store's error, never values
+/// of two versions. Errors as [`fetch_and_read`]; the places of different shards must not
+/// overlap.
+#[allow(clippy::too_many_arguments)]
+pub fn fetch_and_read_shards(
+    handle: &Handle,
+    store: &Arc<dyn ObjectStore>,
+    sharding: &Sharding,
+    reads: &[ShardRead],
+    out: &OutArray<'_>,
+    fill: &[u8],
+    (limit, threads): (usize, usize),
+    ask_index: bool,
+) -> ChunkResult<Vec<bool>> {
+    for read in reads {
+        sharding.check_read(&read.part, &read.place, out.shape())?;
+    }
+    let keys: Vec<Path> = reads.iter().map(|read| read.key.clone()).collect();
+    let fetch = {
+        let (store, sharding) = (Arc::clone(store), Arc::new(sharding.clone()));
+        let reads = reads.to_vec();
+        move |index: usize, sender: Sender<Work>| {
+            let shard = Shard {
+                store: Arc::clone(&store),
+                sharding: Arc::clone(&sharding),
+                read: reads[index].clone(),
+                ask_index,
+            };
+            async move {
+                let work = match shard.stream(&sender).await {
+                    Ok(Streamed::Missing) => Work::Object(index, Ok(None)),
+                    Ok(Streamed::Whole(body)) => Work::Object(index, Ok(Some(body))),
+                    Ok(Streamed::InPieces) => Work::Streamed(index),
+                    Err(err) => Work::Failed(err),
+                };
+                let _ = sender.send(work);
+            }
+        }
+    };
+    drive(
+        handle,
+        &keys,
+        limit,
+        threads.max(1),
+        fetch,
+        |work| match work {
+            Work::Object(index, fetched) => {
+                let source = match &fetched {
+                    Ok(Some(bytes)) => Source::Bytes(bytes),
+                    Ok(None) => Source::Missing,
+                    Err(err) => return Err(store_error(&keys[index], err)),
+                };
+                let read = &reads[index];
+                let item = ReadItem {
+                    source,
+                    chunk: read.part.clone(),
+                    out: read.place.clone(),
+                };
+                let found = sharding.read(std::slice::from_ref(&item), out, fill, threads)?;
+                Ok(Some((index, found.first().copied().unwrap_or(false))))
+            }
+            Work::Inner {
+                stored,
+                chunk,
+                out: place,
+            } => {
+                let source = stored.as_deref().map_or(Source::Missing, Source::Bytes);
+                let item = ReadItem {
+                    source,
+                    chunk,
+                    out: place,
+                };
+                sharding.read_inner(std::slice::from_ref(&item), out, fill)?;
+                Ok(None)
+            }
+            Work::Streamed(index) => Ok(Some((index, true))),
+            Work::Failed(err) => Err(err),
+        },
+    )
+}
+
+/// Runs `fetch(index, sender)` for every key on the runtime (at most `limit` at once), and
+/// `decode` on `threads` threads (the caller's among them) for each piece of work the fetches
+/// send, until all have ended or one fails; `decode` returns `(key, whether it was there)`
+/// once a key is read. The first error cancels the fetches in flight and is returned.
+fn drive<T, Fut, D>(
+    handle: &Handle,
+    keys: &[Path],
+    limit: usize,
+    threads: usize,
+    fetch: T,
+    decode: D,
+) -> ChunkResult<Vec<bool>>
+where
+    T: Fn(usize, Sender<Work>) -> Fut + Send + 'static,
+    Fut: Future<Output = ()> + Send + 'static,
+    D: Fn(Work) -> ChunkResult<Option<(usize, bool)>> + Sync,
+{
     if keys.is_empty() {
         return Ok(Vec::new());
     }
-    let (sender, receiver) = channel::<(usize, Fetched)>();
-    let requests = {
-        let store = Arc::clone(store);
-        let keys = keys.to_vec();
+    let (sender, receiver) = channel::<Work>();
+    let count = keys.len();
+    let requests = handle.spawn(async move {
         let window = Arc::new(Semaphore::new(limit.max(1)));
-        handle.spawn(async move {
-            // Dropped (aborted) when a reader fails: the requests in flight are cancelled.
-            let mut gets = JoinSet::new();
-            for (index, key) in keys.into_iter().enumerate() {
-                let (store, window, sender) =
-                    (Arc::clone(&store), Arc::clone(&window), sender.clone());
-                gets.spawn(async move {
-                    let Ok(_turn) = window.acquire().await else {
-                        return;
-                    };
-                    let fetched = get(store.as_ref(), &key).await;
-                    // The readers are gone only after a failure: nothing is waiting for it.
-                    let _ = sender.send((index, fetched));
-                });
-            }
-            drop(sender);
-            while gets.join_next().await.is_some() {}
-        })
-    };
+        // Dropped (aborted) when a reader fails: the requests in flight are cancelled.
+        let mut tasks = JoinSet::new();
+        for index in 0..count {
+            let (window, task) = (Arc::clone(&window), fetch(index, sender.clone()));
+            tasks.spawn(async move {
+                let Ok(_turn) = window.acquire().await else {
+                    return;
+                };
+                task.await;
+            });
+        }
+        drop(sender);
+        while tasks.join_next().await.is_some() {}
+    });
     let receiver = Mutex::new(receiver);
-    let results: Mutex<Vec<Option<bool>>> = Mutex::new(vec![None; keys.len()]);
+    let results: Mutex<Vec<Option<bool>>> = Mutex::new(vec![None; count]);
     let failure: Mutex<Option<ChunkError>> = Mutex::new(None);
     let failed = AtomicBool::new(false);
     let drain = || {
         while !failed.load(Ordering::Relaxed) {
-            let Some((index, fetched)) = next(&receiver) else {
+            let Some(work) = next(&receiver) else {
                 return;
             };
-            let outcome = match fetched {
-                Ok(Some(bytes)) => read(index, Source::Bytes(&bytes)),
-                Ok(None) => read(index, Source::Missing),
-                Err(err) => Err(store_error(&keys[index], &err)),
-            };
-            match outcome {
-                Ok(found) => {
+            match decode(work) {
+                Ok(Some((index, found))) => {
                     if let Ok(mut results) = results.lock() {
                         results[index] = Some(found);
                     }
                 }
+                Ok(None) => {}
                 Err(err) => {
                     failed.store(true, Ordering::Relaxed);
                     requests.abort();
@@ -105,7 +267,7 @@ where
         }
     };
     std::thread::scope(|scope| {
-        for _ in 1..threads.clamp(1, keys.len()) {
+        for _ in 1..threads.max(1) {
             scope.spawn(drain);
         }
         drain();
@@ -127,8 +289,8 @@ where
         .collect()
 }
 
-/// The next object to decode, or `None` once every request has answered (or been cancelled).
-fn next(receiver: &Mutex<Receiver<(usize, Fetched)>>) -> Option<(usize, Fetched)> {
+/// The next piece of work, or `None` once every fetch has ended (or been cancelled).
+fn next(receiver: &Mutex<Receiver<Work>>) -> Option<Work> {
     receiver.lock().ok()?.recv().ok()
 }
 
@@ -144,6 +306,181 @@ async fn get(store: &dyn ObjectStore, key: &Path) -> Fetched {
 /// A store's error as the runtime reports a file it could not read: an I/O error and the key.
 fn store_error(key: &Path, err: &object_store::Error) -> ChunkError {
     ChunkError::Io(std::io::Error::other(err.to_string()), key.as_ref().into())
+}
+
+/// How a shard's fetch ended.
+enum Streamed {
+    /// There is no such shard.
+    Missing,
+    /// All of it arrived before its index was known: decode it whole.
+    Whole(Bytes),
+    /// Every inner chunk was handed over as it arrived.
+    InPieces,
+}
+
+/// A shard's fetch, for [`fetch_and_read_shards`].
+struct Shard {
+    store: Arc<dyn ObjectStore>,
+    sharding: Arc<Sharding>,
+    read: ShardRead,
+    ask_index: bool,
+}
+
+impl Shard {
+    /// Streams the shard's body in, handing each inner chunk to `sender` once it is all in
+    /// and the index is known.
+    async fn stream(&self, sender: &Sender<Work>) -> ChunkResult<Streamed> {
+        let key = &self.read.key;
+        let index_len = self.sharding.index_len();
+        let at_end = self.sharding.index_location() == IndexLocation::End;
+        // Sent first: it is answered about when the body starts to arrive.
+        let mut index_request = (at_end && self.ask_index).then(|| self.fetch_index());
+        let answer = match self.store.get(key).await {
+            Ok(answer) => answer,
+            Err(object_store::Error::NotFound { .. }) => return Ok(Streamed::Missing),
+            Err(err) => return Err(store_error(key, &err)),
+        };
+        let size = usize::try_from(answer.meta.size).map_err(|_| {
+            CodecError::Corrupt(format!("{key}: a shard of {} bytes", answer.meta.size))
+        })?;
+        let mut body: Vec<u8> = Vec::with_capacity(size.min(FIRST_RESERVATION));
+        let mut stream = answer.into_stream();
+        let mut pending: Option<Pending> = None;
+        while let Some(piece) = poll_fn(|cx| stream.as_mut().poll_next(cx)).await {
+            body.extend_from_slice(&piece.map_err(|err| store_error(key, &err))?);
+            if pending.is_none() {
+                let stored = if at_end {
+                    Fetch::take_if_done(&mut index_request)
+                } else {
+                    body.get(..index_len).map(Bytes::copy_from_slice)
+                };
+                pending = match stored {
+                    // The body's own index (at the start): it must be sound.
+                    Some(stored) if !at_end => Some(self.pending(stored, size, sender)?),
+                    // An index fetched apart is only a head start: the body decides.
+                    Some(stored) => self.pending(stored, size, sender).ok(),
+                    None => None,
+                };
+            }
+            if let Some(pending) = pending.as_mut() {
+                pending.send_ready(&body, sender);
+            }
+        }
+        drop(index_request); // not needed any more: cancelled
+        if body.len() != size {
+            let message = format!("the shard ended after {} of {size} bytes", body.len());
+            return Err(ChunkError::Io(
+                std::io::Error::other(message),
+                key.as_ref().into(),
+            ));
+        }
+        let Some(mut pending) = pending else {
+            return Ok(Streamed::Whole(Bytes::from(body)));
+        };
+        if at_end && body.get(size.saturating_sub(index_len)..) != Some(&pending.stored[..]) {
+            let message = "the shard was replaced while it was read (its index changed)";
+            return Err(ChunkError::Io(
+                std::io::Error::other(message),
+                key.as_ref().into(),
+            ));
+        }
+        pending.send_ready(&body, sender);
+        Ok(Streamed::InPieces)
+    }
+
+    /// The shard's index alone (its last bytes), fetched by a task of its own.
+    fn fetch_index(&self) -> Fetch {
+        let (store, key) = (Arc::clone(&self.store), self.read.key.clone());
+        let suffix = u64::try_from(self.sharding.index_len()).unwrap_or(u64::MAX);
+        Fetch(tokio::spawn(async move {
+            let options = GetOptions {
+                range: Some(GetRange::Suffix(suffix)),
+                ..GetOptions::default()
+            };
+            let answer = store.get_opts(&key, options).await.ok()?;
+            answer.bytes().await.ok()
+        }))
+    }
+
+    /// The inner chunks to hand over, given the shard's stored index; the ones not stored
+    /// are handed over at once (as the fill value).
+    fn pending(&self, stored: Bytes, size: usize, sender: &Sender<Work>) -> ChunkResult<Pending> {
+        let index = self.sharding.index_of(&stored, size)?;
+        let mut reads = self
+            .sharding
+            .inner_reads(&index, &self.read.part, &self.read.place);
+        let stored_from = reads.partition_point(|read| read.stored.is_none());
+        for read in reads.drain(..stored_from) {
+            let _ = sender.send(Work::Inner {
+                stored: None,
+                chunk: read.chunk,
+                out: read.out,
+            });
+        }
+        Ok(Pending {
+            stored,
+            reads: reads.into_iter(),
+            next: None,
+        })
+    }
+}
+
+/// The stored inner chunks of a shard not yet handed over, by where they lie in it.
+struct Pending {
+    /// The shard's stored index they were found with.
+    stored: Bytes,
+    reads: std::vec::IntoIter<InnerRead>,
+    /// The next to hand over, taken from `reads`.
+    next: Option<InnerRead>,
+}
+
+impl Pending {
+    /// Hands over, in order, every inner chunk whose bytes are all within `body`.
+    fn send_ready(&mut self, body: &[u8], sender: &Sender<Work>) {
+        loop {
+            let Some(read) = self.next.take().or_else(|| self.reads.next()) else {
+                return;
+            };
+            let Some(range) = read.stored.clone() else {
+                continue;
+            };
+            let Some(bytes) = body.get(range) else {
+                self.next = Some(read);
+                return;
+            };
+            let _ = sender.send(Work::Inner {
+                stored: Some(Bytes::copy_from_slice(bytes)),
+                chunk: read.chunk,
+                out: read.out,
+            });
+        }
+    }
+}
+
+/// A request running as a task of its own, cancelled when dropped.
+struct Fetch(JoinHandle<Option<Bytes>>);
+
+impl Fetch {
+    /// The answer of `fetch` if it has come (`None` also when it was unsound), taken with
+    /// it; `None` while it is in flight, `fetch` left as it is.
+    fn take_if_done(fetch: &mut Option<Self>) -> Option<Bytes> {
+        if !fetch.as_ref().is_some_and(|fetch| fetch.0.is_finished()) {
+            return None;
+        }
+        let mut done = fetch.take()?;
+        // Finished: its join is ready at the first poll.
+        let mut context = std::task::Context::from_waker(std::task::Waker::noop());
+        match std::pin::Pin::new(&mut done.0).poll(&mut context) {
+            std::task::Poll::Ready(Ok(answer)) => answer,
+            _ => None,
+        }
+    }
+}
+
+impl Drop for Fetch {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 #[cfg(test)]

@@ -93,6 +93,19 @@ pub struct FetchedRead<'a> {
     pub out: Region,
 }
 
+/// One inner chunk of part of a shard, for a reader that fetches the shard's bytes itself
+/// (see [`Sharding::inner_reads`]): the part of it needed, where that goes, and where its
+/// stored bytes lie in the shard (`None`: not stored, the fill value).
+#[derive(Debug, Clone)]
+pub struct InnerRead {
+    /// The part of the decoded inner chunk needed.
+    pub chunk: Region,
+    /// Where it goes in the output.
+    pub out: Region,
+    /// Its stored bytes' range within the shard.
+    pub stored: Option<Range<usize>>,
+}
+
 /// The `sharding_indexed` codec bound to its shards' shape: inner chunk shape, inner codecs,
 /// index codecs and where the index is.
 #[derive(Clone)]
@@ -184,6 +197,65 @@ impl Sharding {
     #[must_use]
     pub fn index_len(&self) -> usize {
         self.index_len
+    }
+
+    /// Where each shard's index is.
+    #[must_use]
+    pub fn index_location(&self) -> IndexLocation {
+        self.location
+    }
+
+    /// Checks a read of part `part` of a shard into place `place` of an output of `shape`, as
+    /// [`Sharding::read`] does before anything is written.
+    pub fn check_read(&self, part: &Region, place: &Region, shape: &[usize]) -> Result<()> {
+        self.check_part(part, place, shape, "read")
+    }
+
+    /// The index of a shard of `shard_len` bytes from its stored index alone (`stored`, read
+    /// apart from the rest), each entry checked to lie within the shard's data.
+    pub fn index_of(&self, stored: &[u8], shard_len: usize) -> Result<ShardIndex> {
+        if stored.len() != self.index_len {
+            return Err(CodecError::Corrupt(format!(
+                "sharding: an index of {} bytes, not {}",
+                stored.len(),
+                self.index_len
+            )));
+        }
+        ShardIndex::read(
+            stored,
+            &self.index_decode,
+            self.chunk_count(),
+            shard_len,
+            self.location,
+        )
+    }
+
+    /// Every inner chunk that part `part` of a shard with `index`, placed at `place`, touches:
+    /// the ones not stored first, then the stored ones by where they lie in the shard. Decode
+    /// each with [`Sharding::read_inner`] once its bytes are in.
+    #[must_use]
+    pub fn inner_reads(&self, index: &ShardIndex, part: &Region, place: &Region) -> Vec<InnerRead> {
+        let mut reads = Vec::new();
+        self.each_inner(part, place, |chunk, inner, out| {
+            reads.push(InnerRead {
+                chunk: inner,
+                out,
+                stored: index.chunks().get(chunk).cloned().flatten(),
+            });
+        });
+        reads.sort_by_key(|read| read.stored.as_ref().map(|range| range.start));
+        reads
+    }
+
+    /// Decodes inner chunks of a shard (each item an inner chunk's stored bytes, or
+    /// `Source::Missing` for the fill value) into their places, on this thread.
+    pub fn read_inner(
+        &self,
+        items: &[ReadItem<'_>],
+        out: &OutArray<'_>,
+        fill: &[u8],
+    ) -> ChunkResult<Vec<bool>> {
+        self.inner_read(items, out, fill, 1)
     }
 
     fn chunk_count(&self) -> usize {

@@ -197,9 +197,12 @@ class Remote:
         threads: int | None = None,
     ) -> list[bool] | None:
         """:meth:`Plan.read` (or :meth:`Sharded.read`) of the objects ``keys``, each fetched
-        whole: at most ``limit`` requests in flight, each chunk decoded as it arrives, a
-        missing object its fill value. ``None``, with nothing fetched, for selections or an
-        ``out`` of another kind. A store's error is an ``OSError`` naming the key."""
+        whole: at most ``limit`` requests in flight, each chunk decoded as it arrives (a
+        shard's inner chunks as its body streams in, the index of a shard of 1 MiB or more
+        fetched by a request of its own beside the body's), a missing object its fill value.
+        ``None``, with nothing fetched, for selections or an ``out`` of another kind. A store's
+        error, or a shard replaced between its two requests, is an ``OSError`` naming the
+        key."""
 
 def cut_selection(
     shape: Sequence[int],
