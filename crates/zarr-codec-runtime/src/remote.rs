@@ -33,10 +33,6 @@ use crate::sharding::{InnerRead, Sharding};
 /// store's error.
 type Fetched = Result<Option<Bytes>, object_store::Error>;
 
-/// A body's first reservation at most: a larger one grows as its bytes arrive (a server's
-/// stated size is not trusted with memory).
-const FIRST_RESERVATION: usize = 64 << 20;
-
 /// What the fetching tasks hand the decoding threads.
 enum Work {
     /// A whole object of key `usize` (`None`: there is none), or the store's error.
@@ -343,16 +339,16 @@ impl Shard {
         let size = usize::try_from(answer.meta.size).map_err(|_| {
             CodecError::Corrupt(format!("{key}: a shard of {} bytes", answer.meta.size))
         })?;
-        let mut body: Vec<u8> = Vec::with_capacity(size.min(FIRST_RESERVATION));
+        let mut body = Body::default();
         let mut stream = answer.into_stream();
         let mut pending: Option<Pending> = None;
         while let Some(piece) = poll_fn(|cx| stream.as_mut().poll_next(cx)).await {
-            body.extend_from_slice(&piece.map_err(|err| store_error(key, &err))?);
+            body.push(piece.map_err(|err| store_error(key, &err))?);
             if pending.is_none() {
                 let stored = if at_end {
                     Fetch::take_if_done(&mut index_request)
                 } else {
-                    body.get(..index_len).map(Bytes::copy_from_slice)
+                    body.get(0..index_len)
                 };
                 pending = match stored {
                     // The body's own index (at the start): it must be sound.
@@ -363,7 +359,7 @@ impl Shard {
                 };
             }
             if let Some(pending) = pending.as_mut() {
-                pending.send_ready(&body, sender);
+                pending.send_ready(&mut body, sender);
             }
         }
         drop(index_request); // not needed any more: cancelled
@@ -375,16 +371,17 @@ impl Shard {
             ));
         }
         let Some(mut pending) = pending else {
-            return Ok(Streamed::Whole(Bytes::from(body)));
+            return Ok(Streamed::Whole(body.get(0..size).unwrap_or_default()));
         };
-        if at_end && body.get(size.saturating_sub(index_len)..) != Some(&pending.stored[..]) {
+        if at_end && body.get(size.saturating_sub(index_len)..size) != Some(pending.stored.clone())
+        {
             let message = "the shard was replaced while it was read (its index changed)";
             return Err(ChunkError::Io(
                 std::io::Error::other(message),
                 key.as_ref().into(),
             ));
         }
-        pending.send_ready(&body, sender);
+        pending.send_ready(&mut body, sender);
         Ok(Streamed::InPieces)
     }
 
@@ -417,10 +414,16 @@ impl Shard {
                 out: read.out,
             });
         }
+        // The body's own index at the end is compared with this one once all is in.
+        let keep_from = match self.sharding.index_location() {
+            IndexLocation::End => size.saturating_sub(self.sharding.index_len()),
+            IndexLocation::Start => size,
+        };
         Ok(Pending {
             stored,
             reads: reads.into_iter(),
             next: None,
+            keep_from,
         })
     }
 }
@@ -432,27 +435,100 @@ struct Pending {
     reads: std::vec::IntoIter<InnerRead>,
     /// The next to hand over, taken from `reads`.
     next: Option<InnerRead>,
+    /// The body's bytes from here on are kept to the end.
+    keep_from: usize,
 }
 
 impl Pending {
-    /// Hands over, in order, every inner chunk whose bytes are all within `body`.
-    fn send_ready(&mut self, body: &[u8], sender: &Sender<Work>) {
+    /// Hands over, in order, every inner chunk whose bytes are all in `body`, and lets
+    /// `body` drop what lies before the next one (but for its bytes from `keep_from`).
+    fn send_ready(&mut self, body: &mut Body, sender: &Sender<Work>) {
         loop {
             let Some(read) = self.next.take().or_else(|| self.reads.next()) else {
+                body.drop_before(body.len().min(self.keep_from));
                 return;
             };
             let Some(range) = read.stored.clone() else {
                 continue;
             };
-            let Some(bytes) = body.get(range) else {
+            let Some(bytes) = body.get(range.clone()) else {
+                body.drop_before(range.start.min(self.keep_from));
                 self.next = Some(read);
                 return;
             };
             let _ = sender.send(Work::Inner {
-                stored: Some(Bytes::copy_from_slice(bytes)),
+                stored: Some(bytes),
                 chunk: read.chunk,
                 out: read.out,
             });
+        }
+    }
+}
+
+/// A body as it arrives: its pieces, in order, and how many bytes of it came before them
+/// (the pieces no longer needed are dropped).
+#[derive(Default)]
+struct Body {
+    pieces: std::collections::VecDeque<Bytes>,
+    /// The bytes dropped from the front.
+    dropped: usize,
+    /// The bytes in `pieces`.
+    held: usize,
+}
+
+impl Body {
+    fn push(&mut self, piece: Bytes) {
+        self.held += piece.len();
+        self.pieces.push_back(piece);
+    }
+
+    /// The bytes received so far.
+    fn len(&self) -> usize {
+        self.dropped + self.held
+    }
+
+    /// The bytes of `range`, once all in and not dropped: a slice of one piece where it lies
+    /// within one (no copy), else the pieces' bytes copied together.
+    fn get(&self, range: std::ops::Range<usize>) -> Option<Bytes> {
+        if range.start < self.dropped || range.end > self.len() || range.start > range.end {
+            return None;
+        }
+        let mut at = self.dropped;
+        let mut joined: Option<Vec<u8>> = None;
+        for piece in &self.pieces {
+            let (start, end) = (at, at + piece.len());
+            at = end;
+            if end <= range.start {
+                continue;
+            }
+            let part = &piece[range.start.max(start) - start..range.end.min(end) - start];
+            match joined.as_mut() {
+                None if range.end <= end => {
+                    return Some(piece.slice(range.start - start..range.end - start));
+                }
+                None => {
+                    let mut bytes = Vec::with_capacity(range.len());
+                    bytes.extend_from_slice(part);
+                    joined = Some(bytes);
+                }
+                Some(bytes) => bytes.extend_from_slice(part),
+            }
+            if range.end <= end {
+                break;
+            }
+        }
+        Some(joined.map_or_else(Bytes::new, Bytes::from))
+    }
+
+    /// Drops the pieces that end at or before byte `offset`.
+    fn drop_before(&mut self, offset: usize) {
+        while let Some(first) = self.pieces.front() {
+            if self.dropped + first.len() > offset {
+                return;
+            }
+            self.dropped += first.len();
+            self.held -= first.len();
+            self.pieces.pop_front();
         }
     }
 }
@@ -555,6 +631,28 @@ mod tests {
         })
         .expect_err("chunk 7 fails");
         assert!(err.to_string().contains("chunk 7 is bad"), "{err}");
+    }
+
+    #[test]
+    fn a_body_in_pieces_gives_any_range_it_holds() {
+        let whole: Vec<u8> = (0..10).collect();
+        let mut body = Body::default();
+        for piece in [&whole[..3], &whole[3..7], &whole[7..7], &whole[7..]] {
+            body.push(Bytes::copy_from_slice(piece));
+        }
+        for start in 0..=10 {
+            for end in start..=10 {
+                let got = body.get(start..end).expect("held");
+                assert_eq!(&got[..], &whole[start..end], "{start}..{end}");
+            }
+        }
+        assert_eq!(body.get(9..11), None, "past what arrived");
+        body.drop_before(5); // the first piece only: the second ends at 7
+        assert_eq!(body.get(2..4), None, "dropped");
+        assert_eq!(&body.get(3..9).expect("held")[..], &whole[3..9]);
+        body.drop_before(10);
+        assert_eq!(body.len(), 10);
+        assert_eq!(body.get(9..10), None, "all dropped");
     }
 
     #[test]
