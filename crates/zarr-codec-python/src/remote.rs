@@ -254,14 +254,13 @@ impl PyRemote {
     /// flight) and decoded as it arrives, the GIL released throughout. A missing object is
     /// its chunk's fill value. Returns whether each was there; `None`, with nothing fetched,
     /// when a selection or `out` is of another kind or a key is not a valid object name (a
-    /// `.` or `..` part, a control character). Each object is fetched whole: for part of
-    /// a shard, reading its index first and then the inner chunks needed may fetch less (the
-    /// caller's choice). A shard's inner chunks are decoded as its body streams in, its index
-    /// (at the end) fetched by a request of its own beside the body's when a shard holds
-    /// 1 MiB or more. A store's error, or a shard replaced between those two requests, is an
-    /// `OSError` naming the key.
+    /// `.` or `..` part, a control character). Each chunk is fetched whole. A shard is fetched whole where `whole[i]` (by default, where its part
+    /// is all of it), its inner chunks decoded as its body streams in (its index, at the end,
+    /// fetched by a request of its own beside the body's when a shard holds 1 MiB or more);
+    /// else its index, then the inner chunks needed, by byte ranges. A store's error, or a
+    /// shard replaced between two requests, is an `OSError` naming the key.
     #[allow(clippy::too_many_arguments, clippy::needless_pass_by_value)]
-    #[pyo3(signature = (runner, keys, chunk_selections, out_selections, out, fill, chunk_shape, limit, threads=None))]
+    #[pyo3(signature = (runner, keys, chunk_selections, out_selections, out, fill, chunk_shape, limit, threads=None, whole=None))]
     fn read(
         &self,
         py: Python<'_>,
@@ -274,6 +273,7 @@ impl PyRemote {
         chunk_shape: Vec<usize>,
         limit: usize,
         threads: Option<i64>,
+        whole: Option<Vec<bool>>,
     ) -> PyResult<Option<Vec<bool>>> {
         let threads = thread_count(py, threads, "remote")?;
         let plan = runner.cast::<PyPlan>().ok();
@@ -308,11 +308,23 @@ impl PyRemote {
         let regions = &placed.regions;
         if let Some(sharded) = sharded.as_ref() {
             let sharding = sharded.get().sharding();
+            if whole
+                .as_ref()
+                .is_some_and(|whole| whole.len() != keys.len())
+            {
+                let message = "Remote.read: keys and `whole` differ in number";
+                return Err(to_py_err(py, &CodecError::configuration(message)));
+            }
             let reads: Vec<ShardRead> = keys
                 .into_iter()
                 .zip(regions)
-                .map(|(key, (part, place))| ShardRead {
+                .enumerate()
+                .map(|(number, (key, (part, place)))| ShardRead {
                     key,
+                    whole: whole.as_ref().map_or_else(
+                        || part.is_whole(sharding.shard_shape()),
+                        |whole| whole[number],
+                    ),
                     part: part.clone(),
                     place: place.clone(),
                 })

@@ -11,6 +11,7 @@
 //! own transfer too. Nothing of a chunk is kept once it is decoded.
 
 use std::future::{Future, poll_fn};
+use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Mutex};
@@ -27,7 +28,7 @@ use crate::files::{ChunkError, ChunkResult};
 use crate::read::{ReadItem, Source};
 use crate::region::{OutArray, Region};
 use crate::shard_index::IndexLocation;
-use crate::sharding::{InnerRead, Sharding};
+use crate::sharding::{COALESCE_GAP, InnerRead, Sharding};
 
 /// One GET's outcome: the object's bytes, `None` where there is no such object, or the
 /// store's error.
@@ -105,19 +106,24 @@ pub struct ShardRead {
     pub part: Region,
     /// Where it goes in the output.
     pub place: Region,
+    /// Whether to fetch the shard whole (else its index, then the inner chunks needed): so
+    /// for all of a shard, and for a part that is all of it within the array (an edge shard).
+    pub whole: bool,
 }
 
 /// Reads shards of `sharding` from `store` into `out` (missing shards and inner chunks as
-/// `fill`, one element's bytes), each fetched whole by one GET (at most `limit` in flight,
-/// on `handle`), on `threads` threads; for each shard, whether it was there.
+/// `fill`, one element's bytes), at most `limit` shards' requests in flight (on `handle`), on
+/// `threads` threads; for each shard, whether it was there.
 ///
-/// Each shard's inner chunks are decoded while its body streams in, each as soon as its last
-/// byte is in, once the shard's index is known: at once for an index at the start; for an
-/// index at the end, when `ask_index`, by a second request for the index alone sent beside
-/// the body's (a shard whose body is all in before its index is decoded whole, as without
-/// `ask_index`). The body's own index must then equal the one fetched apart: an object
-/// replaced between the two requests is a [`ChunkError::Io`], as a store's error, never values
-/// of two versions. Errors as [`fetch_and_read`]; the places of different shards must not
+/// Part of a shard is its index first, then only the inner chunks needed, by byte ranges
+/// (neighbours closer than [`COALESCE_GAP`] in one), asked for the version whose index was
+/// read. A whole shard is one GET, its inner chunks decoded while its body streams in, each as
+/// soon as its last byte is in, once the index is known: at once for an index at the start;
+/// for an index at the end, when `ask_index`, by a second request for the index alone sent
+/// beside the body's (a shard whose body is all in before its index is decoded whole, as
+/// without `ask_index`). The body's own index must then equal the one fetched apart. A shard
+/// replaced between two requests is a [`ChunkError::Io`], as a store's error, never values of
+/// two versions. Errors as [`fetch_and_read`]; the places of different shards must not
 /// overlap.
 #[allow(clippy::too_many_arguments)]
 pub fn fetch_and_read_shards(
@@ -323,9 +329,12 @@ struct Shard {
 }
 
 impl Shard {
-    /// Streams the shard's body in, handing each inner chunk to `sender` once it is all in
-    /// and the index is known.
+    /// Fetches the shard (or the part of it read), handing each inner chunk to `sender` once
+    /// its bytes are in and the index is known.
     async fn stream(&self, sender: &Sender<Work>) -> ChunkResult<Streamed> {
+        if !self.read.whole {
+            return self.read_part(sender).await;
+        }
         let key = &self.read.key;
         let index_len = self.sharding.index_len();
         let at_end = self.sharding.index_location() == IndexLocation::End;
@@ -385,6 +394,94 @@ impl Shard {
         Ok(Streamed::InPieces)
     }
 
+    /// Part of the shard: its index first, then the inner chunks the part needs, neighbours
+    /// closer than [`COALESCE_GAP`] fetched by one range request, all ranges at once, each
+    /// range's inner chunks handed over as it arrives. The ranges are asked for the version
+    /// whose index was read (its `ETag`, where the store gives a strong one): a shard replaced
+    /// in between is the store's error, never bytes read with another version's index.
+    async fn read_part(&self, sender: &Sender<Work>) -> ChunkResult<Streamed> {
+        let key = &self.read.key;
+        let index_len = self.sharding.index_len();
+        let index_range = match self.sharding.index_location() {
+            IndexLocation::End => GetRange::Suffix(index_len as u64),
+            IndexLocation::Start => GetRange::Bounded(0..index_len as u64),
+        };
+        let options = GetOptions {
+            range: Some(index_range),
+            ..GetOptions::default()
+        };
+        let answer = match self.store.get_opts(key, options).await {
+            Ok(answer) => answer,
+            Err(object_store::Error::NotFound { .. }) => return Ok(Streamed::Missing),
+            Err(err) => return Err(store_error(key, &err)),
+        };
+        let size = usize::try_from(answer.meta.size).map_err(|_| {
+            CodecError::Corrupt(format!("{key}: a shard of {} bytes", answer.meta.size))
+        })?;
+        let version = answer
+            .meta
+            .e_tag
+            .clone()
+            .filter(|tag| !tag.starts_with("W/"));
+        let stored = answer.bytes().await.map_err(|err| store_error(key, &err))?;
+        let index = self.sharding.index_of(&stored, size)?;
+        let mut gets = JoinSet::new();
+        for (range, reads) in ranges_to_fetch(self.sharding.inner_reads(
+            &index,
+            &self.read.part,
+            &self.read.place,
+        )) {
+            let Some(range) = range else {
+                for read in reads {
+                    let _ = sender.send(Work::Inner {
+                        stored: None,
+                        chunk: read.chunk,
+                        out: read.out,
+                    });
+                }
+                continue;
+            };
+            let (store, key, version) = (Arc::clone(&self.store), key.clone(), version.clone());
+            gets.spawn(async move {
+                let options = GetOptions {
+                    range: Some(GetRange::Bounded(range.start as u64..range.end as u64)),
+                    if_match: version,
+                    ..GetOptions::default()
+                };
+                let fetched = match store.get_opts(&key, options).await {
+                    Ok(answer) => answer.bytes().await,
+                    Err(err) => Err(err),
+                };
+                (range, reads, fetched)
+            });
+        }
+        while let Some(joined) = gets.join_next().await {
+            let (range, reads, fetched) = joined.map_err(|err| {
+                ChunkError::Io(std::io::Error::other(err.to_string()), key.as_ref().into())
+            })?;
+            let bytes = fetched.map_err(|err| store_error(key, &err))?;
+            if bytes.len() != range.len() {
+                let message = format!("{} bytes answered for the range {range:?}", bytes.len());
+                return Err(ChunkError::Io(
+                    std::io::Error::other(message),
+                    key.as_ref().into(),
+                ));
+            }
+            for read in reads {
+                let within = read
+                    .stored
+                    .as_ref()
+                    .map(|stored| stored.start - range.start..stored.end - range.start);
+                let _ = sender.send(Work::Inner {
+                    stored: within.map(|within| bytes.slice(within)),
+                    chunk: read.chunk,
+                    out: read.out,
+                });
+            }
+        }
+        Ok(Streamed::InPieces)
+    }
+
     /// The shard's index alone (its last bytes), fetched by a task of its own.
     fn fetch_index(&self) -> Fetch {
         let (store, key) = (Arc::clone(&self.store), self.read.key.clone());
@@ -426,6 +523,27 @@ impl Shard {
             keep_from,
         })
     }
+}
+
+/// Inner chunk reads grouped by what to fetch for them: the ones not stored under `None`,
+/// then runs of stored ones (by where they lie) whose gaps are at most [`COALESCE_GAP`], each
+/// under the byte range covering it.
+fn ranges_to_fetch(reads: Vec<InnerRead>) -> Vec<(Option<Range<usize>>, Vec<InnerRead>)> {
+    let mut groups: Vec<(Option<Range<usize>>, Vec<InnerRead>)> = vec![(None, Vec::new())];
+    for read in reads {
+        let Some(stored) = read.stored.clone() else {
+            groups[0].1.push(read);
+            continue;
+        };
+        match groups.last_mut() {
+            Some((Some(range), run)) if stored.start <= range.end.saturating_add(COALESCE_GAP) => {
+                range.end = range.end.max(stored.end);
+                run.push(read);
+            }
+            _ => groups.push((Some(stored), vec![read])),
+        }
+    }
+    groups
 }
 
 /// The stored inner chunks of a shard not yet handed over, by where they lie in it.

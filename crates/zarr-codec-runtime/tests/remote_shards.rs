@@ -1,12 +1,13 @@
 //! Whole shards read from object storage as their bodies stream in
 //! (`remote::fetch_and_read_shards`), over `object_store`'s in-memory store slowed down per
 //! byte, so that an index fetched by a request of its own arrives before the body: every
-//! layout read back exactly, missing shards and inner chunks as the fill value, and a shard
-//! replaced between its two requests refused.
+//! layout read back exactly, whole and in parts (the index, then only the inner chunks
+//! needed), missing shards and inner chunks as the fill value, and a shard replaced between
+//! its requests refused.
 #![cfg(feature = "object-store")]
 
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -86,15 +87,16 @@ fn values() -> Vec<u8> {
         .collect()
 }
 
-/// Each shard of the array: its key, its part and its place (the array's shape is whole
-/// shards).
-fn shard_reads() -> Vec<ShardRead> {
+/// The shards `region` of the array touches: each one's key, the part of it in the region
+/// and where that goes in an output of the region's counts.
+fn shard_reads(region: &Region) -> Vec<ShardRead> {
     let grid = Grid::covering(&SHAPE, &SHARD).expect("a grid");
     let mut reads = Vec::new();
-    let whole = Region::whole(&SHAPE);
-    grid.for_each_chunk(&whole, &whole, |number, part, place| {
+    let place = Region::whole(&region.counts());
+    grid.for_each_chunk(region, &place, |number, part, place| {
         reads.push(ShardRead {
             key: Path::from(format!("a/c/{number}")),
+            whole: part.is_whole(&SHARD),
             part,
             place,
         });
@@ -102,10 +104,21 @@ fn shard_reads() -> Vec<ShardRead> {
     reads
 }
 
+/// `region` (steps of 1) of `data`, the whole array, copied by hand.
+fn expected(data: &[u8], region: &Region) -> Vec<u8> {
+    let (rows, cols) = (region.spans[0], region.spans[1]);
+    let mut out = Vec::new();
+    for row in rows.start..rows.start + rows.count {
+        let at = (row * SHAPE[1] + cols.start) * ITEM;
+        out.extend_from_slice(&data[at..at + cols.count * ITEM]);
+    }
+    out
+}
+
 /// The array's shards as stored, `(key, bytes)`.
 fn shards(sharding: &Sharding, data: &[u8]) -> Vec<(Path, Vec<u8>)> {
     let values = InArray::contiguous(data, &SHAPE, ITEM).expect("values");
-    let reads = shard_reads();
+    let reads = shard_reads(&Region::whole(&SHAPE));
     let writes: Vec<ShardWrite<'_>> = reads
         .iter()
         .map(|read| ShardWrite {
@@ -154,20 +167,23 @@ fn slow_store(
     ThrottledStore::new(store, config)
 }
 
-/// The whole array read through `store` on 2 threads.
-fn read_all(
+/// `region` of the array read through `store` on 2 threads: its values and, for each shard
+/// it touches, whether it was there.
+fn read_region(
     rt: &tokio::runtime::Runtime,
     store: &Arc<dyn ObjectStore>,
     sharding: &Sharding,
+    region: &Region,
     ask_index: bool,
 ) -> Result<(Vec<u8>, Vec<bool>), ChunkError> {
-    let mut array = vec![0xEE; SHAPE[0] * SHAPE[1] * ITEM];
-    let out = OutArray::contiguous(&mut array, &SHAPE, ITEM).expect("an array");
+    let counts = region.counts();
+    let mut array = vec![0xEE; counts.iter().product::<usize>() * ITEM];
+    let out = OutArray::contiguous(&mut array, &counts, ITEM).expect("an array");
     let found = fetch_and_read_shards(
         rt.handle(),
         store,
         sharding,
-        &shard_reads(),
+        &shard_reads(region),
         &out,
         &[0, 0],
         (4, 2),
@@ -176,19 +192,35 @@ fn read_all(
     Ok((array, found))
 }
 
+/// The whole array read through `store`.
+fn read_all(
+    rt: &tokio::runtime::Runtime,
+    store: &Arc<dyn ObjectStore>,
+    sharding: &Sharding,
+    ask_index: bool,
+) -> Result<(Vec<u8>, Vec<bool>), ChunkError> {
+    read_region(rt, store, sharding, &Region::whole(&SHAPE), ask_index)
+}
+
+/// The values stored, but shard 1 missing (fill values): the shards, and the array's values.
+fn stored_but_shard_1(sharding: &Sharding) -> (Vec<(Path, Vec<u8>)>, Vec<u8>) {
+    let data = values();
+    let mut stored = shards(sharding, &data);
+    stored.remove(1);
+    let mut expected = data;
+    for row in 0..SHARD[0] {
+        let at = (row * SHAPE[1] + SHARD[1]) * ITEM;
+        expected[at..at + SHARD[1] * ITEM].fill(0);
+    }
+    (stored, expected)
+}
+
 #[test]
 fn whole_shards_stream_in_exactly_with_or_without_their_index_apart() {
     let rt = runtime();
-    let data = values();
     for location in [IndexLocation::End, IndexLocation::Start] {
         let sharding = sharding(location);
-        let mut stored = shards(&sharding, &data);
-        stored.remove(1); // a missing shard: its place is the fill value
-        let mut expected = data.clone();
-        for row in 0..SHARD[0] {
-            let at = (row * SHAPE[1] + SHARD[1]) * ITEM;
-            expected[at..at + SHARD[1] * ITEM].fill(0);
-        }
+        let (stored, expected) = stored_but_shard_1(&sharding);
         for per_byte in [Duration::ZERO, Duration::from_micros(200)] {
             let store: Arc<dyn ObjectStore> = Arc::new(slow_store(&rt, &stored, per_byte));
             for ask_index in [false, true] {
@@ -201,22 +233,87 @@ fn whole_shards_stream_in_exactly_with_or_without_their_index_apart() {
     }
 }
 
-/// A store whose suffix requests (a shard's index alone) answer from an older version of
-/// every object, as if each were replaced between a reader's two requests.
-#[derive(Debug)]
-struct Replaced {
-    now: ThrottledStore<InMemory>,
-    before: InMemory,
+#[test]
+fn parts_of_shards_fetch_their_index_then_only_the_inner_chunks_needed() {
+    let rt = runtime();
+    // Rows 1..7 and columns 2..17: part of every shard, some inner chunks not touched.
+    let region = Region::block(&[1, 2], &[6, 15]);
+    for location in [IndexLocation::End, IndexLocation::Start] {
+        let sharding = sharding(location);
+        let (stored, data) = stored_but_shard_1(&sharding);
+        let watched = Arc::new(Watched::new(slow_store(&rt, &stored, Duration::ZERO), None));
+        let store: Arc<dyn ObjectStore> = Arc::clone(&watched) as Arc<dyn ObjectStore>;
+        let (array, found) = read_region(&rt, &store, &sharding, &region, true).expect("read");
+        assert_eq!(found, [true, false, true, true, true, true], "{location:?}");
+        assert!(
+            array == expected(&data, &region),
+            "{location:?}: the values differ"
+        );
+        let gets = watched.gets();
+        for (key, shard) in &stored {
+            let ranges: Vec<&Option<GetRange>> = gets
+                .iter()
+                .filter(|(path, _)| path == key)
+                .map(|(_, range)| range)
+                .collect();
+            let index = u64::try_from(sharding.index_len()).expect("small");
+            let index_range = match location {
+                IndexLocation::End => GetRange::Suffix(index),
+                IndexLocation::Start => GetRange::Bounded(0..index),
+            };
+            assert_eq!(
+                ranges.first(),
+                Some(&&Some(index_range)),
+                "{key}: {ranges:?}"
+            );
+            // The rest are byte ranges of inner chunks, fewer than the shard's 4, none past
+            // the data.
+            assert!(ranges.len() <= 1 + 4, "{key}: {ranges:?}");
+            for range in &ranges[1..] {
+                let Some(GetRange::Bounded(range)) = range else {
+                    panic!("{key}: {range:?} is not an inner chunk's range");
+                };
+                assert!(
+                    usize::try_from(range.end).expect("small") <= shard.len(),
+                    "{key}"
+                );
+            }
+        }
+    }
 }
 
-impl fmt::Display for Replaced {
+/// A store that logs the range of every GET, and whose index requests (a suffix range)
+/// answer from `before`, where given: an older version of every object, as if each were
+/// replaced between a reader's requests.
+#[derive(Debug)]
+struct Watched {
+    now: ThrottledStore<InMemory>,
+    before: Option<InMemory>,
+    gets: Mutex<Vec<(Path, Option<GetRange>)>>,
+}
+
+impl Watched {
+    fn new(now: ThrottledStore<InMemory>, before: Option<InMemory>) -> Self {
+        Self {
+            now,
+            before,
+            gets: Mutex::new(Vec::new()),
+        }
+    }
+
+    fn gets(&self) -> Vec<(Path, Option<GetRange>)> {
+        self.gets.lock().expect("log").clone()
+    }
+}
+
+impl fmt::Display for Watched {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Replaced")
+        write!(f, "Watched")
     }
 }
 
 #[async_trait]
-impl ObjectStore for Replaced {
+impl ObjectStore for Watched {
     async fn put_opts(
         &self,
         location: &Path,
@@ -239,10 +336,15 @@ impl ObjectStore for Replaced {
         location: &Path,
         options: GetOptions,
     ) -> object_store::Result<GetResult> {
-        if matches!(options.range, Some(GetRange::Suffix(_))) {
-            self.before.get_opts(location, options).await
-        } else {
-            self.now.get_opts(location, options).await
+        self.gets
+            .lock()
+            .expect("log")
+            .push((location.clone(), options.range.clone()));
+        match &self.before {
+            Some(before) if matches!(options.range, Some(GetRange::Suffix(_))) => {
+                before.get_opts(location, options).await
+            }
+            _ => self.now.get_opts(location, options).await,
         }
     }
 
@@ -272,7 +374,7 @@ impl ObjectStore for Replaced {
 }
 
 #[test]
-fn a_shard_replaced_between_its_two_requests_is_an_error_not_a_mix() {
+fn a_shard_replaced_between_its_requests_is_an_error_not_a_mix() {
     let rt = runtime();
     let sharding = sharding(IndexLocation::End);
     let data = values();
@@ -291,12 +393,24 @@ fn a_shard_replaced_between_its_two_requests_is_an_error_not_a_mix() {
                 .expect("put");
         }
     });
-    let now = slow_store(&rt, &shards(&sharding, &data), Duration::from_micros(200));
-    let store: Arc<dyn ObjectStore> = Arc::new(Replaced { now, before });
+    // One more object first: the newer versions' ETags differ from the older ones'.
+    let mut newer = vec![(Path::from("other"), vec![1u8])];
+    newer.extend(shards(&sharding, &data));
+    let now = slow_store(&rt, &newer, Duration::from_micros(200));
+    let store: Arc<dyn ObjectStore> = Arc::new(Watched::new(now, Some(before)));
+    // Whole shards: the index fetched apart is the older one's.
     let err = read_all(&rt, &store, &sharding, true).expect_err("replaced");
     assert!(matches!(err, ChunkError::Io(..)), "{err}");
     assert!(
         err.to_string().contains("replaced while it was read"),
+        "{err}"
+    );
+    // Parts of shards: the inner chunks' ranges are asked for the older version.
+    let region = Region::block(&[1, 2], &[6, 15]);
+    let err = read_region(&rt, &store, &sharding, &region, true).expect_err("replaced");
+    assert!(matches!(err, ChunkError::Io(..)), "{err}");
+    assert!(
+        err.to_string().to_lowercase().contains("precondition"),
         "{err}"
     );
     // Without the index apart, the body alone is read: the values of one version, the newer.

@@ -195,14 +195,16 @@ class Remote:
         chunk_shape: Sequence[int],
         limit: int,
         threads: int | None = None,
+        whole: Sequence[bool] | None = None,
     ) -> list[bool] | None:
-        """:meth:`Plan.read` (or :meth:`Sharded.read`) of the objects ``keys``, each fetched
-        whole: at most ``limit`` requests in flight, each chunk decoded as it arrives (a
-        shard's inner chunks as its body streams in, the index of a shard of 1 MiB or more
-        fetched by a request of its own beside the body's), a missing object its fill value.
-        ``None``, with nothing fetched, for selections or an ``out`` of another kind. A store's
-        error, or a shard replaced between its two requests, is an ``OSError`` naming the
-        key."""
+        """:meth:`Plan.read` (or :meth:`Sharded.read`) of the objects ``keys``: at most
+        ``limit`` objects' requests in flight, each chunk decoded as it arrives, a missing
+        object its fill value. A chunk is fetched whole; so is a shard where ``whole[i]`` (by
+        default, where its part is all of it), its inner chunks decoded as its body streams in
+        (the index of a shard of 1 MiB or more fetched by a request of its own beside the
+        body's); else a shard's index, then the inner chunks needed, by byte ranges. ``None``,
+        with nothing fetched, for selections or an ``out`` of another kind. A store's error,
+        or a shard replaced between two requests, is an ``OSError`` naming the key."""
 
 def cut_selection(
     shape: Sequence[int],

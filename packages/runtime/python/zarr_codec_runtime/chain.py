@@ -453,10 +453,13 @@ class Chain:
         out_selections: Sequence[tuple[Any, ...]],
         out: np.ndarray[Any, Any],
         limit: int,
+        whole: Sequence[bool] | None = None,
     ) -> list[bool] | None:
         """:meth:`read` with chunk ``i`` the object ``keys[i]`` of ``remote``, fetched by the
-        runtime (at most ``limit`` requests in flight), each object whole, and decoded as it
-        arrives. ``None``, with nothing fetched, where :meth:`read` would decline."""
+        runtime (at most ``limit`` objects' requests in flight) and decoded as it arrives: each
+        chunk whole; a shard whole where ``whole[i]`` (by default where its part is all of
+        it), else its index and then the inner chunks needed. ``None``, with nothing fetched,
+        where :meth:`read` would decline."""
         if not isinstance(out, np.ndarray) or out.dtype != self.spec.numpy_dtype:
             return None
         runner: Plan | Sharded | None = (
@@ -473,6 +476,7 @@ class Chain:
             self._fill_bytes,
             self.spec.shape,  # a shard's, for a sharded chain
             limit,
+            whole=whole,
         )
         return found
 

@@ -551,9 +551,11 @@ class _Read:
         remote = self.remote
         if remote is not None:
             try:
+                # A shard all of whose elements within the array are read is fetched whole.
                 found = chain.read_remote(
-                    remote, cut.keys, cut.chunk_selections, cut.places, self.target, limit()
-                )
+                    remote, cut.keys, cut.chunk_selections, cut.places, self.target, limit(),
+                    whole=cut.complete,
+                )  # fmt: skip
             except OSError:
                 # A request failed in the runtime's client: this array is read through the
                 # store's own client from now on, which retries as it does and raises its
@@ -607,9 +609,6 @@ def _plan_read(
     )
     if not prepared.cut(selection):
         return None
-    remote = prepared.layout.remote is not None
-    if remote and chain.shards is not None and not all(prepared.complete):
-        return None  # part of a shard: its index, then only the inner chunks needed, by zarr's
     return _Read(prepared, files, out, selection)
 
 
