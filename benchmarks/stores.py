@@ -12,11 +12,13 @@ latency proxy, and that module's aiohttp server.
 Stores: zarr's ``ObjectStore`` over obstore's ``S3Store`` and ``HTTPStore``, and
 ``FsspecStore`` over s3fs and fsspec's HTTP. Layouts: zarr-python's default ``[bytes, zstd]``
 and the same sharded (shards of 4 x 4 inner chunks); 16 MiB of float32 in 256 KiB chunks.
-Reads: one element, one chunk, 4 x 4 chunks, the whole array.
+Reads: one element, one chunk, 4 x 4 chunks (for the sharded layout, one whole shard), the
+same from the third chunk of each dimension (a quarter of each of four shards: their indexes,
+then the inner chunks needed), the whole array.
 
 Pipelines: zarr-python's default, ours (``zarr_codecs.install(pipeline=True)``: whole
 selections of these four stores fetched by the runtime's own client,
-``zarr_codec_runtime.Remote``; part of a shard through the store) and zarrs-python (obstore
+``zarr_codec_runtime.Remote``) and zarrs-python (obstore
 stores and fsspec's HTTP; other stores it hands to zarr-python's default). Each round takes
 every pipeline through every read in turn, the order rotated each round; the tables give
 medians in ms of wall time, then of the client's CPU time (this process, all threads), with
@@ -53,6 +55,7 @@ READS: list[tuple[str, Any, int]] = [  # (name, selection, calls per round)
     ("one element", (300, 500), 4),
     ("one chunk", (slice(256, 512), slice(512, 768)), 3),
     ("4x4 chunks", (slice(0, 1024), slice(1024, 2048)), 2),
+    ("4x4 chunks from (2, 2)", (slice(512, 1536), slice(512, 1536)), 2),
     ("whole array", (slice(None), slice(None)), 1),
 ]
 STORES = ["obstore S3", "s3fs", "obstore HTTP", "fsspec HTTP"]
