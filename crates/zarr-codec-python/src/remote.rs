@@ -19,7 +19,9 @@ use object_store::{BackoffConfig, ClientConfigKey, ClientOptions, RetryConfig};
 use pyo3::prelude::*;
 use tokio::runtime::Runtime;
 use zarr_codec_runtime::region::any_overlap;
-use zarr_codec_runtime::remote::{ShardRead, fetch_and_read, fetch_and_read_shards};
+use zarr_codec_runtime::remote::{
+    Fetching, IndexCache, ShardRead, fetch_and_read, fetch_and_read_shards,
+};
 use zarr_codec_runtime::{ReadItem, Region, read_batch};
 use zarr_codec_shapes::CodecError;
 
@@ -104,7 +106,14 @@ pub struct PyRemote {
     kind: Kind,
     /// This process's client of the store (made again after a fork).
     client: Mutex<Option<(u32, Arc<dyn ObjectStore>)>>,
+    /// Indexes of the shards read in part, kept between reads: for S3, which honours
+    /// `If-Match` (the condition that keeps a stale index from being used); a plain HTTP
+    /// server may ignore it.
+    indexes: Option<Arc<IndexCache>>,
 }
+
+/// The most bytes of shard indexes a store keeps.
+const KEPT_INDEX_BYTES: usize = 32 << 20;
 
 /// The process's runtime for requests, and the process it was made in.
 static RUNTIME: Mutex<Option<(u32, Arc<Runtime>)>> = Mutex::new(None);
@@ -181,9 +190,12 @@ impl PyRemote {
     }
 
     fn new(py: Python<'_>, kind: Kind) -> PyResult<Self> {
+        let indexes =
+            matches!(kind, Kind::S3(..)).then(|| Arc::new(IndexCache::new(KEPT_INDEX_BYTES)));
         let remote = Self {
             kind,
             client: Mutex::new(None),
+            indexes,
         };
         remote.client(py)?; // a bad option fails here, not at the first read
         Ok(remote)
@@ -257,7 +269,9 @@ impl PyRemote {
     /// `.` or `..` part, a control character). Each chunk is fetched whole. A shard is fetched whole where `whole[i]` (by default, where its part
     /// is all of it), its inner chunks decoded as its body streams in (its index, at the end,
     /// fetched by a request of its own beside the body's when a shard holds 1 MiB or more);
-    /// else its index, then the inner chunks needed, by byte ranges. A store's error, or a
+    /// else its index, then the inner chunks needed, by byte ranges (an S3 store keeps the
+    /// indexes it read, so that a later read of the same shard needs one round trip, each
+    /// range asked on condition that the shard is unchanged). A store's error, or a
     /// shard replaced between two requests, is an `OSError` naming the key.
     #[allow(clippy::too_many_arguments, clippy::needless_pass_by_value)]
     #[pyo3(signature = (runner, keys, chunk_selections, out_selections, out, fill, chunk_shape, limit, threads=None, whole=None))]
@@ -334,6 +348,12 @@ impl PyRemote {
             let ask_index = reads
                 .iter()
                 .any(|read| read.place.len().saturating_mul(array.item()) >= INDEX_APART_FROM);
+            let how = Fetching {
+                limit,
+                threads,
+                ask_index,
+                indexes: self.indexes.clone(),
+            };
             return run_chunks(py, || {
                 fetch_and_read_shards(
                     runtime.handle(),
@@ -342,8 +362,7 @@ impl PyRemote {
                     &reads,
                     &array,
                     fill,
-                    (limit, threads),
-                    ask_index,
+                    &how,
                 )
             })
             .map(Some);

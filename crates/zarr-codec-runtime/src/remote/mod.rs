@@ -12,6 +12,7 @@
 //! ranges. Nothing of a chunk is kept once it is decoded.
 
 mod body;
+mod index_cache;
 mod shards;
 
 use std::future::Future;
@@ -31,7 +32,8 @@ use crate::files::{ChunkError, ChunkResult};
 use crate::read::Source;
 use crate::region::Region;
 
-pub use shards::{ShardRead, fetch_and_read_shards};
+pub use index_cache::{CachedIndex, IndexCache};
+pub use shards::{Fetching, ShardRead, fetch_and_read_shards};
 
 /// One GET's outcome: the object's bytes, `None` where there is no such object, or the
 /// store's error.

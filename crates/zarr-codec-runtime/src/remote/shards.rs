@@ -15,6 +15,7 @@ use tokio::task::{JoinHandle, JoinSet};
 use zarr_codec_shapes::CodecError;
 
 use super::body::Body;
+use super::index_cache::{CachedIndex, IndexCache};
 use super::{Work, drive, store_error};
 use crate::files::{ChunkError, ChunkResult};
 use crate::read::{ReadItem, Source};
@@ -36,17 +37,32 @@ pub struct ShardRead {
     pub whole: bool,
 }
 
+/// How [`fetch_and_read_shards`] fetches and decodes.
+#[derive(Debug, Clone)]
+pub struct Fetching {
+    /// At most this many shards' requests in flight.
+    pub limit: usize,
+    /// Decoding threads (the caller's among them).
+    pub threads: usize,
+    /// Whether a whole shard's index (at its end) is fetched by a request of its own beside
+    /// the body's, so that its inner chunks decode as the body streams in.
+    pub ask_index: bool,
+    /// Where indexes of parts of shards read are kept between reads (only for a store that
+    /// honours `If-Match`).
+    pub indexes: Option<Arc<IndexCache>>,
+}
+
 /// Reads shards of `sharding` from `store` into `out` (missing shards and inner chunks as
-/// `fill`, one element's bytes), at most `limit` shards' requests in flight (on `handle`), on
-/// `threads` threads; for each shard, whether it was there.
+/// `fill`, one element's bytes), as `how` says (at most `how.limit` shards' requests in
+/// flight, on `handle`, on `how.threads` threads); for each shard, whether it was there.
 ///
-/// Part of a shard is its index first, then only the inner chunks needed, by byte ranges
-/// (neighbours closer than [`COALESCE_GAP`] in one), asked for the version whose index was
-/// read. A whole shard is one GET, its inner chunks decoded while its body streams in, each as
+/// Part of a shard is its index first (or the one kept in `how.indexes` from an earlier
+/// read), then only the inner chunks needed, by byte ranges (neighbours closer than
+/// [`COALESCE_GAP`] in one), asked for the version whose index was read. A whole shard is one GET, its inner chunks decoded while its body streams in, each as
 /// soon as its last byte is in, once the index is known: at once for an index at the start;
-/// for an index at the end, when `ask_index`, by a second request for the index alone sent
+/// for an index at the end, when `how.ask_index`, by a second request for the index alone sent
 /// beside the body's (a shard whose body is all in before its index is decoded whole, as
-/// without `ask_index`). The body's own index must then equal the one fetched apart. A shard
+/// without it). The body's own index must then equal the one fetched apart. A shard
 /// replaced between two requests is a [`ChunkError::Io`], as a store's error, never values of
 /// two versions. Errors as [`super::fetch_and_read`]; the places of different shards must not
 /// overlap.
@@ -58,22 +74,23 @@ pub fn fetch_and_read_shards(
     reads: &[ShardRead],
     out: &OutArray<'_>,
     fill: &[u8],
-    (limit, threads): (usize, usize),
-    ask_index: bool,
+    how: &Fetching,
 ) -> ChunkResult<Vec<bool>> {
+    let (limit, threads, ask_index) = (how.limit, how.threads, how.ask_index);
     for read in reads {
         sharding.check_read(&read.part, &read.place, out.shape())?;
     }
     let keys: Vec<Path> = reads.iter().map(|read| read.key.clone()).collect();
     let fetch = {
         let (store, sharding) = (Arc::clone(store), Arc::new(sharding.clone()));
-        let reads = reads.to_vec();
+        let (reads, indexes) = (reads.to_vec(), how.indexes.clone());
         move |index: usize, sender: Sender<Work>| {
             let shard = Shard {
                 store: Arc::clone(&store),
                 sharding: Arc::clone(&sharding),
                 read: reads[index].clone(),
                 ask_index,
+                indexes: indexes.clone(),
             };
             async move {
                 let work = match shard.stream(&sender).await {
@@ -128,6 +145,26 @@ pub fn fetch_and_read_shards(
     )
 }
 
+/// A range of a shard fetched (`None`: no bytes, for the inner chunks not stored), the inner
+/// chunk reads within it and its bytes.
+type FetchedRange = (Option<Range<usize>>, Vec<InnerRead>, Bytes);
+
+/// Why part of a shard could not be fetched.
+enum PartError {
+    /// The shard is no longer the version whose index was read.
+    Replaced,
+    /// The shard is gone.
+    Missing,
+    /// Anything else.
+    Failed(ChunkError),
+}
+
+impl From<ChunkError> for PartError {
+    fn from(err: ChunkError) -> Self {
+        Self::Failed(err)
+    }
+}
+
 /// How a shard's fetch ended.
 enum Streamed {
     /// There is no such shard.
@@ -144,6 +181,7 @@ struct Shard {
     sharding: Arc<Sharding>,
     read: ShardRead,
     ask_index: bool,
+    indexes: Option<Arc<IndexCache>>,
 }
 
 impl Shard {
@@ -212,13 +250,26 @@ impl Shard {
         Ok(Streamed::InPieces)
     }
 
-    /// Part of the shard: its index first, then the inner chunks the part needs, neighbours
-    /// closer than [`COALESCE_GAP`] fetched by one range request, all ranges at once, each
-    /// range's inner chunks handed over as it arrives. The ranges are asked for the version
-    /// whose index was read (its `ETag`, where the store gives a strong one): a shard replaced
-    /// in between is the store's error, never bytes read with another version's index.
+    /// Part of the shard: its index (kept from an earlier read where the store keeps
+    /// indexes, else fetched first), then the inner chunks the part needs, neighbours closer
+    /// than [`COALESCE_GAP`] fetched by one range request, all ranges at once, asked for the
+    /// version whose index was read (its `ETag`, where the store gives a strong one): a shard
+    /// replaced since is read again with its new index (a kept one), or is the store's error
+    /// (a fresh one), never bytes read with another version's index. Nothing is handed over
+    /// before every range is in.
     async fn read_part(&self, sender: &Sender<Work>) -> ChunkResult<Streamed> {
         let key = &self.read.key;
+        if let Some(kept) = self.indexes.as_ref().and_then(|indexes| indexes.get(key)) {
+            match self
+                .fetch_part(&kept.stored, kept.size, Some(kept.version))
+                .await
+            {
+                Ok(fetched) => return Ok(Self::hand_over(fetched, sender)),
+                Err(PartError::Failed(err)) => return Err(err),
+                // Replaced or deleted since: read afresh.
+                Err(PartError::Replaced | PartError::Missing) => self.forget(),
+            }
+        }
         let index_len = self.sharding.index_len();
         let index_range = match self.sharding.index_location() {
             IndexLocation::End => GetRange::Suffix(index_len as u64),
@@ -242,21 +293,53 @@ impl Shard {
             .clone()
             .filter(|tag| !tag.starts_with("W/"));
         let stored = answer.bytes().await.map_err(|err| store_error(key, &err))?;
-        let index = self.sharding.index_of(&stored, size)?;
-        let mut gets = JoinSet::new();
-        for (range, reads) in ranges_to_fetch(self.sharding.inner_reads(
-            &index,
-            &self.read.part,
-            &self.read.place,
-        )) {
-            let Some(range) = range else {
-                for read in reads {
-                    let _ = sender.send(Work::Inner {
-                        stored: None,
-                        chunk: read.chunk,
-                        out: read.out,
-                    });
+        let fetched = self.fetch_part(&stored, size, version.clone()).await;
+        match fetched {
+            Ok(fetched) => {
+                if let (Some(indexes), Some(version)) = (self.indexes.as_ref(), version) {
+                    let kept = CachedIndex {
+                        stored,
+                        size,
+                        version,
+                    };
+                    indexes.keep(key, kept);
                 }
+                Ok(Self::hand_over(fetched, sender))
+            }
+            Err(PartError::Failed(err)) => Err(err),
+            Err(PartError::Missing) => Ok(Streamed::Missing),
+            Err(PartError::Replaced) => {
+                let message = "the shard was replaced while it was read (its ETag changed)";
+                Err(ChunkError::Io(
+                    std::io::Error::other(message),
+                    key.as_ref().into(),
+                ))
+            }
+        }
+    }
+
+    /// The inner chunks the part needs, given the shard's stored index `stored` and its
+    /// `size`: every range at once, each asked for `version` where given; with the reads each
+    /// range is for (the inner chunks not stored under `None`, with no bytes).
+    async fn fetch_part(
+        &self,
+        stored: &[u8],
+        size: usize,
+        version: Option<String>,
+    ) -> Result<Vec<FetchedRange>, PartError> {
+        let key = &self.read.key;
+        let index = self
+            .sharding
+            .index_of(stored, size)
+            .map_err(ChunkError::from)?;
+        let reads = self
+            .sharding
+            .inner_reads(&index, &self.read.part, &self.read.place);
+        let mut fetched = Vec::new();
+        let mut gets = JoinSet::new();
+        for (range, reads) in ranges_to_fetch(reads) {
+            let Some(range) = range else {
+                fetched.push((None, reads, Bytes::new()));
                 continue;
             };
             let (store, key, version) = (Arc::clone(&self.store), key.clone(), version.clone());
@@ -266,30 +349,41 @@ impl Shard {
                     if_match: version,
                     ..GetOptions::default()
                 };
-                let fetched = match store.get_opts(&key, options).await {
+                let bytes = match store.get_opts(&key, options).await {
                     Ok(answer) => answer.bytes().await,
                     Err(err) => Err(err),
                 };
-                (range, reads, fetched)
+                (range, reads, bytes)
             });
         }
         while let Some(joined) = gets.join_next().await {
-            let (range, reads, fetched) = joined.map_err(|err| {
+            let (range, reads, bytes) = joined.map_err(|err| {
                 ChunkError::Io(std::io::Error::other(err.to_string()), key.as_ref().into())
             })?;
-            let bytes = fetched.map_err(|err| store_error(key, &err))?;
+            let bytes = match bytes {
+                Ok(bytes) => bytes,
+                Err(object_store::Error::Precondition { .. }) => return Err(PartError::Replaced),
+                Err(object_store::Error::NotFound { .. }) => return Err(PartError::Missing),
+                Err(err) => return Err(store_error(key, &err).into()),
+            };
             if bytes.len() != range.len() {
                 let message = format!("{} bytes answered for the range {range:?}", bytes.len());
-                return Err(ChunkError::Io(
-                    std::io::Error::other(message),
-                    key.as_ref().into(),
-                ));
+                let err = ChunkError::Io(std::io::Error::other(message), key.as_ref().into());
+                return Err(err.into());
             }
+            fetched.push((Some(range), reads, bytes));
+        }
+        Ok(fetched)
+    }
+
+    /// Hands over the inner chunks of `fetched` to decode.
+    fn hand_over(fetched: Vec<FetchedRange>, sender: &Sender<Work>) -> Streamed {
+        for (range, reads, bytes) in fetched {
             for read in reads {
-                let within = read
-                    .stored
+                let within = range
                     .as_ref()
-                    .map(|stored| stored.start - range.start..stored.end - range.start);
+                    .zip(read.stored.as_ref())
+                    .map(|(range, stored)| stored.start - range.start..stored.end - range.start);
                 let _ = sender.send(Work::Inner {
                     stored: within.map(|within| bytes.slice(within)),
                     chunk: read.chunk,
@@ -297,7 +391,14 @@ impl Shard {
                 });
             }
         }
-        Ok(Streamed::InPieces)
+        Streamed::InPieces
+    }
+
+    /// Forgets the shard's kept index.
+    fn forget(&self) {
+        if let Some(indexes) = &self.indexes {
+            indexes.forget(&self.read.key);
+        }
     }
 
     /// The shard's index alone (its last bytes), fetched by a task of its own.
