@@ -1,7 +1,7 @@
 //! `--http`: the files under ROOT over plain HTTP, as `zarr_codecs_bench.loopback`'s aiohttp
-//! server serves them (GET and HEAD, single byte ranges `a-b`, `a-` and `-n` answered 206 with
-//! `Content-Range`, 416 past the end, 404 for anything else), without Python's CPU per request
-//! on the benchmark's cores.
+//! server serves them (GET and HEAD, a strong ETag and `If-Match` on it (412 otherwise),
+//! single byte ranges `a-b`, `a-` and `-n` answered 206 with `Content-Range`, 416 past the
+//! end, 404 for anything else), without Python's CPU per request on the benchmark's cores.
 
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Component, Path, PathBuf};
@@ -10,7 +10,9 @@ use std::time::UNIX_EPOCH;
 use bytes::Bytes;
 use http_body_util::Full;
 use hyper::body::Incoming;
-use hyper::header::{HeaderValue, ACCEPT_RANGES, CONTENT_LENGTH, CONTENT_RANGE, ETAG, RANGE};
+use hyper::header::{
+    HeaderValue, ACCEPT_RANGES, CONTENT_LENGTH, CONTENT_RANGE, ETAG, IF_MATCH, RANGE,
+};
 use hyper::{Method, Request, Response, StatusCode};
 
 /// A path of the request as a file under `root`, or `None` (a `..`, an absolute part).
@@ -77,6 +79,7 @@ pub async fn answer(root: &Path, request: Request<Incoming>) -> Response<Full<By
         return status(StatusCode::NOT_FOUND);
     };
     let range = request.headers().get(RANGE).cloned();
+    let wanted = request.headers().get(IF_MATCH).cloned();
     let read = tokio::task::spawn_blocking(move || -> std::io::Result<_> {
         let metadata = std::fs::metadata(&path)?;
         if !metadata.is_file() {
@@ -101,6 +104,13 @@ pub async fn answer(root: &Path, request: Request<Incoming>) -> Response<Full<By
     let Ok(Ok((size, modified, range, bytes))) = read.await else {
         return status(StatusCode::NOT_FOUND);
     };
+    let etag = format!("\"{size:x}-{modified:x}\"");
+    if let Some(wanted) = wanted.as_ref().and_then(|wanted| wanted.to_str().ok()) {
+        let named: Vec<&str> = wanted.split(',').map(str::trim).collect();
+        if !named.contains(&"*") && !named.contains(&etag.as_str()) {
+            return status(StatusCode::PRECONDITION_FAILED);
+        }
+    }
     let Ok(range) = range else {
         let mut response = status(StatusCode::RANGE_NOT_SATISFIABLE);
         if let Ok(value) = HeaderValue::from_str(&format!("bytes */{size}")) {
@@ -113,7 +123,7 @@ pub async fn answer(root: &Path, request: Request<Incoming>) -> Response<Full<By
     let headers = response.headers_mut();
     headers.insert(ACCEPT_RANGES, HeaderValue::from_static("bytes"));
     headers.insert(CONTENT_LENGTH, HeaderValue::from(stop - start));
-    if let Ok(value) = HeaderValue::from_str(&format!("\"{size:x}-{modified:x}\"")) {
+    if let Ok(value) = HeaderValue::from_str(&etag) {
         headers.insert(ETAG, value);
     }
     if range.is_some() {

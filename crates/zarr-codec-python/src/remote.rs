@@ -106,10 +106,9 @@ pub struct PyRemote {
     kind: Kind,
     /// This process's client of the store (made again after a fork).
     client: Mutex<Option<(u32, Arc<dyn ObjectStore>)>>,
-    /// Indexes of the shards read in part, kept between reads: for S3, which honours
-    /// `If-Match` (the condition that keeps a stale index from being used); a plain HTTP
-    /// server may ignore it.
-    indexes: Option<Arc<IndexCache>>,
+    /// Indexes of the shards read in part, kept between reads (once the store is found to
+    /// honour `If-Match`, the condition that keeps a stale index from being used).
+    indexes: Arc<IndexCache>,
 }
 
 /// The most bytes of shard indexes a store keeps.
@@ -190,12 +189,10 @@ impl PyRemote {
     }
 
     fn new(py: Python<'_>, kind: Kind) -> PyResult<Self> {
-        let indexes =
-            matches!(kind, Kind::S3(..)).then(|| Arc::new(IndexCache::new(KEPT_INDEX_BYTES)));
         let remote = Self {
             kind,
             client: Mutex::new(None),
-            indexes,
+            indexes: Arc::new(IndexCache::new(KEPT_INDEX_BYTES)),
         };
         remote.client(py)?; // a bad option fails here, not at the first read
         Ok(remote)
@@ -269,9 +266,9 @@ impl PyRemote {
     /// `.` or `..` part, a control character). Each chunk is fetched whole. A shard is fetched whole where `whole[i]` (by default, where its part
     /// is all of it), its inner chunks decoded as its body streams in (its index, at the end,
     /// fetched by a request of its own beside the body's when a shard holds 1 MiB or more);
-    /// else its index, then the inner chunks needed, by byte ranges (an S3 store keeps the
-    /// indexes it read, so that a later read of the same shard needs one round trip, each
-    /// range asked on condition that the shard is unchanged). A store's error, or a
+    /// else its index, then the inner chunks needed, by byte ranges (the indexes read are
+    /// kept, so that a later read of the same shard needs one round trip, each range asked on
+    /// condition that the shard is unchanged; not where the store ignores `If-Match`). A store's error, or a
     /// shard replaced between two requests, is an `OSError` naming the key.
     #[allow(clippy::too_many_arguments, clippy::needless_pass_by_value)]
     #[pyo3(signature = (runner, keys, chunk_selections, out_selections, out, fill, chunk_shape, limit, threads=None, whole=None))]
@@ -352,7 +349,7 @@ impl PyRemote {
                 limit,
                 threads,
                 ask_index,
-                indexes: self.indexes.clone(),
+                indexes: Some(Arc::clone(&self.indexes)),
             };
             return run_chunks(py, || {
                 fetch_and_read_shards(

@@ -306,6 +306,8 @@ struct Watched {
     now: ThrottledStore<InMemory>,
     before: Option<InMemory>,
     gets: Mutex<Vec<(Path, Option<GetRange>)>>,
+    /// Answers whatever `If-Match` says, as a server that ignores it.
+    ignores_conditions: bool,
 }
 
 impl Watched {
@@ -314,6 +316,7 @@ impl Watched {
             now,
             before,
             gets: Mutex::new(Vec::new()),
+            ignores_conditions: false,
         }
     }
 
@@ -350,8 +353,11 @@ impl ObjectStore for Watched {
     async fn get_opts(
         &self,
         location: &Path,
-        options: GetOptions,
+        mut options: GetOptions,
     ) -> object_store::Result<GetResult> {
+        if self.ignores_conditions {
+            options.if_match = None;
+        }
         self.gets
             .lock()
             .expect("log")
@@ -431,18 +437,19 @@ fn a_shard_replaced_between_its_requests_is_an_error_not_a_mix() {
     assert!(array == data, "the values differ");
 }
 
-#[test]
-fn kept_indexes_save_a_round_trip_until_their_shard_is_replaced() {
+/// Reads `region` three times through a store over the array's shards (replaced by `newer`
+/// before the third where given), keeping indexes: the values of each read and how many
+/// index requests each made.
+fn read_thrice(ignores_conditions: bool, newer: Option<&[u8]>) -> (Vec<Vec<u8>>, Vec<usize>) {
     let rt = runtime();
     let sharding = sharding(IndexLocation::End);
     let region = Region::block(&[1, 2], &[6, 15]);
-    let data = values();
-    let mut newer = data.clone();
-    newer.iter_mut().step_by(3).for_each(|byte| *byte ^= 0x5A);
-    let watched = Arc::new(Watched::new(
-        slow_store(&rt, &shards(&sharding, &data), Duration::ZERO),
+    let mut watched = Watched::new(
+        slow_store(&rt, &shards(&sharding, &values()), Duration::ZERO),
         None,
-    ));
+    );
+    watched.ignores_conditions = ignores_conditions;
+    let watched = Arc::new(watched);
     let store: Arc<dyn ObjectStore> = Arc::clone(&watched) as Arc<dyn ObjectStore>;
     let how = Fetching {
         limit: 4,
@@ -450,28 +457,63 @@ fn kept_indexes_save_a_round_trip_until_their_shard_is_replaced() {
         ask_index: false,
         indexes: Some(Arc::new(IndexCache::new(1 << 20))),
     };
-    let index_requests = |watched: &Watched| {
+    let index_requests = || {
         let gets = watched.gets();
         gets.iter()
             .filter(|(_, range)| matches!(range, Some(GetRange::Suffix(_))))
             .count()
     };
-    let (first, _) = read_region_with(&rt, &store, &sharding, &region, &how).expect("read");
-    assert_eq!(first, expected(&data, &region));
-    assert_eq!(index_requests(&watched), 6, "every shard's index, once");
-    let (again, _) = read_region_with(&rt, &store, &sharding, &region, &how).expect("read");
-    assert_eq!(again, first);
-    assert_eq!(index_requests(&watched), 6, "no index read again");
-    // Every shard replaced (new ETags): each kept index fails its condition, is read again.
-    rt.block_on(async {
-        for (key, bytes) in shards(&sharding, &newer) {
-            watched
-                .put(&key, PutPayload::from(bytes))
-                .await
-                .expect("put");
+    let (mut arrays, mut counts) = (Vec::new(), Vec::new());
+    for round in 0..3 {
+        if let (2, Some(newer)) = (round, newer) {
+            rt.block_on(async {
+                for (key, bytes) in shards(&sharding, newer) {
+                    watched
+                        .put(&key, PutPayload::from(bytes))
+                        .await
+                        .expect("put");
+                }
+            });
         }
-    });
-    let (after, _) = read_region_with(&rt, &store, &sharding, &region, &how).expect("read");
-    assert!(after == expected(&newer, &region), "the newer values");
-    assert_eq!(index_requests(&watched), 12, "every index read again");
+        let before = index_requests();
+        let (array, _) = read_region_with(&rt, &store, &sharding, &region, &how).expect("read");
+        arrays.push(array);
+        counts.push(index_requests() - before);
+    }
+    (arrays, counts)
+}
+
+#[test]
+fn kept_indexes_save_a_round_trip_until_their_shard_is_replaced() {
+    let region = Region::block(&[1, 2], &[6, 15]);
+    let data = values();
+    let (arrays, counts) = read_thrice(false, None);
+    assert!(
+        arrays
+            .iter()
+            .all(|array| *array == expected(&data, &region))
+    );
+    // The first read finds that the store honours If-Match (one request, while every
+    // shard's index is read); from the second on, every index is kept.
+    assert_eq!(counts[0], 6, "{counts:?}");
+    assert_eq!(counts[2], 0, "{counts:?}");
+    // Every shard replaced before the third read: each kept index fails its condition and
+    // is read again; the values are the newer ones.
+    let mut newer = data.clone();
+    newer.iter_mut().step_by(3).for_each(|byte| *byte ^= 0x5A);
+    let (arrays, counts) = read_thrice(false, Some(&newer));
+    assert!(arrays[2] == expected(&newer, &region), "the newer values");
+    assert_eq!(counts[2], 6, "{counts:?}");
+}
+
+#[test]
+fn a_store_that_ignores_if_match_keeps_no_index() {
+    let (arrays, counts) = read_thrice(true, None);
+    let region = Region::block(&[1, 2], &[6, 15]);
+    assert!(
+        arrays
+            .iter()
+            .all(|array| *array == expected(&values(), &region))
+    );
+    assert_eq!(counts, [6, 6, 6]);
 }

@@ -5,10 +5,13 @@
 //! same index each time: kept, with the version (`ETag`) it came from, a later read asks for
 //! the inner chunks straight away, on condition that the shard is still that version
 //! (`If-Match`). A shard replaced since fails that condition and its index is read again.
-//! Only for stores that honour `If-Match` on a GET (S3 does; a plain HTTP server may not).
+//! That holds only where the store honours `If-Match` on a GET (S3 and common web servers
+//! do; a server may not): the first time, a request on a condition no object meets tells
+//! (see [`IndexCache::conditions_honoured`]), and nothing is kept unless it was refused.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU8, Ordering};
 
 use bytes::Bytes;
 use object_store::path::Path;
@@ -29,7 +32,15 @@ pub struct CachedIndex {
 pub struct IndexCache {
     capacity: usize,
     held: Mutex<Held>,
+    /// Whether the store honours `If-Match`: [`UNKNOWN`], [`PROBING`], [`HONOURED`] or
+    /// [`IGNORED`].
+    conditions: AtomicU8,
 }
+
+const UNKNOWN: u8 = 0;
+const PROBING: u8 = 1;
+const HONOURED: u8 = 2;
+const IGNORED: u8 = 3;
 
 #[derive(Debug, Default)]
 struct Held {
@@ -47,7 +58,38 @@ impl IndexCache {
         Self {
             capacity,
             held: Mutex::new(Held::default()),
+            conditions: AtomicU8::new(UNKNOWN),
         }
+    }
+
+    /// Whether the store refuses a GET whose `If-Match` names another version (`None`: not
+    /// known yet). Indexes are kept only once it is known to.
+    #[must_use]
+    pub fn conditions_honoured(&self) -> Option<bool> {
+        match self.conditions.load(Ordering::Relaxed) {
+            HONOURED => Some(true),
+            IGNORED => Some(false),
+            _ => None,
+        }
+    }
+
+    /// Whether the caller is to find out if the store honours `If-Match`: true for one
+    /// caller while it is unknown and nobody else is finding out.
+    pub fn start_probe(&self) -> bool {
+        self.conditions
+            .compare_exchange(UNKNOWN, PROBING, Ordering::Relaxed, Ordering::Relaxed)
+            .is_ok()
+    }
+
+    /// Records what a probe found: whether the store honours `If-Match` (`None`: it could not
+    /// tell; another read will try again).
+    pub fn set_conditions_honoured(&self, honoured: Option<bool>) {
+        let value = match honoured {
+            Some(true) => HONOURED,
+            Some(false) => IGNORED,
+            None => UNKNOWN,
+        };
+        self.conditions.store(value, Ordering::Relaxed);
     }
 
     /// The index kept for `key`, if any.
@@ -55,10 +97,11 @@ impl IndexCache {
         self.held.lock().ok()?.indexes.get(key).cloned()
     }
 
-    /// Keeps `index` for `key` (one larger than a quarter of the capacity is not kept).
+    /// Keeps `index` for `key` (one larger than a quarter of the capacity is not kept, nor
+    /// any until the store is known to honour `If-Match`).
     pub fn keep(&self, key: &Path, index: CachedIndex) {
         let len = index.stored.len();
-        if len > self.capacity / 4 {
+        if len > self.capacity / 4 || self.conditions_honoured() != Some(true) {
             return;
         }
         let Ok(mut held) = self.held.lock() else {
@@ -106,8 +149,29 @@ mod tests {
     }
 
     #[test]
+    fn nothing_is_kept_unless_the_store_honours_its_conditions() {
+        let cache = IndexCache::new(100);
+        let key = Path::from("a");
+        cache.keep(&key, index(20, "1"));
+        assert_eq!((cache.conditions_honoured(), cache.get(&key)), (None, None));
+        assert!(
+            cache.start_probe() && !cache.start_probe(),
+            "one probe at a time"
+        );
+        cache.set_conditions_honoured(None);
+        assert!(cache.start_probe(), "an inconclusive probe is tried again");
+        cache.set_conditions_honoured(Some(false));
+        cache.keep(&key, index(20, "1"));
+        assert_eq!(cache.get(&key), None);
+        cache.set_conditions_honoured(Some(true));
+        cache.keep(&key, index(20, "1"));
+        assert_eq!(cache.get(&key), Some(index(20, "1")));
+    }
+
+    #[test]
     fn indexes_are_kept_replaced_forgotten_and_dropped_oldest_first() {
         let cache = IndexCache::new(100);
+        cache.set_conditions_honoured(Some(true));
         let (a, b, c) = (Path::from("a"), Path::from("b"), Path::from("c"));
         cache.keep(&a, index(20, "1"));
         cache.keep(&b, index(20, "1"));

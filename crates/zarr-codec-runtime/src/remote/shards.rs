@@ -293,7 +293,17 @@ impl Shard {
             .clone()
             .filter(|tag| !tag.starts_with("W/"));
         let stored = answer.bytes().await.map_err(|err| store_error(key, &err))?;
+        // The first time, alongside: whether the store honours If-Match, which keeping an
+        // index needs.
+        let probe = self
+            .indexes
+            .as_ref()
+            .filter(|indexes| version.is_some() && indexes.conditions_honoured().is_none());
+        let probe = probe.map(|indexes| self.probe_conditions(Arc::clone(indexes)));
         let fetched = self.fetch_part(&stored, size, version.clone()).await;
+        if let Some(probe) = probe {
+            let _ = probe.await;
+        }
         match fetched {
             Ok(fetched) => {
                 if let (Some(indexes), Some(version)) = (self.indexes.as_ref(), version) {
@@ -316,6 +326,28 @@ impl Shard {
                 ))
             }
         }
+    }
+
+    /// Asks for the shard's first byte on a condition no version meets, on a task of its
+    /// own, and records in `indexes` whether the store refused (it honours `If-Match`) or
+    /// answered (it ignores it); any other error leaves it unknown. It runs to its end even
+    /// where its read is cancelled.
+    fn probe_conditions(&self, indexes: Arc<IndexCache>) -> JoinHandle<()> {
+        let (store, key) = (Arc::clone(&self.store), self.read.key.clone());
+        tokio::spawn(async move {
+            let options = GetOptions {
+                range: Some(GetRange::Bounded(0..1)),
+                if_match: Some("\"zarr-codecs: no such version\"".into()),
+                ..GetOptions::default()
+            };
+            match store.get_opts(&key, options).await {
+                Err(object_store::Error::Precondition { .. }) => {
+                    indexes.set_conditions_honoured(Some(true));
+                }
+                Ok(_) => indexes.set_conditions_honoured(Some(false)),
+                Err(_) => indexes.set_conditions_honoured(None),
+            }
+        })
     }
 
     /// The inner chunks the part needs, given the shard's stored index `stored` and its

@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import hashlib
 import logging
 import os
 import re
@@ -139,9 +140,10 @@ _RANGE = re.compile(r"bytes=(\d*)-(\d*)$")
 
 class HttpServer(_Threaded):
     """``GET`` and ``HEAD`` of the files under ``root``, with single byte ranges (RFC 9110:
-    ``a-b``, ``a-`` and ``-n``; 206 with ``Content-Range``, 416 past the end); 404 for anything
-    else, as a static web server answers. Each request is answered after ``latency`` seconds
-    (a remote server's round trip, without a proxy's own costs)."""
+    ``a-b``, ``a-`` and ``-n``; 206 with ``Content-Range``, 416 past the end), a strong
+    ``ETag`` and ``If-Match`` (412 where it names another); 404 for anything else, as a static
+    web server answers. Each request is answered after ``latency`` seconds (a remote server's
+    round trip, without a proxy's own costs)."""
 
     def __init__(self, root: str | os.PathLike[str], latency: float = 0.0) -> None:
         super().__init__()
@@ -165,7 +167,12 @@ class HttpServer(_Threaded):
                 return web.Response(status=404)
             data = await asyncio.to_thread(target.read_bytes)
             size = len(data)
-            headers = {"Accept-Ranges": "bytes"}
+            etag = f'"{hashlib.sha256(data).hexdigest()[:32]}"'
+            wanted = request.headers.get("If-Match")
+            named = [] if wanted is None else [tag.strip() for tag in wanted.split(",")]
+            if wanted is not None and "*" not in named and etag not in named:
+                return web.Response(status=412)
+            headers = {"Accept-Ranges": "bytes", "ETag": etag}
             status = 200
             spec = request.headers.get("Range")
             if spec is not None:
