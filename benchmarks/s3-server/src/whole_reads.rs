@@ -1,5 +1,6 @@
-//! s3s-fs with each GET's body read in one blocking call (see main.rs); every other request it
-//! handles itself.
+//! s3s-fs with each GET's body read in one blocking call (see main.rs) and `If-Match`
+//! honoured (412 where it names another ETag, as S3 answers); every other request it handles
+//! itself.
 
 use std::path::{Path, PathBuf};
 
@@ -7,11 +8,12 @@ use s3s::dto::{
     AbortMultipartUploadInput, AbortMultipartUploadOutput, CompleteMultipartUploadInput,
     CompleteMultipartUploadOutput, CopyObjectInput, CopyObjectOutput, CreateBucketInput,
     CreateBucketOutput, CreateMultipartUploadInput, CreateMultipartUploadOutput, DeleteObjectInput,
-    DeleteObjectOutput, DeleteObjectsInput, DeleteObjectsOutput, GetBucketLocationInput,
-    GetBucketLocationOutput, GetObjectInput, GetObjectOutput, HeadBucketInput, HeadBucketOutput,
-    HeadObjectInput, HeadObjectOutput, ListBucketsInput, ListBucketsOutput, ListObjectsInput,
-    ListObjectsOutput, ListObjectsV2Input, ListObjectsV2Output, PutObjectInput, PutObjectOutput,
-    StreamingBlob, UploadPartInput, UploadPartOutput,
+    DeleteObjectOutput, DeleteObjectsInput, DeleteObjectsOutput, ETag, ETagCondition,
+    GetBucketLocationInput, GetBucketLocationOutput, GetObjectInput, GetObjectOutput,
+    HeadBucketInput, HeadBucketOutput, HeadObjectInput, HeadObjectOutput, ListBucketsInput,
+    ListBucketsOutput, ListObjectsInput, ListObjectsOutput, ListObjectsV2Input,
+    ListObjectsV2Output, PutObjectInput, PutObjectOutput, StreamingBlob, UploadPartInput,
+    UploadPartOutput,
 };
 use s3s::{s3_error, Body, S3Request, S3Response, S3Result, S3};
 use s3s_fs::FileSystem;
@@ -50,9 +52,17 @@ impl S3 for WholeReads {
         // The path as s3s-fs resolves it: its checks (the key inside the bucket) ran in its own
         // get_object, which has answered by now.
         let path = self.root.join(&req.input.bucket).join(&req.input.key);
+        let wanted = req.input.if_match.clone();
         // s3s-fs answers (headers, range checks, errors); its body is dropped unread.
         let mut response = self.files.get_object(req).await?;
         let output = &mut response.output;
+        // If-Match, which S3 honours and s3s-fs does not.
+        if let Some(ETagCondition::ETag(wanted)) = wanted {
+            let current = output.e_tag.as_ref().map(ETag::value);
+            if current != Some(wanted.value()) {
+                return Err(s3_error!(PreconditionFailed));
+            }
+        }
         let length = usize::try_from(output.content_length.unwrap_or(0))
             .map_err(|_| s3_error!(InternalError, "a negative length"))?;
         let start = output
