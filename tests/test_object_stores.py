@@ -580,6 +580,31 @@ def test_a_failing_server_gives_zarr_pythons_error_not_a_hang(
     assert "c/2/3" in str(raised["_ours"]) or fault == "truncate", raised
 
 
+@pytest.mark.parametrize("fault", ["error", "truncate", "hang"])
+@pytest.mark.parametrize(
+    "selection",
+    [(slice(None), slice(None)), (slice(18, 22), slice(22, 26))],
+    ids=["whole shards", "part of a shard"],
+)
+def test_a_failing_server_mid_shard_gives_zarr_pythons_error(
+    fault: str, selection: Any, servers: Servers, tmp_path: Path
+) -> None:
+    """The same faults on a shard's requests (the whole body; or its index, then its inner
+    chunks' ranges): the store's own error, as zarr-python's pipeline raises it, and soon."""
+    store, _ = _s3_array(servers, tmp_path, "sharded")
+    servers.s3_proxy.fault = lambda r: fault if r.path.endswith("/a/c/1/1") else None
+    raised = {}
+    for pipeline in (_zarr_own, _ours):
+        started = time.monotonic()
+        with pipeline():
+            array = zarr.open_array(store, path="a", mode="r")
+            with pytest.raises(obstore_exceptions.BaseError) as error:
+                array[selection]
+        assert time.monotonic() - started < 30
+        raised[pipeline.__name__] = error.value
+    assert type(raised["_ours"]) is type(raised["_zarr_own"]), raised
+
+
 def test_a_failed_write_leaves_each_chunk_old_or_new(servers: Servers, tmp_path: Path) -> None:
     store, old = _s3_array(servers, tmp_path)
     new = _values(7)
