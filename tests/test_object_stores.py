@@ -566,18 +566,27 @@ def test_a_failing_server_gives_zarr_pythons_error_not_a_hang(
     if streaming:
         request.getfixturevalue("streamed")
     store, _ = _s3_array(servers, tmp_path)
-    servers.s3_proxy.fault = lambda r: fault if r.path.endswith("/a/c/2/3") else None
+    raised = _errors_of_both(servers, store, fault, "/a/c/2/3", (slice(None), slice(None)))
+    assert "c/2/3" in str(raised["_ours"]) or fault == "truncate", raised
+
+
+def _errors_of_both(
+    servers: Servers, store: Any, fault: str, path: str, selection: Any
+) -> dict[str, BaseException]:
+    """The error each pipeline raises reading ``selection`` while the server answers requests
+    for ``path`` with ``fault``: of the same type, and soon."""
+    servers.s3_proxy.fault = lambda r: fault if r.path.endswith(path) else None
     raised = {}
     for pipeline in (_zarr_own, _ours):
         started = time.monotonic()
         with pipeline():
             array = zarr.open_array(store, path="a", mode="r")
             with pytest.raises(obstore_exceptions.BaseError) as error:
-                array[...]
+                array[selection]
         assert time.monotonic() - started < 30
         raised[pipeline.__name__] = error.value
     assert type(raised["_ours"]) is type(raised["_zarr_own"]), raised
-    assert "c/2/3" in str(raised["_ours"]) or fault == "truncate", raised
+    return raised
 
 
 @pytest.mark.parametrize("fault", ["error", "truncate", "hang"])
@@ -592,17 +601,7 @@ def test_a_failing_server_mid_shard_gives_zarr_pythons_error(
     """The same faults on a shard's requests (the whole body; or its index, then its inner
     chunks' ranges): the store's own error, as zarr-python's pipeline raises it, and soon."""
     store, _ = _s3_array(servers, tmp_path, "sharded")
-    servers.s3_proxy.fault = lambda r: fault if r.path.endswith("/a/c/1/1") else None
-    raised = {}
-    for pipeline in (_zarr_own, _ours):
-        started = time.monotonic()
-        with pipeline():
-            array = zarr.open_array(store, path="a", mode="r")
-            with pytest.raises(obstore_exceptions.BaseError) as error:
-                array[selection]
-        assert time.monotonic() - started < 30
-        raised[pipeline.__name__] = error.value
-    assert type(raised["_ours"]) is type(raised["_zarr_own"]), raised
+    _errors_of_both(servers, store, fault, "/a/c/1/1", selection)
 
 
 def test_a_failed_write_leaves_each_chunk_old_or_new(servers: Servers, tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ use std::sync::mpsc::Sender;
 
 use bytes::Bytes;
 use object_store::path::Path;
-use object_store::{GetOptions, GetRange, ObjectStore, ObjectStoreExt};
+use object_store::{GetOptions, GetRange, GetResult, ObjectStore};
 use tokio::runtime::Handle;
 use tokio::task::{JoinHandle, JoinSet};
 use zarr_codec_shapes::CodecError;
@@ -196,14 +196,9 @@ impl Shard {
         let at_end = self.sharding.index_location() == IndexLocation::End;
         // Sent first: it is answered about when the body starts to arrive.
         let mut index_request = (at_end && self.ask_index).then(|| self.fetch_index());
-        let answer = match self.store.get(key).await {
-            Ok(answer) => answer,
-            Err(object_store::Error::NotFound { .. }) => return Ok(Streamed::Missing),
-            Err(err) => return Err(store_error(key, &err)),
+        let Some((answer, size)) = self.get(GetOptions::default()).await? else {
+            return Ok(Streamed::Missing);
         };
-        let size = usize::try_from(answer.meta.size).map_err(|_| {
-            CodecError::Corrupt(format!("{key}: a shard of {} bytes", answer.meta.size))
-        })?;
         let mut body = Body::default();
         let mut stream = answer.into_stream();
         let mut pending: Option<Pending> = None;
@@ -250,6 +245,21 @@ impl Shard {
         Ok(Streamed::InPieces)
     }
 
+    /// The shard's object (or the part of it `options` asks for) and the shard's size;
+    /// `None` where there is no shard.
+    async fn get(&self, options: GetOptions) -> ChunkResult<Option<(GetResult, usize)>> {
+        let key = &self.read.key;
+        let answer = match self.store.get_opts(key, options).await {
+            Ok(answer) => answer,
+            Err(object_store::Error::NotFound { .. }) => return Ok(None),
+            Err(err) => return Err(store_error(key, &err)),
+        };
+        let size = usize::try_from(answer.meta.size).map_err(|_| {
+            CodecError::Corrupt(format!("{key}: a shard of {} bytes", answer.meta.size))
+        })?;
+        Ok(Some((answer, size)))
+    }
+
     /// Part of the shard: its index (kept from an earlier read where the store keeps
     /// indexes, else fetched first), then the inner chunks the part needs, neighbours closer
     /// than [`COALESCE_GAP`] fetched by one range request, all ranges at once, asked for the
@@ -279,14 +289,9 @@ impl Shard {
             range: Some(index_range),
             ..GetOptions::default()
         };
-        let answer = match self.store.get_opts(key, options).await {
-            Ok(answer) => answer,
-            Err(object_store::Error::NotFound { .. }) => return Ok(Streamed::Missing),
-            Err(err) => return Err(store_error(key, &err)),
+        let Some((answer, size)) = self.get(options).await? else {
+            return Ok(Streamed::Missing);
         };
-        let size = usize::try_from(answer.meta.size).map_err(|_| {
-            CodecError::Corrupt(format!("{key}: a shard of {} bytes", answer.meta.size))
-        })?;
         let version = answer
             .meta
             .e_tag
@@ -298,7 +303,7 @@ impl Shard {
         let probe = self
             .indexes
             .as_ref()
-            .filter(|indexes| version.is_some() && indexes.conditions_honoured().is_none());
+            .filter(|indexes| version.is_some() && indexes.start_probe());
         let probe = probe.map(|indexes| self.probe_conditions(Arc::clone(indexes)));
         let fetched = self.fetch_part(&stored, size, version.clone()).await;
         if let Some(probe) = probe {
