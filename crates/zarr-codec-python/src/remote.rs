@@ -184,6 +184,7 @@ impl PyRemote {
             .map_err(|err| to_py_err(py, &CodecError::configuration(format!("Remote: {err}"))))?;
         if let Some(parents) = held.replace((pid, Arc::clone(&client))) {
             std::mem::forget(parents); // its connections belong to the parent's runtime
+            self.indexes.abandon_probe(); // the parent's, if one was in flight
         }
         Ok(client)
     }

@@ -81,6 +81,17 @@ impl IndexCache {
             .is_ok()
     }
 
+    /// Forgets a probe in flight: in a forked child, whose parent's probe will never report
+    /// to it, so that the child may probe again.
+    pub fn abandon_probe(&self) {
+        let _ = self.conditions.compare_exchange(
+            PROBING,
+            UNKNOWN,
+            Ordering::Relaxed,
+            Ordering::Relaxed,
+        );
+    }
+
     /// Records what a probe found: whether the store honours `If-Match` (`None`: it could not
     /// tell; another read will try again).
     pub fn set_conditions_honoured(&self, honoured: Option<bool>) {
@@ -160,6 +171,8 @@ mod tests {
         );
         cache.set_conditions_honoured(None);
         assert!(cache.start_probe(), "an inconclusive probe is tried again");
+        cache.abandon_probe();
+        assert!(cache.start_probe(), "an abandoned probe is tried again");
         cache.set_conditions_honoured(Some(false));
         cache.keep(&key, index(20, "1"));
         assert_eq!(cache.get(&key), None);
