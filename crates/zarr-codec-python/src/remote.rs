@@ -107,8 +107,11 @@ pub struct PyRemote {
     /// This process's client of the store (made again after a fork).
     client: Mutex<Option<(u32, Arc<dyn ObjectStore>)>>,
     /// Indexes of the shards read in part, kept between reads (once the store is found to
-    /// honour `If-Match`, the condition that keeps a stale index from being used).
-    indexes: Arc<IndexCache>,
+    /// honour `If-Match`, the condition that keeps a stale index from being used): for S3,
+    /// whose `ETag`s change with the content (an MD5). Not for plain HTTP servers, whose `ETag`s
+    /// often come from a file's size and modification time (to the second, for nginx): a
+    /// shard rewritten within the second at the same size would keep its `ETag`.
+    indexes: Option<Arc<IndexCache>>,
 }
 
 /// The most bytes of shard indexes a store keeps.
@@ -184,16 +187,20 @@ impl PyRemote {
             .map_err(|err| to_py_err(py, &CodecError::configuration(format!("Remote: {err}"))))?;
         if let Some(parents) = held.replace((pid, Arc::clone(&client))) {
             std::mem::forget(parents); // its connections belong to the parent's runtime
-            self.indexes.abandon_probe(); // the parent's, if one was in flight
+            if let Some(indexes) = &self.indexes {
+                indexes.abandon_probe(); // the parent's, if one was in flight
+            }
         }
         Ok(client)
     }
 
     fn new(py: Python<'_>, kind: Kind) -> PyResult<Self> {
+        let indexes =
+            matches!(kind, Kind::S3(..)).then(|| Arc::new(IndexCache::new(KEPT_INDEX_BYTES)));
         let remote = Self {
             kind,
             client: Mutex::new(None),
-            indexes: Arc::new(IndexCache::new(KEPT_INDEX_BYTES)),
+            indexes,
         };
         remote.client(py)?; // a bad option fails here, not at the first read
         Ok(remote)
@@ -267,9 +274,10 @@ impl PyRemote {
     /// `.` or `..` part, a control character). Each chunk is fetched whole. A shard is fetched whole where `whole[i]` (by default, where its part
     /// is all of it), its inner chunks decoded as its body streams in (its index, at the end,
     /// fetched by a request of its own beside the body's when a shard holds 1 MiB or more);
-    /// else its index, then the inner chunks needed, by byte ranges (the indexes read are
-    /// kept, so that a later read of the same shard needs one round trip, each range asked on
-    /// condition that the shard is unchanged; not where the store ignores `If-Match`). A store's error, or a
+    /// else its index, then the inner chunks needed, by byte ranges (an S3 store keeps the
+    /// indexes read, so that a later read of the same shard needs one round trip, each range
+    /// asked on condition that the shard is unchanged; not where the server ignores
+    /// `If-Match`). A store's error, or a
     /// shard replaced between two requests, is an `OSError` naming the key.
     #[allow(clippy::too_many_arguments, clippy::needless_pass_by_value)]
     #[pyo3(signature = (runner, keys, chunk_selections, out_selections, out, fill, chunk_shape, limit, threads=None, whole=None))]
@@ -350,7 +358,7 @@ impl PyRemote {
                 limit,
                 threads,
                 ask_index,
-                indexes: Some(Arc::clone(&self.indexes)),
+                indexes: self.indexes.clone(),
             };
             return run_chunks(py, || {
                 fetch_and_read_shards(

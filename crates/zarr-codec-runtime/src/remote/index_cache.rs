@@ -7,7 +7,10 @@
 //! (`If-Match`). A shard replaced since fails that condition and its index is read again.
 //! That holds only where the store honours `If-Match` on a GET (S3 and common web servers
 //! do; a server may not): the first time, a request on a condition no object meets tells
-//! (see [`IndexCache::conditions_honoured`]), and nothing is kept unless it was refused.
+//! (see [`IndexCache::conditions_honoured`]), and nothing is kept unless it was refused. And
+//! only where an object's `ETag` changes with its content, as S3's (an MD5) do: a web server's
+//! `ETag` made of a file's size and modification time (to the second, for nginx) stays the same
+//! for a shard rewritten within the second at the same size, so do not keep indexes for one.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
