@@ -388,16 +388,26 @@ SHARDED_KINDS = [k for k in KINDS if k.name in _REMOTE_NAMES]
 _PROBE = "bytes=0-0"
 
 
-@pytest.mark.parametrize("kind", SHARDED_KINDS, ids=[k.name for k in SHARDED_KINDS])
-def test_sharded_reads_fetch_each_run_of_inner_chunks_once(
+def _sharded_written(
     kind: Kind, servers: Servers, tmp_path: Path
-) -> None:
+) -> tuple[Any, Any, Any, np.ndarray[Any, Any]]:
+    """A sharded array "a" written by zarr-python's own pipeline where ``kind`` reads it (for
+    HTTP, into the served directory): the store written through, the store to read, the proxy
+    its requests pass and the values."""
     served = servers.http_root / tmp_path.name
     writable = LocalStore(served) if kind.served else kind.make(servers, tmp_path)
     with _zarr_own():
         expected = _write(_create(writable, "a", "sharded"), rewrites=False)
     store = kind.make(servers, tmp_path) if kind.served else writable
     proxy = servers.http_proxy if kind.served else servers.s3_proxy
+    return writable, store, proxy, expected
+
+
+@pytest.mark.parametrize("kind", SHARDED_KINDS, ids=[k.name for k in SHARDED_KINDS])
+def test_sharded_reads_fetch_each_run_of_inner_chunks_once(
+    kind: Kind, servers: Servers, tmp_path: Path
+) -> None:
+    writable, store, proxy, expected = _sharded_written(kind, servers, tmp_path)
     shard = _stored(writable, "a")["c/0/1"]
     per_shard = (SHARDS[0] // CHUNKS[0]) * (SHARDS[1] // CHUNKS[1])
     spans = _shard_index(shard, per_shard)
@@ -433,12 +443,7 @@ def test_shard_indexes_are_kept_on_s3_until_the_shard_changes(
     (If-Match, which moto honours; a store that ignores it keeps none: the runtime's Rust
     tests). A shard rewritten since fails it and is read afresh: the new values. HTTP
     stores keep none (a web server's ETag may outlive a rewrite): the index every time."""
-    served = servers.http_root / tmp_path.name
-    writable = LocalStore(served) if kind.served else kind.make(servers, tmp_path)
-    with _zarr_own():
-        expected = _write(_create(writable, "a", "sharded"), rewrites=False)
-    store = kind.make(servers, tmp_path) if kind.served else writable
-    proxy = servers.http_proxy if kind.served else servers.s3_proxy
+    writable, store, proxy, expected = _sharded_written(kind, servers, tmp_path)
     part = (slice(2, 5), slice(23, 27))  # inside shard 0/1
 
     def index_requests() -> int:
