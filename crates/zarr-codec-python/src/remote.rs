@@ -271,14 +271,14 @@ impl PyRemote {
     /// flight) and decoded as it arrives, the GIL released throughout. A missing object is
     /// its chunk's fill value. Returns whether each was there; `None`, with nothing fetched,
     /// when a selection or `out` is of another kind or a key is not a valid object name (a
-    /// `.` or `..` part, a control character). Each chunk is fetched whole. A shard is fetched whole where `whole[i]` (by default, where its part
-    /// is all of it), its inner chunks decoded as its body streams in (its index, at the end,
-    /// fetched by a request of its own beside the body's when a shard holds 1 MiB or more);
-    /// else its index, then the inner chunks needed, by byte ranges (an S3 store keeps the
-    /// indexes read, so that a later read of the same shard needs one round trip, each range
-    /// asked on condition that the shard is unchanged; not where the server ignores
-    /// `If-Match`). A store's error, or a
-    /// shard replaced between two requests, is an `OSError` naming the key.
+    /// `.` or `..` part, a control character). Each chunk is fetched whole. A shard is fetched
+    /// whole where `whole[i]` (by default, where its part is all of it), its inner chunks
+    /// decoded as its body streams in (its index, at the end, fetched by a request of its own
+    /// beside the body's when a shard holds 1 MiB or more); else its index, then the inner
+    /// chunks needed, by byte ranges (an S3 store keeps the indexes read, so that a later read
+    /// of the same shard needs one round trip, each range asked on condition that the shard
+    /// is unchanged; not where the server ignores `If-Match`). A store's error, or a shard
+    /// replaced between two requests, is an `OSError` naming the key.
     #[allow(clippy::too_many_arguments, clippy::needless_pass_by_value)]
     #[pyo3(signature = (runner, keys, chunk_selections, out_selections, out, fill, chunk_shape, limit, threads=None, whole=None))]
     fn read(

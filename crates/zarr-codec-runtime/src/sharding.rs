@@ -214,13 +214,7 @@ impl Sharding {
     /// The index of a shard of `shard_len` bytes from its stored index alone (`stored`, read
     /// apart from the rest), each entry checked to lie within the shard's data.
     pub fn index_of(&self, stored: &[u8], shard_len: usize) -> Result<ShardIndex> {
-        if stored.len() != self.index_len {
-            return Err(CodecError::Corrupt(format!(
-                "sharding: an index of {} bytes, not {}",
-                stored.len(),
-                self.index_len
-            )));
-        }
+        self.check_index_len(stored)?;
         ShardIndex::read(
             stored,
             &self.index_decode,
@@ -228,6 +222,18 @@ impl Sharding {
             shard_len,
             self.location,
         )
+    }
+
+    /// Checks that `stored` is an index's length.
+    fn check_index_len(&self, stored: &[u8]) -> Result<()> {
+        if stored.len() == self.index_len {
+            return Ok(());
+        }
+        Err(CodecError::Corrupt(format!(
+            "sharding: an index of {} bytes, not {}",
+            stored.len(),
+            self.index_len
+        )))
     }
 
     /// Every inner chunk that part `part` of a shard with `index`, placed at `place`, touches:
@@ -470,13 +476,7 @@ impl Sharding {
 
     /// A shard's index read from its encoded bytes alone.
     fn unsized_index(&self, stored: &[u8]) -> Result<ShardIndex> {
-        if stored.len() != self.index_len {
-            return Err(CodecError::Corrupt(format!(
-                "sharding: an index of {} bytes, not {}",
-                stored.len(),
-                self.index_len
-            )));
-        }
+        self.check_index_len(stored)?;
         let mut decoded = vec![0u8; ShardIndex::decoded_len(self.chunk_count())?];
         self.index_decode.run_exact(stored, &mut decoded)?;
         // Entries must not point into the index at the start; the end is unknown.
