@@ -106,11 +106,12 @@ pub struct PyRemote {
     kind: Kind,
     /// This process's client of the store (made again after a fork).
     client: Mutex<Option<(u32, Arc<dyn ObjectStore>)>>,
-    /// Indexes of the shards read in part, kept between reads (once the store is found to
-    /// honour `If-Match`, the condition that keeps a stale index from being used): for S3,
-    /// whose `ETag`s change with the content (an MD5). Not for plain HTTP servers, whose `ETag`s
-    /// often come from a file's size and modification time (to the second, for nginx): a
-    /// shard rewritten within the second at the same size would keep its `ETag`.
+    /// Indexes of the shards read in part, kept between reads. Used on condition that the
+    /// shard is unchanged (`If-Match`) alone for S3, whose `ETag`s change with the content (an
+    /// MD5), once the store is found to honour it; else checked against the shard's current
+    /// index, fetched in the same round trip: so for plain HTTP servers, whose `ETag`s often
+    /// come from a file's size and modification time (to the second, for nginx), which a
+    /// shard rewritten within the second at the same size keeps.
     indexes: Option<Arc<IndexCache>>,
 }
 
@@ -195,8 +196,10 @@ impl PyRemote {
     }
 
     fn new(py: Python<'_>, kind: Kind) -> PyResult<Self> {
-        let indexes =
-            matches!(kind, Kind::S3(..)).then(|| Arc::new(IndexCache::new(KEPT_INDEX_BYTES)));
+        let indexes = Some(Arc::new(IndexCache::new(
+            KEPT_INDEX_BYTES,
+            matches!(kind, Kind::S3(..)),
+        )));
         let remote = Self {
             kind,
             client: Mutex::new(None),
@@ -275,10 +278,11 @@ impl PyRemote {
     /// whole where `whole[i]` (by default, where its part is all of it), its inner chunks
     /// decoded as its body streams in (its index, at the end, fetched by a request of its own
     /// beside the body's when a shard holds 1 MiB or more); else its index, then the inner
-    /// chunks needed, by byte ranges (an S3 store keeps the indexes read, so that a later read
-    /// of the same shard needs one round trip, each range asked on condition that the shard
-    /// is unchanged; not where the server ignores `If-Match`). A store's error, or a shard
-    /// replaced between two requests, is an `OSError` naming the key.
+    /// chunks needed, by byte ranges (the indexes read are kept, so that a later read of the
+    /// same shard needs one round trip: on S3, each range asked on condition that the shard is
+    /// unchanged; elsewhere, or where the server ignores `If-Match`, the ranges asked beside
+    /// the shard's current index and used only if it equals the kept one). A store's error,
+    /// or a shard replaced between two requests, is an `OSError` naming the key.
     #[allow(clippy::too_many_arguments, clippy::needless_pass_by_value)]
     #[pyo3(signature = (runner, keys, chunk_selections, out_selections, out, fill, chunk_shape, limit, threads=None, whole=None))]
     fn read(

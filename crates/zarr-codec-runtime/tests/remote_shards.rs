@@ -308,6 +308,10 @@ struct Watched {
     gets: Mutex<Vec<(Path, Option<GetRange>)>>,
     /// Answers whatever `If-Match` says, as a server that ignores it.
     ignores_conditions: bool,
+    /// Where given, holds each index request until a range of its shard is in the log from
+    /// there on (failing after a while): a reader that waits for the index before asking for
+    /// ranges fails.
+    index_waits_for_a_range: Mutex<Option<usize>>,
 }
 
 impl Watched {
@@ -317,11 +321,29 @@ impl Watched {
             before,
             gets: Mutex::new(Vec::new()),
             ignores_conditions: false,
+            index_waits_for_a_range: Mutex::new(None),
         }
     }
 
     fn gets(&self) -> Vec<(Path, Option<GetRange>)> {
         self.gets.lock().expect("log").clone()
+    }
+
+    /// Waits until a bounded range of `key` is in the log from the `from`th request on.
+    async fn a_range_asked(&self, key: &Path, from: usize) -> object_store::Result<()> {
+        for _ in 0..5000 {
+            let asked = self.gets.lock().expect("log")[from..]
+                .iter()
+                .any(|(of, range)| of == key && matches!(range, Some(GetRange::Bounded(_))));
+            if asked {
+                return Ok(());
+            }
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+        Err(object_store::Error::Generic {
+            store: "Watched",
+            source: format!("{key}: no range asked beside its index").into(),
+        })
     }
 }
 
@@ -362,6 +384,10 @@ impl ObjectStore for Watched {
             .lock()
             .expect("log")
             .push((location.clone(), options.range.clone()));
+        let waits_from = *self.index_waits_for_a_range.lock().expect("flag");
+        if let (Some(from), Some(GetRange::Suffix(_))) = (waits_from, &options.range) {
+            self.a_range_asked(location, from).await?;
+        }
         match &self.before {
             Some(before) if matches!(options.range, Some(GetRange::Suffix(_))) => {
                 before.get_opts(location, options).await
@@ -437,10 +463,23 @@ fn a_shard_replaced_between_its_requests_is_an_error_not_a_mix() {
     assert!(array == data, "the values differ");
 }
 
+/// How a store of [`read_thrice`] treats versions.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Versions {
+    /// `ETag`s follow the content and `If-Match` is honoured: kept indexes are trusted.
+    Trusted,
+    /// `If-Match` is ignored: each kept index is checked against the current one.
+    ConditionsIgnored,
+    /// `ETag`s may not follow the content (a web server's): checked too.
+    MayNotFollowContent,
+}
+
 /// Reads `region` three times through a store over the array's shards (replaced by `newer`
 /// before the third where given), keeping indexes: the values of each read and how many
-/// index requests each made.
-fn read_thrice(ignores_conditions: bool, newer: Option<&[u8]>) -> (Vec<Vec<u8>>, Vec<usize>) {
+/// index requests each made. Where kept indexes are checked, from the second read on, each
+/// index request is held until a range of its shard is asked (so that reading the index
+/// before the ranges fails).
+fn read_thrice(versions: Versions, newer: Option<&[u8]>) -> (Vec<Vec<u8>>, Vec<usize>) {
     let rt = runtime();
     let sharding = sharding(IndexLocation::End);
     let region = Region::block(&[1, 2], &[6, 15]);
@@ -448,14 +487,15 @@ fn read_thrice(ignores_conditions: bool, newer: Option<&[u8]>) -> (Vec<Vec<u8>>,
         slow_store(&rt, &shards(&sharding, &values()), Duration::ZERO),
         None,
     );
-    watched.ignores_conditions = ignores_conditions;
+    watched.ignores_conditions = versions == Versions::ConditionsIgnored;
     let watched = Arc::new(watched);
     let store: Arc<dyn ObjectStore> = Arc::clone(&watched) as Arc<dyn ObjectStore>;
+    let follow = versions != Versions::MayNotFollowContent;
     let how = Fetching {
         limit: 4,
         threads: 2,
         ask_index: false,
-        indexes: Some(Arc::new(IndexCache::new(1 << 20))),
+        indexes: Some(Arc::new(IndexCache::new(1 << 20, follow))),
     };
     let index_requests = || {
         let gets = watched.gets();
@@ -475,6 +515,9 @@ fn read_thrice(ignores_conditions: bool, newer: Option<&[u8]>) -> (Vec<Vec<u8>>,
                 }
             });
         }
+        let checked = round > 0 && versions != Versions::Trusted;
+        *watched.index_waits_for_a_range.lock().expect("flag") =
+            checked.then(|| watched.gets().len());
         let before = index_requests();
         let (array, _) = read_region_with(&rt, &store, &sharding, &region, &how).expect("read");
         arrays.push(array);
@@ -483,11 +526,18 @@ fn read_thrice(ignores_conditions: bool, newer: Option<&[u8]>) -> (Vec<Vec<u8>>,
     (arrays, counts)
 }
 
+/// Every shard's bytes but one in three flipped: every shard's index differs.
+fn newer_values() -> Vec<u8> {
+    let mut newer = values();
+    newer.iter_mut().step_by(3).for_each(|byte| *byte ^= 0x5A);
+    newer
+}
+
 #[test]
 fn kept_indexes_save_a_round_trip_until_their_shard_is_replaced() {
     let region = Region::block(&[1, 2], &[6, 15]);
     let data = values();
-    let (arrays, counts) = read_thrice(false, None);
+    let (arrays, counts) = read_thrice(Versions::Trusted, None);
     assert!(
         arrays
             .iter()
@@ -499,21 +549,29 @@ fn kept_indexes_save_a_round_trip_until_their_shard_is_replaced() {
     assert_eq!(counts[2], 0, "{counts:?}");
     // Every shard replaced before the third read: each kept index fails its condition and
     // is read again; the values are the newer ones.
-    let mut newer = data.clone();
-    newer.iter_mut().step_by(3).for_each(|byte| *byte ^= 0x5A);
-    let (arrays, counts) = read_thrice(false, Some(&newer));
+    let newer = newer_values();
+    let (arrays, counts) = read_thrice(Versions::Trusted, Some(&newer));
     assert!(arrays[2] == expected(&newer, &region), "the newer values");
     assert_eq!(counts[2], 6, "{counts:?}");
 }
 
 #[test]
-fn a_store_that_ignores_if_match_keeps_no_index() {
-    let (arrays, counts) = read_thrice(true, None);
+fn untrusted_kept_indexes_are_checked_in_the_same_round_trip() {
     let region = Region::block(&[1, 2], &[6, 15]);
-    assert!(
-        arrays
-            .iter()
-            .all(|array| *array == expected(&values(), &region))
-    );
-    assert_eq!(counts, [6, 6, 6]);
+    for versions in [Versions::ConditionsIgnored, Versions::MayNotFollowContent] {
+        // Each read asks for every shard's index (from the second on, beside its ranges).
+        let (arrays, counts) = read_thrice(versions, None);
+        assert!(
+            arrays
+                .iter()
+                .all(|array| *array == expected(&values(), &region))
+        );
+        assert_eq!(counts, [6, 6, 6]);
+        // Replaced before the third read: the kept indexes differ from the current ones,
+        // whose ranges are asked for then; the values are the newer ones.
+        let newer = newer_values();
+        let (arrays, counts) = read_thrice(versions, Some(&newer));
+        assert!(arrays[2] == expected(&newer, &region), "the newer values");
+        assert_eq!(counts, [6, 6, 6]);
+    }
 }

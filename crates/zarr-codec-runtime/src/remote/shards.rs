@@ -176,6 +176,7 @@ enum Streamed {
 }
 
 /// A shard's fetch, for [`fetch_and_read_shards`].
+#[derive(Clone)]
 struct Shard {
     store: Arc<dyn ObjectStore>,
     sharding: Arc<Sharding>,
@@ -262,24 +263,67 @@ impl Shard {
 
     /// Part of the shard: its index (kept from an earlier read where the store keeps
     /// indexes, else fetched first), then the inner chunks the part needs, neighbours closer
-    /// than [`COALESCE_GAP`] fetched by one range request, all ranges at once, asked for the
-    /// version whose index was read (its `ETag`, where the store gives a strong one): a shard
-    /// replaced since is read again with its new index (a kept one), or is the store's error
-    /// (a fresh one), never bytes read with another version's index. Nothing is handed over
-    /// before every range is in.
+    /// than [`COALESCE_GAP`] fetched by one range request, all ranges at once. Never bytes read
+    /// with another version's index: a fresh index's ranges are asked for its version (its
+    /// `ETag`, where the store gives a strong one), a shard replaced since being the store's
+    /// error; a kept index's ranges either on that condition alone (where the store's versions
+    /// are trusted: a shard replaced since is read again) or beside the shard's current index,
+    /// used only if it equals the kept one (see [`IndexCache`]). Nothing is handed over before
+    /// every range is in.
     async fn read_part(&self, sender: &Sender<Work>) -> ChunkResult<Streamed> {
-        let key = &self.read.key;
-        if let Some(kept) = self.indexes.as_ref().and_then(|indexes| indexes.get(key)) {
-            match self
-                .fetch_part(&kept.stored, kept.size, Some(kept.version))
-                .await
-            {
+        if let Some(indexes) = &self.indexes
+            && let Some(kept) = indexes.get(&self.read.key)
+        {
+            if !indexes.trusts_versions() || kept.version.is_none() {
+                return self.read_part_checked(kept, sender).await;
+            }
+            match self.fetch_part(&kept.stored, kept.size, kept.version).await {
                 Ok(fetched) => return Ok(Self::hand_over(fetched, sender)),
                 Err(PartError::Failed(err)) => return Err(err),
                 // Replaced or deleted since: read afresh.
                 Err(PartError::Replaced | PartError::Missing) => self.forget(),
             }
         }
+        match self.fetch_index_with_size().await? {
+            Some(current) => self.read_part_with(current, sender).await,
+            None => Ok(Streamed::Missing),
+        }
+    }
+
+    /// Part of the shard by the ranges its `kept` index gives, asked in the same round trip
+    /// as its current index: used if that equals the kept one, else asked again with it.
+    async fn read_part_checked(
+        &self,
+        kept: CachedIndex,
+        sender: &Sender<Work>,
+    ) -> ChunkResult<Streamed> {
+        let current = {
+            let shard = self.clone();
+            tokio::spawn(async move { shard.fetch_index_with_size().await })
+        };
+        let guessed = self.fetch_part(&kept.stored, kept.size, None).await;
+        let current = current.await.map_err(|err| {
+            let key = self.read.key.as_ref();
+            ChunkError::Io(std::io::Error::other(err.to_string()), key.into())
+        })??;
+        let Some(current) = current else {
+            self.forget();
+            return Ok(Streamed::Missing);
+        };
+        if (&current.stored, current.size) == (&kept.stored, kept.size) {
+            match guessed {
+                Ok(fetched) => return Ok(Self::hand_over(fetched, sender)),
+                Err(PartError::Failed(err)) => return Err(err),
+                // Replaced just after its index was read: read with the newer one.
+                Err(PartError::Replaced | PartError::Missing) => {}
+            }
+        }
+        self.read_part_with(current, sender).await
+    }
+
+    /// The shard's stored index (by a suffix or prefix range), with the shard's size and
+    /// strong `ETag`; `None` where there is no shard.
+    async fn fetch_index_with_size(&self) -> ChunkResult<Option<CachedIndex>> {
         let index_len = self.sharding.index_len();
         let index_range = match self.sharding.index_location() {
             IndexLocation::End => GetRange::Suffix(index_len as u64),
@@ -290,34 +334,47 @@ impl Shard {
             ..GetOptions::default()
         };
         let Some((answer, size)) = self.get(options).await? else {
-            return Ok(Streamed::Missing);
+            return Ok(None);
         };
         let version = answer
             .meta
             .e_tag
             .clone()
             .filter(|tag| !tag.starts_with("W/"));
+        let key = &self.read.key;
         let stored = answer.bytes().await.map_err(|err| store_error(key, &err))?;
-        // The first time, alongside: whether the store honours If-Match, which keeping an
-        // index needs.
+        Ok(Some(CachedIndex {
+            stored,
+            size,
+            version,
+        }))
+    }
+
+    /// Part of the shard by the ranges its `current` index gives, asked for its version, and
+    /// the index kept for later reads.
+    async fn read_part_with(
+        &self,
+        current: CachedIndex,
+        sender: &Sender<Work>,
+    ) -> ChunkResult<Streamed> {
+        let key = &self.read.key;
+        // The first time, alongside: whether the store honours If-Match, which trusting a
+        // kept index's version needs.
         let probe = self
             .indexes
             .as_ref()
-            .filter(|indexes| version.is_some() && indexes.start_probe());
+            .filter(|indexes| current.version.is_some() && indexes.start_probe());
         let probe = probe.map(|indexes| self.probe_conditions(Arc::clone(indexes)));
-        let fetched = self.fetch_part(&stored, size, version.clone()).await;
+        let fetched = self
+            .fetch_part(&current.stored, current.size, current.version.clone())
+            .await;
         if let Some(probe) = probe {
             let _ = probe.await;
         }
         match fetched {
             Ok(fetched) => {
-                if let (Some(indexes), Some(version)) = (self.indexes.as_ref(), version) {
-                    let kept = CachedIndex {
-                        stored,
-                        size,
-                        version,
-                    };
-                    indexes.keep(key, kept);
+                if let Some(indexes) = &self.indexes {
+                    indexes.keep(key, current);
                 }
                 Ok(Self::hand_over(fetched, sender))
             }

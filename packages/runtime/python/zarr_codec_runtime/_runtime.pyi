@@ -202,9 +202,11 @@ class Remote:
         object its fill value. A chunk is fetched whole; so is a shard where ``whole[i]`` (by
         default, where its part is all of it), its inner chunks decoded as its body streams in
         (the index of a shard of 1 MiB or more fetched by a request of its own beside the
-        body's); else a shard's index, then the inner chunks needed, by byte ranges (an S3
-        store keeps the indexes read, each range then asked on condition that the shard is
-        unchanged, ``If-Match``, where the server honours it: one round trip). ``None``,
+        body's); else a shard's index, then the inner chunks needed, by byte ranges (the indexes
+        read are kept, so that a later read of part of the same shard is one round trip: on
+        S3, where the server honours ``If-Match``, each range asked on condition that the
+        shard is unchanged; elsewhere, the ranges asked beside the shard's current index and
+        used only if it equals the kept one). ``None``,
         with nothing fetched, for selections or an ``out`` of another kind. A store's error,
         or a shard replaced between two requests, is an ``OSError`` naming the key."""
 
