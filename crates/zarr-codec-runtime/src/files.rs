@@ -411,6 +411,13 @@ fn temporary_beside(path: &Path) -> PathBuf {
 /// `data` as the whole content of `path`: written to a new temporary file beside it, then
 /// renamed over it (the temporary file is removed should anything fail).
 pub fn write_atomically(path: &Path, data: &[u8]) -> ChunkResult<()> {
+    write_pieces_atomically(path, &[data])
+}
+
+/// `pieces`, one after another, as the whole content of `path`, as [`write_atomically`]
+/// writes it: a shard's inner chunks and index written where they lie, without first
+/// copying them into one buffer.
+pub fn write_pieces_atomically(path: &Path, pieces: &[&[u8]]) -> ChunkResult<()> {
     let temporary = loop {
         let candidate = temporary_beside(path);
         match OpenOptions::new()
@@ -424,8 +431,7 @@ pub fn write_atomically(path: &Path, data: &[u8]) -> ChunkResult<()> {
         }
     };
     let (mut file, temporary) = temporary?;
-    let written = file
-        .write_all(data)
+    let written = write_all_pieces(&mut file, pieces)
         .and_then(|()| {
             drop(file);
             fs::rename(&temporary, path)
@@ -436,6 +442,28 @@ pub fn write_atomically(path: &Path, data: &[u8]) -> ChunkResult<()> {
         let _ = fs::remove_file(&temporary);
     }
     written
+}
+
+/// All of `pieces` written to `file`, in order, by as few calls as the kernel allows.
+fn write_all_pieces(file: &mut File, pieces: &[&[u8]]) -> io::Result<()> {
+    // At most this many pieces a call (Linux's IOV_MAX is 1024).
+    const MOST: usize = 1024;
+    let mut slices: Vec<io::IoSlice<'_>> = pieces
+        .iter()
+        .filter(|piece| !piece.is_empty())
+        .map(|piece| io::IoSlice::new(piece))
+        .collect();
+    let mut left = &mut slices[..];
+    while !left.is_empty() {
+        let most = left.len().min(MOST);
+        match file.write_vectored(&left[..most]) {
+            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+            Ok(written) => io::IoSlice::advance_slices(&mut left, written),
+            Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+            Err(err) => return Err(err),
+        }
+    }
+    Ok(())
 }
 
 /// One chunk encoded by `plan` (no steps: stored as is) and written to `path`.
@@ -619,6 +647,29 @@ mod tests {
             .map(|entry| entry.expect("an entry").file_name())
             .collect();
         assert_eq!(names, ["c.0"]);
+    }
+
+    #[test]
+    fn pieces_are_written_in_order_however_many() {
+        let dir = Scratch::new("pieces");
+        let path = dir.0.join("c.0");
+        // More pieces than one call takes, empty ones among them, of every size to 5 pages.
+        let data = pattern(3 * 2500 + 5 * PAGE);
+        let mut pieces: Vec<&[u8]> = Vec::new();
+        let mut at = 0;
+        for n in 0..2500 {
+            let len = if n % 7 == 0 { 0 } else { 3 };
+            pieces.push(&data[at..at + len]);
+            at += len;
+        }
+        pieces.push(&data[at..]);
+        write_pieces_atomically(&path, &pieces).expect("written");
+        assert!(
+            fs::read(&path).expect("read") == data,
+            "the pieces, in order"
+        );
+        write_pieces_atomically(&path, &[]).expect("written");
+        assert_eq!(fs::read(&path).expect("read"), Vec::<u8>::new());
     }
 
     #[test]

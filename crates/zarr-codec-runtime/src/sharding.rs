@@ -26,7 +26,7 @@ use zarr_codec_shapes::{CodecError, Result};
 
 use crate::files::{
     ChunkError, ChunkResult, make_directories, open_chunk, read_chunk_file, read_file_range,
-    remove_chunk, with_chunk_file, write_atomically,
+    remove_chunk, with_chunk_file, write_atomically, write_pieces_atomically,
 };
 use crate::grid::Grid;
 use crate::plan::Plan;
@@ -283,15 +283,22 @@ impl Sharding {
             self.check_part(&read.chunk, &read.out, out.shape(), "read")?;
         }
         let mut jobs: Vec<&ReadItem<'_>> = items.iter().collect();
-        if items.len() >= threads.max(2) && items.iter().all(|read| self.reads_whole_file(read)) {
-            // Enough whole shard files for every thread: each reads a shard into its own
-            // reused buffer and decodes it, then takes the next. No shard is held longer
-            // than it is decoded, and no fresh memory is faulted in for it on every call.
-            return parallel_map(&mut jobs, threads, |read| {
-                self.read_whole_file(read, out, fill)
-            })
-            .into_iter()
-            .collect();
+        if items.iter().all(|read| self.reads_whole_file(read)) {
+            if let [read] = items {
+                // One whole shard file: read into this thread's reused buffer (no fresh
+                // memory faulted in on every call), its inner chunks decoded on every thread.
+                return Ok(vec![self.read_whole_file(read, out, fill, threads)?]);
+            }
+            if items.len() >= threads.max(2) {
+                // Enough whole shard files for every thread: each reads a shard into its own
+                // reused buffer and decodes it, then takes the next. No shard is held longer
+                // than it is decoded.
+                return parallel_map(&mut jobs, threads, |read| {
+                    self.read_whole_file(read, out, fill, 1)
+                })
+                .into_iter()
+                .collect();
+            }
         }
         let loaded: Vec<Loaded<'_>> = parallel_map(&mut jobs, threads, |read| self.load(read))
             .into_iter()
@@ -306,12 +313,13 @@ impl Sharding {
     }
 
     /// A whole shard file read into this thread's file buffer and its inner chunks decoded on
-    /// this thread (a missing file: the fill value); whether it was there.
+    /// `threads` threads (a missing file: the fill value); whether it was there.
     fn read_whole_file(
         &self,
         read: &ReadItem<'_>,
         out: &OutArray<'_>,
         fill: &[u8],
+        threads: usize,
     ) -> ChunkResult<bool> {
         let part = std::iter::once((&read.chunk, &read.out));
         let Source::File(path) = read.source else {
@@ -319,10 +327,16 @@ impl Sharding {
         };
         let found = with_chunk_file(path, None, |shard| {
             let loaded = self.whole(Cow::Borrowed(shard))?;
-            self.read_loaded(part.clone(), std::slice::from_ref(&loaded), out, fill, 1)
+            self.read_loaded(
+                part.clone(),
+                std::slice::from_ref(&loaded),
+                out,
+                fill,
+                threads,
+            )
         })?;
         if found.is_none() {
-            self.read_loaded(part, &[Loaded::missing()], out, fill, 1)?;
+            self.read_loaded(part, &[Loaded::missing()], out, fill, threads)?;
         }
         Ok(found.is_some())
     }
@@ -596,10 +610,6 @@ impl Sharding {
             parallel_map(&mut jobs, threads, |write| self.old_index(write))
                 .into_iter()
                 .collect::<Result<_>>()?;
-        let old_chunk = |shard: usize, chunk: usize| -> Option<&[u8]> {
-            let range = olds[shard].as_ref()?.chunks().get(chunk)?.clone()?;
-            items[shard].old?.get(range)
-        };
         if let Inner::Chain { encode, decode } = &self.inner
             && items.len() >= threads.max(2)
         {
@@ -607,21 +617,59 @@ impl Sharding {
             // inner chunk straight into the shard's bytes, with no buffer per inner chunk.
             let mut jobs: Vec<usize> = (0..items.len()).collect();
             return parallel_map(&mut jobs, threads, |shard| {
-                let old = |chunk: usize| old_chunk(*shard, chunk);
+                let old = |chunk: usize| Self::old_chunk(items, &olds, *shard, chunk);
                 let plans = (encode, decode);
                 self.encode_shard(&items[*shard], old, plans, values, fill, empty)
             })
             .into_iter()
             .collect();
         }
-        // Every inner chunk written, of every shard, in one batch.
+        let written = self.encode_inner_chunks(items, &olds, values, fill, empty, threads)?;
+        let mut shards: Vec<(usize, Vec<Written>)> = written.into_iter().enumerate().collect();
+        parallel_map(&mut shards, threads, |(shard, written)| {
+            self.assemble(|chunk| match &written[chunk] {
+                Some(data) => data.as_deref(),
+                None => Self::old_chunk(items, &olds, *shard, chunk),
+            })
+        })
+        .into_iter()
+        .collect()
+    }
+
+    /// The stored bytes of inner chunk `chunk` of the old shard of `items[shard]` (whose index
+    /// is `olds[shard]`), if any.
+    fn old_chunk<'o>(
+        items: &[ShardWrite<'o>],
+        olds: &[Option<ShardIndex>],
+        shard: usize,
+        chunk: usize,
+    ) -> Option<&'o [u8]> {
+        let range = olds[shard].as_ref()?.chunks().get(chunk)?.clone()?;
+        items[shard].old?.get(range)
+    }
+
+    /// Every inner chunk written, of every shard, in one batch (the old shards' indexes
+    /// `olds`): for each shard, each inner chunk's new stored bytes where written.
+    fn encode_inner_chunks(
+        &self,
+        items: &[ShardWrite<'_>],
+        olds: &[Option<ShardIndex>],
+        values: &InArray<'_>,
+        fill: &[u8],
+        empty: EmptyRule,
+        threads: usize,
+    ) -> Result<Vec<Vec<Written>>> {
         let mut parts = Vec::new();
         let mut owners = Vec::new();
         for (shard, write) in items.iter().enumerate() {
             self.each_inner(&write.chunk, &write.values, |chunk, part, place| {
                 let whole = part.is_whole(&self.inner_shape);
                 parts.push(ShardWrite {
-                    old: if whole { None } else { old_chunk(shard, chunk) },
+                    old: if whole {
+                        None
+                    } else {
+                        Self::old_chunk(items, olds, shard, chunk)
+                    },
                     chunk: part,
                     values: place,
                 });
@@ -634,15 +682,7 @@ impl Sharding {
         for ((shard, chunk), data) in owners.into_iter().zip(encoded) {
             written[shard][chunk] = Some(data);
         }
-        let mut shards: Vec<(usize, Vec<Written>)> = written.into_iter().enumerate().collect();
-        parallel_map(&mut shards, threads, |(shard, written)| {
-            self.assemble(|chunk| match &written[chunk] {
-                Some(data) => data.as_deref(),
-                None => old_chunk(*shard, chunk),
-            })
-        })
-        .into_iter()
-        .collect()
+        Ok(written)
     }
 
     /// The index of the old shard of `write` where only part of it is written (its other inner
@@ -743,6 +783,17 @@ impl Sharding {
         if ranges.iter().all(Option::is_none) {
             return Ok(None);
         }
+        let index = self.encoded_index(ranges)?;
+        match self.location {
+            IndexLocation::Start => shard[..self.index_len].copy_from_slice(&index),
+            IndexLocation::End => shard.extend_from_slice(&index),
+        }
+        shard.shrink_to_fit();
+        Ok(Some(shard))
+    }
+
+    /// The stored index of inner chunks at `ranges` (in the shard's bytes).
+    fn encoded_index(&self, ranges: Vec<Option<Range<usize>>>) -> Result<Vec<u8>> {
         let index = ShardIndex::new(ranges).encode(&self.index_encode)?;
         if index.len() != self.index_len {
             return Err(CodecError::configuration(format!(
@@ -752,12 +803,7 @@ impl Sharding {
                 self.index_len
             )));
         }
-        match self.location {
-            IndexLocation::Start => shard[..self.index_len].copy_from_slice(&index),
-            IndexLocation::End => shard.extend_from_slice(&index),
-        }
-        shard.shrink_to_fit();
-        Ok(Some(shard))
+        Ok(index)
     }
 
     /// Inner chunks written with the inner codecs: each one's new stored bytes, or `None`
@@ -829,27 +875,49 @@ impl Sharding {
     /// A shard of the inner chunks `chunk(i)` gives (`None`: not stored), laid out in write
     /// order with its index; `None` when there is none to store.
     fn assemble<'c>(&self, chunk: impl Fn(usize) -> Option<&'c [u8]>) -> Result<Option<Vec<u8>>> {
-        let data_len: usize = self
-            .order
-            .iter()
-            .filter_map(|&i| chunk(i).map(<[u8]>::len))
-            .sum();
+        let Some(pieces) = self.laid_out(chunk)? else {
+            return Ok(None);
+        };
+        let len = pieces.iter().map(|piece| piece.len()).sum::<usize>();
         let mut shard = Vec::new();
         shard
-            .try_reserve_exact(data_len.saturating_add(self.index_len))
-            .map_err(|_| CodecError::OutputLimit { limit: data_len })?;
-        if self.location == IndexLocation::Start {
-            shard.resize(self.index_len, 0);
+            .try_reserve_exact(len)
+            .map_err(|_| CodecError::OutputLimit { limit: len })?;
+        for piece in &pieces {
+            shard.extend_from_slice(piece);
         }
+        Ok(Some(shard))
+    }
+
+    /// The pieces of a shard of the inner chunks `chunk(i)` gives (`None`: not stored), in
+    /// the order they are stored: the inner chunks in write order, the index first or last;
+    /// `None` when there is none to store.
+    fn laid_out<'c>(
+        &self,
+        chunk: impl Fn(usize) -> Option<&'c [u8]>,
+    ) -> Result<Option<Vec<Cow<'c, [u8]>>>> {
+        let mut offset = match self.location {
+            IndexLocation::Start => self.index_len,
+            IndexLocation::End => 0,
+        };
         let mut ranges = vec![None; self.chunk_count()];
+        let mut pieces = vec![Cow::Borrowed(&[][..])]; // the index's place, when first
         for &i in &self.order {
             if let Some(data) = chunk(i) {
-                let offset = shard.len(); // the index, when first, is already there
                 ranges[i] = Some(offset..offset + data.len());
-                shard.extend_from_slice(data);
+                offset += data.len();
+                pieces.push(Cow::Borrowed(data));
             }
         }
-        self.finish(shard, ranges)
+        if ranges.iter().all(Option::is_none) {
+            return Ok(None);
+        }
+        let index = Cow::Owned(self.encoded_index(ranges)?);
+        match self.location {
+            IndexLocation::Start => pieces[0] = index,
+            IndexLocation::End => pieces.push(index),
+        }
+        Ok(Some(pieces))
     }
 
     /// [`Sharding::write_buffers`] for shard files: the old shard file read where only part
@@ -929,12 +997,28 @@ impl Sharding {
                 values: write.values.clone(),
             })
             .collect();
-        let shards = self.write_buffers(&writes, values, fill, empty, threads)?;
+        let mut jobs: Vec<&ShardWrite<'_>> = writes.iter().collect();
+        let indexes: Vec<Option<ShardIndex>> =
+            parallel_map(&mut jobs, threads, |write| self.old_index(write))
+                .into_iter()
+                .collect::<Result<_>>()?;
+        let written = self.encode_inner_chunks(&writes, &indexes, values, fill, empty, threads)?;
         make_directories(paths)?;
-        let mut jobs: Vec<(&Path, Option<Vec<u8>>)> =
-            items.iter().map(|write| write.path).zip(shards).collect();
-        parallel_map(&mut jobs, threads, |(path, shard)| {
-            store(path, shard.take())
+        // Each shard written from its pieces where they lie (no copy into one buffer).
+        let mut jobs: Vec<(usize, Vec<Written>)> = written.into_iter().enumerate().collect();
+        parallel_map(&mut jobs, threads, |(shard, written)| {
+            let pieces = self.laid_out(|chunk| match &written[chunk] {
+                Some(data) => data.as_deref(),
+                None => Self::old_chunk(&writes, &indexes, *shard, chunk),
+            })?;
+            let path = items[*shard].path;
+            match pieces {
+                Some(pieces) => {
+                    let pieces: Vec<&[u8]> = pieces.iter().map(AsRef::as_ref).collect();
+                    write_pieces_atomically(path, &pieces).map(|()| true)
+                }
+                None => remove_chunk(path).map(|()| false),
+            }
         })
         .into_iter()
         .collect()
