@@ -317,6 +317,51 @@ pub fn read_chunk_file(path: &Path) -> ChunkResult<Option<Vec<u8>>> {
     Ok(Some(data))
 }
 
+/// Bytes `range` of the open chunk file `file` (`path`), read at their place without moving
+/// the file's position (so that threads may read parts of one file at once) into this
+/// thread's reused file buffer, handed to `f`; a `Corrupt` error when the file no longer holds
+/// them (it shrank since its size was read).
+pub fn with_file_range<R>(
+    file: &File,
+    path: &Path,
+    range: std::ops::Range<usize>,
+    f: impl FnOnce(&[u8]) -> ChunkResult<R>,
+) -> ChunkResult<R> {
+    let io_error = |err| ChunkError::Io(err, path.to_path_buf());
+    with_file_buffer(|buffer| {
+        let start = page_aligned_start(buffer, range.len()).map_err(io_error)?;
+        let into = &mut buffer[start..start + range.len()];
+        let mut filled = 0;
+        while filled < into.len() {
+            match read_at(file, &mut into[filled..], (range.start + filled) as u64) {
+                Ok(0) => {
+                    return Err(ChunkError::Codec(CodecError::Corrupt(format!(
+                        "{}: the file ends before byte {}",
+                        path.display(),
+                        range.end
+                    ))));
+                }
+                Ok(read) => filled += read,
+                Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+                Err(err) => return Err(io_error(err)),
+            }
+        }
+        f(into)
+    })
+}
+
+/// Bytes of `file` from `offset` into `into`, the file's position left as it is (on Unix).
+#[cfg(unix)]
+fn read_at(file: &File, into: &mut [u8], offset: u64) -> io::Result<usize> {
+    std::os::unix::fs::FileExt::read_at(file, into, offset)
+}
+
+/// Bytes of `file` from `offset` into `into`.
+#[cfg(windows)]
+fn read_at(file: &File, into: &mut [u8], offset: u64) -> io::Result<usize> {
+    std::os::windows::fs::FileExt::seek_read(file, into, offset)
+}
+
 /// Bytes `range` of the open chunk file `file` (`path`), in a new vector; a `Corrupt` error
 /// when the file no longer holds them (it shrank since its size was read).
 pub fn read_file_range(

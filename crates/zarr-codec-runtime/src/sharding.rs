@@ -19,6 +19,7 @@
 //!   without any is deleted.
 
 use std::borrow::Cow;
+use std::fs::File;
 use std::ops::Range;
 use std::path::Path;
 
@@ -26,7 +27,7 @@ use zarr_codec_shapes::{CodecError, Result};
 
 use crate::files::{
     ChunkError, ChunkResult, make_directories, open_chunk, read_chunk_file, read_file_range,
-    remove_chunk, with_chunk_file, write_atomically, write_pieces_atomically,
+    remove_chunk, with_chunk_file, with_file_range, write_atomically, write_pieces_atomically,
 };
 use crate::grid::Grid;
 use crate::plan::Plan;
@@ -284,17 +285,21 @@ impl Sharding {
         }
         let mut jobs: Vec<&ReadItem<'_>> = items.iter().collect();
         if items.iter().all(|read| self.reads_whole_file(read)) {
-            if let [read] = items {
-                // One whole shard file: read into this thread's reused buffer (no fresh
-                // memory faulted in on every call), its inner chunks decoded on every thread.
-                return Ok(vec![self.read_whole_file(read, out, fill, threads)?]);
+            if let [read] = items
+                && threads > 1
+            {
+                // One whole shard file: its index, then each inner chunk read and decoded by
+                // whichever thread takes it (no thread waits for the whole file to be read).
+                return Ok(vec![
+                    self.read_file_by_inner_chunks(read, out, fill, threads)?,
+                ]);
             }
-            if items.len() >= threads.max(2) {
+            if items.len() >= threads {
                 // Enough whole shard files for every thread: each reads a shard into its own
                 // reused buffer and decodes it, then takes the next. No shard is held longer
-                // than it is decoded.
+                // than it is decoded, and no fresh memory is faulted in for it on every call.
                 return parallel_map(&mut jobs, threads, |read| {
-                    self.read_whole_file(read, out, fill, 1)
+                    self.read_whole_file(read, out, fill)
                 })
                 .into_iter()
                 .collect();
@@ -313,13 +318,12 @@ impl Sharding {
     }
 
     /// A whole shard file read into this thread's file buffer and its inner chunks decoded on
-    /// `threads` threads (a missing file: the fill value); whether it was there.
+    /// this thread (a missing file: the fill value); whether it was there.
     fn read_whole_file(
         &self,
         read: &ReadItem<'_>,
         out: &OutArray<'_>,
         fill: &[u8],
-        threads: usize,
     ) -> ChunkResult<bool> {
         let part = std::iter::once((&read.chunk, &read.out));
         let Source::File(path) = read.source else {
@@ -327,18 +331,86 @@ impl Sharding {
         };
         let found = with_chunk_file(path, None, |shard| {
             let loaded = self.whole(Cow::Borrowed(shard))?;
-            self.read_loaded(
-                part.clone(),
-                std::slice::from_ref(&loaded),
-                out,
-                fill,
-                threads,
-            )
+            self.read_loaded(part.clone(), std::slice::from_ref(&loaded), out, fill, 1)
         })?;
         if found.is_none() {
-            self.read_loaded(part, &[Loaded::missing()], out, fill, threads)?;
+            self.read_loaded(part, &[Loaded::missing()], out, fill, 1)?;
         }
         Ok(found.is_some())
+    }
+
+    /// The part `read.chunk` of a shard file (a missing file: the fill value) read by
+    /// `threads` threads at once: its index, then each inner chunk the part needs read at its
+    /// place into the reading thread's file buffer and decoded there; whether it was there.
+    fn read_file_by_inner_chunks(
+        &self,
+        read: &ReadItem<'_>,
+        out: &OutArray<'_>,
+        fill: &[u8],
+        threads: usize,
+    ) -> ChunkResult<bool> {
+        let Source::File(path) = read.source else {
+            return Err(CodecError::configuration("sharding: a file read of no file").into());
+        };
+        let Some((mut shard, size)) = open_chunk(path)? else {
+            let part = std::iter::once((&read.chunk, &read.out));
+            self.read_loaded(part, &[Loaded::missing()], out, fill, threads)?;
+            return Ok(false);
+        };
+        let index = self.file_index(&mut shard, path, size)?;
+        let mut jobs = Vec::new();
+        self.each_inner(&read.chunk, &read.out, |chunk, part, place| {
+            let stored = index.chunks().get(chunk).cloned().flatten();
+            jobs.push((stored, part, place));
+        });
+        let shard = &shard;
+        parallel_map(&mut jobs, threads, |(stored, part, place)| {
+            let Some(range) = stored.clone() else {
+                let item = ReadItem {
+                    source: Source::Missing,
+                    chunk: part.clone(),
+                    out: place.clone(),
+                };
+                return self.inner_read(&[item], out, fill, 1);
+            };
+            with_file_range(shard, path, range, |bytes| {
+                let item = ReadItem {
+                    source: Source::Bytes(bytes),
+                    chunk: part.clone(),
+                    out: place.clone(),
+                };
+                self.inner_read(&[item], out, fill, 1)
+            })
+        })
+        .into_iter()
+        .collect::<ChunkResult<Vec<_>>>()?;
+        Ok(true)
+    }
+
+    /// The index of the open shard file `file` (`path`, `size` bytes).
+    fn file_index(&self, file: &mut File, path: &Path, size: u64) -> ChunkResult<ShardIndex> {
+        let size = usize::try_from(size).unwrap_or(usize::MAX);
+        let index_range = match self.location {
+            IndexLocation::Start => Some(0..self.index_len),
+            IndexLocation::End => size.checked_sub(self.index_len).map(|start| start..size),
+        }
+        .filter(|range| range.end <= size)
+        .ok_or_else(|| {
+            CodecError::Corrupt(format!(
+                "sharding: shard file {} of {size} bytes cannot hold an index of {}",
+                path.display(),
+                self.index_len
+            ))
+        })?;
+        let stored = read_file_range(file, path, index_range)?;
+        let index = ShardIndex::read(
+            &stored,
+            &self.index_decode,
+            self.chunk_count(),
+            size,
+            self.location,
+        )?;
+        Ok(index)
     }
 
     /// Inner chunks read with the inner codecs.
@@ -413,27 +485,7 @@ impl Sharding {
         let Some((mut file, size)) = open_chunk(path)? else {
             return Ok(Loaded::missing());
         };
-        let size = usize::try_from(size).unwrap_or(usize::MAX);
-        let index_range = match self.location {
-            IndexLocation::Start => Some(0..self.index_len),
-            IndexLocation::End => size.checked_sub(self.index_len).map(|start| start..size),
-        }
-        .filter(|range| range.end <= size)
-        .ok_or_else(|| {
-            CodecError::Corrupt(format!(
-                "sharding: shard file {} of {size} bytes cannot hold an index of {}",
-                path.display(),
-                self.index_len
-            ))
-        })?;
-        let stored = read_file_range(&mut file, path, index_range)?;
-        let index = ShardIndex::read(
-            &stored,
-            &self.index_decode,
-            self.chunk_count(),
-            size,
-            self.location,
-        )?;
+        let index = self.file_index(&mut file, path, size)?;
         let needed = self.needed_by(&index, part);
         let mut chunks = vec![None; self.chunk_count()];
         let mut buffers = Vec::new();

@@ -328,6 +328,82 @@ fn shard_files_are_written_read_in_parts_and_removed_when_empty() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Shard files written one at a time on more threads than shards (every inner chunk on the
+/// pool, the shard written from its pieces) and read one at a time on two threads (each inner
+/// chunk read and decoded by the thread that takes it), in every layout: the same bytes as
+/// shards written in memory, the values written, a missing file as the fill value and a file
+/// cut short as corrupt.
+#[test]
+fn single_shard_files_are_written_and_read_by_every_thread() {
+    let data = values();
+    for (name, sharding) in layouts() {
+        let dir = std::env::temp_dir().join(format!(
+            "zarr-codec-runtime-single-{name}-{}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        let values = InArray::contiguous(&data, &SHAPE, ITEM).expect("values");
+        let in_memory = write_all(&sharding, &data);
+        for ((number, chunk, place), shard) in shard_parts().into_iter().zip(&in_memory) {
+            let path = dir.join(number.to_string());
+            let item = WriteItem {
+                path: &path,
+                chunk: chunk.clone(),
+                values: place.clone(),
+            };
+            let stored = sharding
+                .write_files(&[item], &values, &[0, 0], EmptyRule::SameBytes, 4)
+                .expect("written");
+            assert_eq!(stored, [true], "{name}");
+            let written = std::fs::read(&path).expect("a file");
+            assert!(Some(&written) == shard.as_ref(), "{name}: shard {number}");
+            let counts = place.counts();
+            let mut array = vec![0xEE; counts.iter().product::<usize>() * ITEM];
+            let out = OutArray::contiguous(&mut array, &counts, ITEM).expect("an array");
+            let item = ReadItem {
+                source: Source::File(&path),
+                chunk,
+                out: Region::whole(&counts),
+            };
+            let found = sharding.read(&[item], &out, &[0, 0], 2).expect("read");
+            assert_eq!(found, [true], "{name}");
+            assert!(array == expected(&data, &place), "{name}: shard {number}");
+        }
+        let whole = Region::whole(&SHARD);
+        let mut array = vec![0xEE; SHARD[0] * SHARD[1] * ITEM];
+        let missing = dir.join("missing");
+        let out = OutArray::contiguous(&mut array, &SHARD, ITEM).expect("an array");
+        let item = ReadItem {
+            source: Source::File(&missing),
+            chunk: whole.clone(),
+            out: whole.clone(),
+        };
+        assert_eq!(
+            sharding.read(&[item], &out, &[0, 0], 2).expect("read"),
+            [false]
+        );
+        assert!(
+            array.iter().all(|&byte| byte == 0),
+            "{name}: the fill value"
+        );
+        let shard = in_memory[0].as_ref().expect("a shard");
+        let cut = dir.join("cut");
+        std::fs::write(&cut, &shard[..shard.len() / 2]).expect("written");
+        let out = OutArray::contiguous(&mut array, &SHARD, ITEM).expect("an array");
+        let item = ReadItem {
+            source: Source::File(&cut),
+            chunk: whole.clone(),
+            out: whole,
+        };
+        let error = sharding.read(&[item], &out, &[0, 0], 2).expect_err("cut");
+        assert!(
+            matches!(error, ChunkError::Codec(CodecError::Corrupt(_))),
+            "{name}: {error}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
 #[test]
 fn a_lying_or_short_shard_is_corrupt() {
     let data = values();
@@ -499,8 +575,10 @@ proptest! {
             std::fs::create_dir_all(&dir).expect("a directory");
             let path = dir.join("shard");
             std::fs::write(&path, &candidate).expect("written");
-            let item = ReadItem { source: Source::File(&path), chunk: part.clone(), out: place.clone() };
-            let _ = sharding.read(&[item], &out, &[0, 0], 1);
+            for threads in [1, 2] {
+                let item = ReadItem { source: Source::File(&path), chunk: part.clone(), out: place.clone() };
+                let _ = sharding.read(&[item], &out, &[0, 0], threads);
+            }
             let _ = std::fs::remove_dir_all(&dir);
             let index_len = sharding.index_len().min(candidate.len());
             for index in [&candidate[..index_len], &candidate[candidate.len() - index_len..]] {
