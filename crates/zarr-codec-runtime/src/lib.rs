@@ -11,7 +11,8 @@
 //!   traits) bound to its chunks' spec, with both directions planned.
 //! - [`Kernel`]: what a step runs; [`kernel::native`] wraps codec objects, and the Python
 //!   bindings wrap codecs compiled into other extension modules.
-//! - [`parallel_map`]: the one work-stealing pool every batch runs on.
+//! - [`parallel_map`]: the one work-stealing pool every batch runs on, its helper threads
+//!   parked between batches.
 //! - [`read`] and [`write`]: batches of chunks from and to memory or chunk files, decoded
 //!   into their places in a caller's array (whole chunks straight into place, parts of chunks
 //!   through scratch, missing chunks as the fill value) or encoded and written as zarr-python's
@@ -66,6 +67,7 @@ pub mod shard_index;
 pub mod sharding;
 pub mod step;
 pub mod target;
+mod workers;
 pub mod write;
 
 pub use chain::Chain;

@@ -1,6 +1,8 @@
-//! One work-stealing pool for every batch: [`parallel_map`].
+//! One work-stealing pool for every batch: [`parallel_map`], on the threads of `workers`.
 
-use std::sync::Mutex;
+use std::sync::{Mutex, PoisonError};
+
+use crate::workers::run_with_helpers;
 
 /// Apply `work` to every item on up to `threads` threads and return the results in item order.
 ///
@@ -8,9 +10,10 @@ use std::sync::Mutex;
 /// with its run helps the others, taking from the back of theirs. So chunks of uneven cost
 /// keep every thread busy, while neighbouring chunks (neighbouring pages of one output array)
 /// stay on one thread: two threads do not fault in the same huge page at once. The calling
-/// thread is one of the `threads` (it would only wait otherwise), so its per-thread scratch
-/// buffers, kept between calls, serve every batch; one thread (or one item) runs inline
-/// without spawning.
+/// thread is one of the `threads` (it would only wait otherwise); the others are helpers
+/// parked between batches, so every thread's scratch buffers, kept between calls, serve every
+/// batch. One thread (or one item) runs inline. A helper that does not start in time (all
+/// busy, say) is not waited for: the threads at work take its run.
 pub fn parallel_map<T, R, F>(items: &mut [T], threads: usize, work: F) -> Vec<R>
 where
     T: Send,
@@ -27,8 +30,8 @@ where
         let mut done = Vec::new();
         for step in 0..threads {
             let run = &runs[(own + step) % threads];
-            // A poisoned lock means another worker panicked; stop taking its items (that
-            // panic is re-raised by `scope` when it joins).
+            // A poisoned lock means another thread panicked; stop taking its items (that
+            // panic is raised in the caller once every helper is done).
             while let Some((index, item)) = run.lock().ok().and_then(|mut run| run.take(step == 0))
             {
                 done.push((index, work(item)));
@@ -36,21 +39,17 @@ where
         }
         done
     };
-    let drain = &drain;
-    let mut indexed: Vec<(usize, R)> = std::thread::scope(|scope| {
-        let workers: Vec<_> = (1..threads)
-            .map(|own| scope.spawn(move || drain(own)))
-            .collect();
-        let mut all = drain(0);
-        for worker in workers {
-            all.extend(
-                worker
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            );
-        }
-        all
-    });
+    // The helpers' results; the caller's are returned by its own drain.
+    let helped = Mutex::new(Vec::with_capacity(count));
+    let help = |own: usize| {
+        let done = drain(own);
+        helped
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .extend(done);
+    };
+    let mut indexed = run_with_helpers(threads - 1, &help, || drain(0));
+    indexed.extend(helped.into_inner().unwrap_or_else(PoisonError::into_inner));
     indexed.sort_unstable_by_key(|(index, _)| *index);
     debug_assert_eq!(indexed.len(), count);
     indexed.into_iter().map(|(_, result)| result).collect()

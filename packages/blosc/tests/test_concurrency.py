@@ -230,15 +230,16 @@ def _os_threads() -> int:
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="counts threads in /proc")
-def test_batches_leave_no_threads_behind() -> None:
-    """Batch threads are scoped to the call, so fork after a batch copies no worker."""
+def test_batches_reuse_their_helper_threads() -> None:
+    """A batch's helper threads are started once and parked between batches (each ends after
+    10 s idle): batches after the first add none."""
     codec = Blosc("zstd", 3, "shuffle", 4)
-    codec.decode_batch(codec.encode_batch(CHUNKS[:4], threads=2), threads=2)
+    codec.decode_batch(codec.encode_batch(CHUNKS, threads=8), threads=8)
     before = _os_threads()
     for _ in range(3):
         assert codec.decode_batch(codec.encode_batch(CHUNKS, threads=8), threads=8) == CHUNKS
-    # At most as many: a thread of an earlier test (already joined, still being torn down by
-    # the kernel) may leave /proc meanwhile, while a worker left behind would add one.
+    # At most as many: a thread of an earlier test (still being torn down by the kernel) may
+    # leave /proc meanwhile, while helpers started per batch would add some.
     assert _os_threads() <= before
 
 
@@ -254,9 +255,9 @@ def test_works_in_a_forked_child() -> None:
         assert c.decode_batch(batch, threads=4) == CHUNKS
 
     with warnings.catch_warnings():
-        # Python warns when the process has other OS threads: numpy's BLAS and blosc2 (when
-        # imported by other test modules) keep pools; this codec leaves none behind
-        # (test_batches_leave_no_threads_behind).
+        # Python warns when the process has other OS threads: numpy's BLAS, blosc2 (when
+        # imported by other test modules) and this codec's batch helpers are parked; the
+        # child, which has none of them, starts helpers of its own.
         warnings.simplefilter("ignore", DeprecationWarning)
         pid = os.fork()
     if pid == 0:  # the child: never return into pytest
