@@ -31,6 +31,7 @@ use zarr_codec_shapes::CodecError;
 use crate::files::{ChunkError, ChunkResult};
 use crate::read::Source;
 use crate::region::Region;
+use crate::workers::run_with_helpers;
 
 pub use index_cache::{CachedIndex, IndexCache};
 pub use shards::{Fetching, ShardRead, fetch_and_read_shards};
@@ -167,12 +168,9 @@ where
             }
         }
     };
-    std::thread::scope(|scope| {
-        for _ in 1..threads.max(1) {
-            scope.spawn(drain);
-        }
-        drain();
-    });
+    // The pool's parked helpers (they keep their scratch); one that does not start in time is
+    // not waited for, as the caller drains the channel to its end.
+    run_with_helpers(threads.max(1) - 1, &|_| drain(), drain);
     requests.abort();
     if let Some(err) = failure.into_inner().ok().flatten() {
         return Err(err);
