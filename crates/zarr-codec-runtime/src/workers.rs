@@ -64,6 +64,8 @@ struct Pool {
     pid: u32,
     queue: Mutex<Queue>,
     work: Condvar,
+    /// How long a helper waits for work before it ends ([`IDLE_EXIT`]).
+    idle_exit: Duration,
 }
 
 #[derive(Default)]
@@ -84,11 +86,12 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Pool {
-    fn new(pid: u32) -> Self {
+    fn new(pid: u32, idle_exit: Duration) -> Self {
         Pool {
             pid,
             queue: Mutex::new(Queue::default()),
             work: Condvar::new(),
+            idle_exit,
         }
     }
 
@@ -116,7 +119,7 @@ impl Pool {
             }
             // None yet, or a forked parent's, left leaked: its helpers may be thought to hold
             // it.
-            let made = Box::into_raw(Box::new(Pool::new(pid)));
+            let made = Box::into_raw(Box::new(Pool::new(pid, IDLE_EXIT)));
             if POOL
                 .compare_exchange(found, made, Ordering::AcqRel, Ordering::Acquire)
                 .is_ok()
@@ -202,7 +205,7 @@ impl Pool {
             queue.idle += 1;
             let (waited, timeout) = self
                 .work
-                .wait_timeout(queue, IDLE_EXIT)
+                .wait_timeout(queue, self.idle_exit)
                 .unwrap_or_else(PoisonError::into_inner);
             queue = waited;
             queue.idle -= 1;
@@ -222,7 +225,7 @@ mod tests {
 
     /// A pool of its own, so that other tests' batches do not share its helpers.
     fn private_pool() -> &'static Pool {
-        Box::leak(Box::new(Pool::new(std::process::id())))
+        Box::leak(Box::new(Pool::new(std::process::id(), IDLE_EXIT)))
     }
 
     /// Waits (bounded) until `count` reaches `value`.
@@ -251,6 +254,26 @@ mod tests {
         }
         // The helpers were kept for the next batches, not started again.
         assert_eq!(lock(&pool.queue).helpers, 12);
+    }
+
+    #[test]
+    fn idle_helpers_end_and_new_ones_start_when_needed() {
+        let pool: &'static Pool = Box::leak(Box::new(Pool::new(
+            std::process::id(),
+            Duration::from_millis(50),
+        )));
+        for _ in 0..2 {
+            let entered = AtomicUsize::new(0);
+            let task = |_| {
+                entered.fetch_add(1, Ordering::SeqCst);
+            };
+            pool.run(2, &task, || wait_for(&entered, 2));
+            let deadline = Instant::now() + Duration::from_secs(30);
+            while lock(&pool.queue).helpers > 0 {
+                assert!(Instant::now() < deadline, "idle helpers did not end");
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        }
     }
 
     #[test]
@@ -313,7 +336,10 @@ mod tests {
     #[test]
     fn a_forked_child_gets_a_pool_of_its_own() {
         // What `current` does when the pool it finds is another process's.
-        let parent = Box::into_raw(Box::new(Pool::new(std::process::id().wrapping_add(1))));
+        let parent = Box::into_raw(Box::new(Pool::new(
+            std::process::id().wrapping_add(1),
+            IDLE_EXIT,
+        )));
         // The pool replaced is leaked, as `current` leaks a parent's; batches of other tests
         // running meanwhile finish on whichever pool they posted to.
         POOL.store(parent, Ordering::Release);
