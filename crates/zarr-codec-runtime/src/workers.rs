@@ -25,6 +25,10 @@ use std::time::Duration;
 /// How long a helper waits for work before it ends.
 const IDLE_EXIT: Duration = Duration::from_secs(10);
 
+/// The most helper threads of a process: batches beyond wait for a free one, or their callers
+/// do the work.
+const MAX_HELPERS: usize = 512;
+
 /// A caller's share for helper `n` (numbered from 1; the caller is 0).
 type Task<'a> = dyn Fn(usize) + Sync + 'a;
 
@@ -66,15 +70,17 @@ struct Pool {
     work: Condvar,
     /// How long a helper waits for work before it ends ([`IDLE_EXIT`]).
     idle_exit: Duration,
+    /// The most helpers alive at once ([`MAX_HELPERS`]).
+    max_helpers: usize,
 }
 
 #[derive(Default)]
 struct Queue {
     /// Requests not yet taken: a job and the helper number to run it as.
     requests: VecDeque<(Arc<Job>, usize)>,
-    /// Helper threads alive, and those waiting for work.
+    /// Helper threads alive, and those running a request.
     helpers: usize,
-    idle: usize,
+    busy: usize,
 }
 
 /// The pool of this process (`Pool::current`), never freed: helpers hold it for good.
@@ -86,12 +92,13 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Pool {
-    fn new(pid: u32, idle_exit: Duration) -> Self {
+    fn new(pid: u32, idle_exit: Duration, max_helpers: usize) -> Self {
         Pool {
             pid,
             queue: Mutex::new(Queue::default()),
             work: Condvar::new(),
             idle_exit,
+            max_helpers,
         }
     }
 
@@ -119,7 +126,7 @@ impl Pool {
             }
             // None yet, or a forked parent's, left leaked: its helpers may be thought to hold
             // it.
-            let made = Box::into_raw(Box::new(Pool::new(pid, IDLE_EXIT)));
+            let made = Box::into_raw(Box::new(Pool::new(pid, IDLE_EXIT, MAX_HELPERS)));
             if POOL
                 .compare_exchange(found, made, Ordering::AcqRel, Ordering::Acquire)
                 .is_ok()
@@ -133,7 +140,7 @@ impl Pool {
         }
     }
 
-    /// Queues `helpers` requests for `task`, starting helper threads up to that many.
+    /// Queues `helpers` requests for `task`, starting helper threads where too few are free.
     fn post(&'static self, helpers: usize, task: &Task<'_>) -> Arc<Job> {
         let task: *const Task<'static> =
             // SAFETY: only the lifetime is erased (same type, same layout); the pointer is
@@ -149,17 +156,20 @@ impl Pool {
         queue
             .requests
             .extend((1..=helpers).map(|helper| (Arc::clone(&job), helper)));
-        while queue.helpers < helpers {
+        // A helper for every request waiting (this batch's and others' at once, from other
+        // threads or nested batches): a batch is not left to its caller alone because another
+        // holds the helpers.
+        while queue.helpers - queue.busy < queue.requests.len() && queue.helpers < self.max_helpers
+        {
             let started = std::thread::Builder::new()
                 .name("zarr-codec-runtime".into())
                 .spawn(move || self.serve());
             if started.is_err() {
                 break; // the caller and the helpers there are do the work
             }
-            queue.helpers += 1;
-            queue.idle += 1; // it takes the queue lock before it can wait
+            queue.helpers += 1; // it looks for requests before it first waits
         }
-        for _ in 0..helpers.min(queue.idle) {
+        for _ in 0..helpers {
             self.work.notify_one();
         }
         job
@@ -183,32 +193,32 @@ impl Pool {
     /// A helper's life: take requests and run them, wait for more, end when idle too long.
     fn serve(&self) {
         let mut queue = lock(&self.queue);
-        queue.idle -= 1;
         loop {
             if let Some((job, helper)) = queue.requests.pop_front() {
+                queue.busy += 1;
                 lock(&job.state).running += 1;
                 drop(queue);
                 // SAFETY: this request was taken under the queue lock and counted running
                 // there, so `finish` waits for it before the task's borrow ends (`Job::task`).
                 let task = unsafe { &*job.task };
                 let outcome = catch_unwind(AssertUnwindSafe(|| task(helper)));
+                // Free again before the caller hears it is done, so that the caller's next
+                // batch finds this helper free and starts no other.
+                queue = lock(&self.queue);
+                queue.busy -= 1;
                 let mut state = lock(&job.state);
                 state.running -= 1;
                 if let Err(panic) = outcome {
                     state.panic.get_or_insert(panic);
                 }
                 job.done.notify_all();
-                drop(state);
-                queue = lock(&self.queue);
                 continue;
             }
-            queue.idle += 1;
             let (waited, timeout) = self
                 .work
                 .wait_timeout(queue, self.idle_exit)
                 .unwrap_or_else(PoisonError::into_inner);
             queue = waited;
-            queue.idle -= 1;
             if timeout.timed_out() && queue.requests.is_empty() {
                 queue.helpers -= 1;
                 return;
@@ -224,8 +234,12 @@ mod tests {
     use std::time::Instant;
 
     /// A pool of its own, so that other tests' batches do not share its helpers.
-    fn private_pool() -> &'static Pool {
-        Box::leak(Box::new(Pool::new(std::process::id(), IDLE_EXIT)))
+    fn private_pool(max_helpers: usize) -> &'static Pool {
+        Box::leak(Box::new(Pool::new(
+            std::process::id(),
+            IDLE_EXIT,
+            max_helpers,
+        )))
     }
 
     /// Waits (bounded) until `count` reaches `value`.
@@ -237,23 +251,44 @@ mod tests {
         }
     }
 
+    /// Waits (bounded) until no helper of `pool` is busy; how many there are.
+    fn parked(pool: &Pool) -> usize {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let queue = lock(&pool.queue);
+            if queue.busy == 0 {
+                return queue.helpers;
+            }
+            drop(queue);
+            assert!(Instant::now() < deadline, "helpers did not park");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+
+    /// A batch of `helpers` helpers, each waited for, so each runs its share; how many ran.
+    fn batch(pool: &'static Pool, helpers: usize) -> usize {
+        let entered = AtomicUsize::new(0);
+        let done = AtomicUsize::new(0);
+        let task = |_helper: usize| {
+            entered.fetch_add(1, Ordering::SeqCst);
+            std::thread::sleep(Duration::from_millis(5));
+            done.fetch_add(1, Ordering::SeqCst);
+        };
+        pool.run(helpers, &task, || wait_for(&entered, helpers));
+        done.load(Ordering::SeqCst)
+    }
+
     #[test]
     fn helpers_work_beside_the_caller_and_are_done_when_it_returns() {
-        let pool = private_pool();
+        let pool = private_pool(MAX_HELPERS);
         for helpers in [1, 3, 12] {
-            let entered = AtomicUsize::new(0);
-            let done = AtomicUsize::new(0);
-            let task = |_helper: usize| {
-                entered.fetch_add(1, Ordering::SeqCst);
-                std::thread::sleep(Duration::from_millis(5));
-                done.fetch_add(1, Ordering::SeqCst);
-            };
-            // The caller waits for every helper to start, so each runs its share.
-            pool.run(helpers, &task, || wait_for(&entered, helpers));
-            assert_eq!(done.load(Ordering::SeqCst), helpers);
+            assert_eq!(batch(pool, helpers), helpers);
         }
-        // The helpers were kept for the next batches, not started again.
-        assert_eq!(lock(&pool.queue).helpers, 12);
+        // Parked helpers serve the next batches: none is started again.
+        let kept = parked(pool);
+        assert!(kept >= 12);
+        assert_eq!(batch(pool, 12), 12);
+        assert_eq!(parked(pool), kept);
     }
 
     #[test]
@@ -261,6 +296,7 @@ mod tests {
         let pool: &'static Pool = Box::leak(Box::new(Pool::new(
             std::process::id(),
             Duration::from_millis(50),
+            MAX_HELPERS,
         )));
         for _ in 0..2 {
             let entered = AtomicUsize::new(0);
@@ -278,9 +314,9 @@ mod tests {
 
     #[test]
     fn a_caller_does_not_wait_for_helpers_that_never_start() {
-        // Both helpers of a pool held by a slow batch: a second batch finishes on its own
-        // thread, its request withdrawn.
-        let pool = private_pool();
+        // Both helpers of a pool (of two at most) held by a slow batch: a second batch
+        // finishes on its own thread, its request withdrawn.
+        let pool = private_pool(2);
         let gate = Mutex::new(());
         let held = lock(&gate);
         let entered = AtomicUsize::new(0);
@@ -310,7 +346,7 @@ mod tests {
 
     #[test]
     fn a_helpers_panic_reaches_the_caller_and_the_pool_goes_on() {
-        let pool = private_pool();
+        let pool = private_pool(MAX_HELPERS);
         let entered = AtomicUsize::new(0);
         let outcome = catch_unwind(|| {
             let task = |_| {
@@ -339,6 +375,7 @@ mod tests {
         let parent = Box::into_raw(Box::new(Pool::new(
             std::process::id().wrapping_add(1),
             IDLE_EXIT,
+            MAX_HELPERS,
         )));
         // The pool replaced is leaked, as `current` leaks a parent's; batches of other tests
         // running meanwhile finish on whichever pool they posted to.
