@@ -657,11 +657,7 @@ impl Sharding {
             )?;
         }
         // The old inner chunks of the shards only partly written.
-        let mut jobs: Vec<&ShardWrite<'_>> = items.iter().collect();
-        let olds: Vec<Option<ShardIndex>> =
-            parallel_map(&mut jobs, threads, |write| self.old_index(write))
-                .into_iter()
-                .collect::<Result<_>>()?;
+        let olds = self.old_indexes(items, threads)?;
         if let Inner::Chain { encode, decode } = &self.inner
             && items.len() >= threads.max(2)
         {
@@ -735,6 +731,18 @@ impl Sharding {
             written[shard][chunk] = Some(data);
         }
         Ok(written)
+    }
+
+    /// [`Sharding::old_index`] of every shard of `items`, on up to `threads` threads.
+    fn old_indexes(
+        &self,
+        items: &[ShardWrite<'_>],
+        threads: usize,
+    ) -> Result<Vec<Option<ShardIndex>>> {
+        let mut jobs: Vec<&ShardWrite<'_>> = items.iter().collect();
+        parallel_map(&mut jobs, threads, |write| self.old_index(write))
+            .into_iter()
+            .collect()
     }
 
     /// The index of the old shard of `write` where only part of it is written (its other inner
@@ -1049,11 +1057,7 @@ impl Sharding {
                 values: write.values.clone(),
             })
             .collect();
-        let mut jobs: Vec<&ShardWrite<'_>> = writes.iter().collect();
-        let indexes: Vec<Option<ShardIndex>> =
-            parallel_map(&mut jobs, threads, |write| self.old_index(write))
-                .into_iter()
-                .collect::<Result<_>>()?;
+        let indexes = self.old_indexes(&writes, threads)?;
         let written = self.encode_inner_chunks(&writes, &indexes, values, fill, empty, threads)?;
         make_directories(paths)?;
         // Each shard written from its pieces where they lie (no copy into one buffer).
