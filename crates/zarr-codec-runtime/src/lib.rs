@@ -66,6 +66,7 @@ pub mod selection;
 pub mod shard_index;
 pub mod sharding;
 pub mod step;
+mod streaming;
 pub mod target;
 mod workers;
 pub mod write;

@@ -13,6 +13,8 @@ use std::marker::PhantomData;
 
 use zarr_codec_shapes::{CodecError, Result};
 
+use crate::streaming;
+
 /// Elements `start`, `start + step`, ... (`count` of them) along one dimension.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Span {
@@ -215,6 +217,13 @@ impl Layout {
     #[must_use]
     pub fn item(&self) -> usize {
         self.item
+    }
+
+    /// The bytes its elements take (saturating): how large an array this is.
+    fn byte_len(&self) -> usize {
+        self.shape
+            .iter()
+            .fold(self.item, |len, &n| len.saturating_mul(n))
     }
 
     /// The lowest and one past the highest byte any element occupies, relative to element
@@ -561,13 +570,16 @@ pub(crate) unsafe fn copy_region(
     let from_step = from_steps.last().copied().unwrap_or(0);
     let to_step = to_steps.last().copied().unwrap_or(0);
     let whole_rows = isize::try_from(item).is_ok_and(|item| from_step == item && to_step == item);
+    let stream = whole_rows && to_layout.byte_len() >= streaming::STREAM_ABOVE;
     let mut next = sources.into_iter();
     for_each_row(to_region, to_first, &to_steps, |to_row, _, count| {
         let Some(from_row) = next.next() else { return };
         // SAFETY: the caller's contract: every element of both rows lies within its memory,
         // and they do not overlap.
         unsafe {
-            if whole_rows {
+            if stream {
+                streaming::copy(from.offset(from_row), to.offset(to_row), count * item);
+            } else if whole_rows {
                 std::ptr::copy_nonoverlapping(
                     from.offset(from_row),
                     to.offset(to_row),
@@ -584,6 +596,9 @@ pub(crate) unsafe fn copy_region(
             }
         }
     });
+    if stream {
+        streaming::fence();
+    }
 }
 
 /// `bytes` filled with copies of `value` (one element).

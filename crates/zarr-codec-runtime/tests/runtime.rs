@@ -294,6 +294,49 @@ fn a_read_places_whole_partial_and_missing_chunks_from_memory_and_files() {
 }
 
 #[test]
+fn reads_into_arrays_larger_than_the_caches_place_every_row() {
+    // Arrays of 32 MiB and more are written with non-temporal stores: rows of odd lengths at
+    // odd offsets, edge chunks cut short, every chunk decoded on one of two threads.
+    let shape = [4099, 8191];
+    let chunk_shape = [1000, 1500];
+    let value = |row: usize, col: usize| u8::try_from((row * 31 + col * 7 + row / 256) % 251);
+    let chain =
+        Chain::new(&[], None, &[zstd()], spec(&chunk_shape, DataType::UInt8)).expect("a chain");
+    let places = grid(shape, chunk_shape);
+    let stored: Vec<Vec<u8>> = places
+        .iter()
+        .map(|(part, place)| {
+            let (rows, cols) = (&place.spans[0], &part.spans[1]);
+            let mut chunk = vec![0u8; chunk_shape[0] * chunk_shape[1]];
+            for i in 0..rows.count {
+                for j in 0..cols.count {
+                    chunk[i * chunk_shape[1] + j] =
+                        value(rows.start + i, place.spans[1].start + j).expect("small");
+                }
+            }
+            chain.encode(&chunk).expect("encoded")
+        })
+        .collect();
+    let items: Vec<ReadItem<'_>> = places
+        .iter()
+        .zip(&stored)
+        .map(|((part, place), bytes)| ReadItem {
+            source: Source::Bytes(bytes),
+            chunk: part.clone(),
+            out: place.clone(),
+        })
+        .collect();
+    let mut array = vec![0xEE; shape[0] * shape[1]];
+    let out = OutArray::contiguous(&mut array, &shape, 1).expect("an array");
+    read_batch(chain.decode_plan(), &chunk_shape, &items, &out, &[0], 2).expect("read");
+    for (row, elements) in array.chunks_exact(shape[1]).enumerate() {
+        for (col, &element) in elements.iter().enumerate() {
+            assert_eq!(Ok(element), value(row, col), "element ({row}, {col})");
+        }
+    }
+}
+
+#[test]
 fn places_that_share_elements_are_written_in_order() {
     let chain = Chain::new(&[], None, &[], spec(&[2], DataType::UInt8)).expect("a chain");
     let first = [1, 2];
