@@ -13,10 +13,11 @@ operation (A B C D E, then B C D E A, ...), and each call is timed twice, by the
 by the process's CPU time (all its threads; what a peer costs, however it spreads its work over
 the cores). The table gives each peer's median wall time with its spread (the middle half of
 the calls), and its median CPU time; compare CPU time across peers, and wall time for the use
-of both cores. Two floors per layout and read: the chunks' own zstd decode (the same chunk
-bytes, read beforehand, decoded by our zstd codec on every core into buffers touched before)
-and a fresh output (``np.empty`` of the result and a first touch of every page), which every
-peer's read pays besides.
+of both cores. Three floors per layout and read, which every peer's read pays: the chunks' own
+zstd decode (the same chunk bytes, read beforehand, decoded by our zstd codec on every core
+into buffers touched before), a fresh output (``np.empty`` of the result and a first touch of
+every page), and reading the chunks' stored bytes from files (one file each on the same
+tmpfs, into one reused buffer, on one thread).
 
 Quote figures only from release wheels. Never asserts a time.
 """
@@ -49,6 +50,7 @@ PEER_LAYOUTS = ["[bytes, zstd]", "sharded 4x4 zstd"]
 TENSORSTORE = "tensorstore"
 FLOOR_DECODE = "floor: zstd decode"
 FLOOR_OUTPUT = "floor: fresh output"
+FLOOR_FILES = "floor: file reads"
 
 Sample = tuple[float, float]  # (wall seconds, CPU seconds)
 
@@ -164,9 +166,11 @@ def _floors(
     chunks: tuple[int, int],
     selection: Any,
     shape: tuple[int, int],
+    scratch: Path,
 ) -> dict[str, Callable[[], object]]:
-    """The two floors of a read of ``selection``: decoding the chunks it touches (into buffers
-    touched before), and a fresh output of its shape."""
+    """The three floors of a read of ``selection``: decoding the chunks it touches (into buffers
+    touched before), a fresh output of its shape, and reading the chunks' stored bytes from
+    files (each in a file of its own in ``scratch``, read into one reused buffer)."""
     from zarr_codec_zstd import Zstd
 
     rows, cols = (s if isinstance(s, slice) else slice(s, s + 1) for s in selection)
@@ -186,9 +190,24 @@ def _floors(
         out.fill(0)
         return out
 
+    scratch.mkdir(parents=True, exist_ok=True)
+    files = []
+    for n, stored in enumerate(needed):
+        files.append(scratch / str(n))
+        files[-1].write_bytes(stored)
+    buffer = bytearray(max(map(len, needed)))
+
+    def read_files() -> object:
+        view = memoryview(buffer)
+        for path in files:
+            with open(path, "rb", buffering=0) as file:
+                file.readinto(view)
+        return buffer
+
     return {
         FLOOR_DECODE: functools.partial(codec.decode_batch_into, needed, outs),
         FLOOR_OUTPUT: fresh,
+        FLOOR_FILES: read_files,
     }
 
 
@@ -213,7 +232,7 @@ def run(rounds: int, sizes: list[str], layouts: list[str]) -> dict[Key, dict[str
                     root / names[0].replace(" ", "_"), shape, "shards" in LAYOUTS[layout]
                 )
                 floors = {
-                    op: _floors(stored, chunks, selection, shape)
+                    op: _floors(stored, chunks, selection, shape, root / "floor" / op)
                     for direction, op, selection, _ in operations
                     if direction == "read"
                 }
@@ -254,13 +273,19 @@ def _quartiles(values: list[float]) -> tuple[float, float, float]:
 def markdown(results: dict[Key, dict[str, list[Sample]]]) -> str:
     """Two tables: wall time (median, and the middle half of the calls) and CPU time (median)
     per call, in ms; the CPU table adds ours as a fraction of zarrs-python's, TensorStore's and
-    the decode floor's CPU time."""
+    the floors' CPU time (the decode alone, with the fresh output, and with the file reads)."""
     names: list[str] = []
     for by_name in results.values():
         names += [n for n in by_name if n not in names]
     head = "| size | layout | op | selection | " + " | ".join(names)
     wall = [head + " |", "|---|---|---|---|" + "---|" * len(names)]
-    ratios = ["ours / zarrs", "ours / TensorStore", "ours / decode floor"]
+    ratios = [
+        "ours / zarrs",
+        "ours / TensorStore",
+        "ours / decode floor",
+        "ours / decode + output",
+        "ours / all three floors",
+    ]
     cpu = [head + " | " + " | ".join(ratios) + " |",
            "|---|---|---|---|" + "---|" * (len(names) + len(ratios))]  # fmt: skip
     ours = "zarr-codecs pipeline"
@@ -279,9 +304,15 @@ def markdown(results: dict[Key, dict[str, list[Sample]]]) -> str:
             medians[name] = statistics.median(c for _, c in samples)
             cpus.append(_format(medians[name]))
         shares = []
-        for other in ("zarrs", TENSORSTORE, FLOOR_DECODE):
-            if ours in medians and medians.get(other):
-                shares.append(f"{medians[ours] / medians[other]:.2f}")
+        for others in (
+            ("zarrs",),
+            (TENSORSTORE,),
+            (FLOOR_DECODE,),
+            (FLOOR_DECODE, FLOOR_OUTPUT),
+            (FLOOR_DECODE, FLOOR_OUTPUT, FLOOR_FILES),
+        ):
+            if ours in medians and all(medians.get(other) for other in others):
+                shares.append(f"{medians[ours] / sum(medians[other] for other in others):.2f}")
             else:
                 shares.append("-")
         wall.append(row + " | ".join(walls) + " |")
