@@ -7,7 +7,7 @@ zarrs' pipeline setting turned into ours (our codecs installed, tests counted by
 went through); a test that passes with zarrs' and not with ours fails the run. Tests that
 check zarrs' own pipeline object, its settings or its services rather than what arrays hold
 are deselected, each with its reason (:data:`EXCLUDED`). ``--quick`` runs a fixed subset
-(CI's: the indexing round trips against zarr-python, v2, sharding, byte orders). Exit
+(CI's: the indexing round trips against zarr-python, v2, sharding, byte orders, codecs). Exit
 status: 1 when a test passes with zarrs' pipeline and not with ours.
 """
 
@@ -27,6 +27,10 @@ QUICK = (
     "tests/test_v2.py",
     "tests/test_sharding.py",
     "tests/test_endian.py",
+    "tests/test_codecs.py",
+    "tests/test_gzip.py",
+    "tests/test_zstd.py",
+    "tests/test_transpose.py",
 )
 
 _ZARRS_ONLY = "checks zarrs' own pipeline object or its settings, not what arrays hold"
