@@ -570,7 +570,7 @@ pub(crate) unsafe fn copy_region(
     let from_step = from_steps.last().copied().unwrap_or(0);
     let to_step = to_steps.last().copied().unwrap_or(0);
     let whole_rows = isize::try_from(item).is_ok_and(|item| from_step == item && to_step == item);
-    let stream = whole_rows && to_layout.byte_len() >= streaming::STREAM_ABOVE;
+    let stream = whole_rows && to_layout.byte_len() >= streaming::stream_above();
     let mut next = sources.into_iter();
     for_each_row(to_region, to_first, &to_steps, |to_row, _, count| {
         let Some(from_row) = next.next() else { return };

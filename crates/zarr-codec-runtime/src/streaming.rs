@@ -4,12 +4,60 @@
 //! With ordinary stores every cache line written is first read from memory (to own it), a third
 //! more memory traffic, and the lines then push out of the cache what the next chunk's decode
 //! is about to use (its scratch, the compressed bytes). Non-temporal stores send whole lines
-//! straight to memory. Only for targets of at least [`STREAM_ABOVE`] bytes: a smaller array is
-//! likely still in cache when the caller reads it, which ordinary stores keep.
+//! straight to memory. Only for targets of at least [`stream_above`] bytes (the last-level
+//! cache): a smaller array is likely still in cache when the caller reads it, which ordinary
+//! stores keep.
 
-/// Arrays of at least this many bytes are written with non-temporal stores (several times any
-/// last-level cache share a thread can count on).
-pub(crate) const STREAM_ABOVE: usize = 32 << 20;
+use std::sync::OnceLock;
+
+/// Arrays of at least this many bytes are always written with non-temporal stores (several
+/// times any last-level cache share a thread can count on), however large the cache.
+const STREAM_ABOVE_AT_MOST: usize = 32 << 20;
+
+/// The least size taken from a cache size (a guard against a nonsense figure).
+const STREAM_ABOVE_AT_LEAST: usize = 1 << 20;
+
+/// The size of arrays from which [`copy`] is worth its non-temporal stores: this machine's
+/// last-level cache (read once), within [`STREAM_ABOVE_AT_LEAST`] and
+/// [`STREAM_ABOVE_AT_MOST`]; the latter where the cache's size is not known.
+pub(crate) fn stream_above() -> usize {
+    static ABOVE: OnceLock<usize> = OnceLock::new();
+    *ABOVE.get_or_init(|| {
+        last_level_cache().map_or(STREAM_ABOVE_AT_MOST, |size| {
+            size.clamp(STREAM_ABOVE_AT_LEAST, STREAM_ABOVE_AT_MOST)
+        })
+    })
+}
+
+/// The size of the first CPU's largest (last-level) cache, as Linux describes it in sysfs.
+fn last_level_cache() -> Option<usize> {
+    let caches = std::fs::read_dir("/sys/devices/system/cpu/cpu0/cache").ok()?;
+    caches
+        .filter_map(|entry| {
+            let dir = entry.ok()?.path();
+            let level: u32 = std::fs::read_to_string(dir.join("level"))
+                .ok()?
+                .trim()
+                .parse()
+                .ok()?;
+            let size = cache_size(&std::fs::read_to_string(dir.join("size")).ok()?)?;
+            Some((level, size))
+        })
+        .max()
+        .map(|(_, size)| size)
+}
+
+/// A sysfs cache size (`"8192K"`, `"32M"`, `"512"`) in bytes.
+fn cache_size(text: &str) -> Option<usize> {
+    let text = text.trim();
+    let (digits, unit) = match text.char_indices().last()? {
+        (at, 'K') => (&text[..at], 1 << 10),
+        (at, 'M') => (&text[..at], 1 << 20),
+        (at, 'G') => (&text[..at], 1 << 30),
+        _ => (text, 1),
+    };
+    digits.parse::<usize>().ok()?.checked_mul(unit)
+}
 
 /// Rows shorter than this are copied with ordinary stores (a partial line written
 /// non-temporally costs more than it saves).
@@ -80,6 +128,29 @@ unsafe fn copy_x86_64(from: *const u8, to: *mut u8, len: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cache_sizes_read_as_sysfs_writes_them() {
+        assert_eq!(cache_size("8192K\n"), Some(8 << 20));
+        assert_eq!(cache_size("32M"), Some(32 << 20));
+        assert_eq!(cache_size("1G"), Some(1 << 30));
+        assert_eq!(cache_size("512"), Some(512));
+        for nonsense in ["", "K", "-1K", "12Q", "99999999999999999999G"] {
+            assert_eq!(cache_size(nonsense), None, "{nonsense:?}");
+        }
+    }
+
+    #[test]
+    fn arrays_stream_from_at_most_32_mib() {
+        let above = stream_above();
+        assert!((STREAM_ABOVE_AT_LEAST..=STREAM_ABOVE_AT_MOST).contains(&above));
+        if let Some(cache) = last_level_cache() {
+            assert_eq!(
+                above,
+                cache.clamp(STREAM_ABOVE_AT_LEAST, STREAM_ABOVE_AT_MOST)
+            );
+        }
+    }
 
     #[test]
     fn copies_every_length_and_alignment_exactly() {

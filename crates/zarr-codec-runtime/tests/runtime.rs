@@ -295,7 +295,8 @@ fn a_read_places_whole_partial_and_missing_chunks_from_memory_and_files() {
 
 #[test]
 fn reads_into_arrays_larger_than_the_caches_place_every_row() {
-    // Arrays of 32 MiB and more are written with non-temporal stores: rows of odd lengths at
+    // Arrays of 32 MiB and more are written with non-temporal stores on every machine (smaller
+    // ones from the size of its last-level cache): rows of odd lengths at
     // odd offsets, edge chunks cut short, every chunk decoded on one of two threads.
     let shape = [4099, 8191];
     let chunk_shape = [1000, 1500];
