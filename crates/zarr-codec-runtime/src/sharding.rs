@@ -6,9 +6,10 @@
 //! the inner [`Sharding`]):
 //!
 //! - **Reads** first load each shard on its own thread: a shard in memory is sliced; a shard
-//!   file that is read whole is read in one go (when there are whole shard files enough for
-//!   every thread, each thread reads one into its own reused buffer and decodes its inner
-//!   chunks before taking the next); for a part of a shard, only its index is read
+//!   file that is read whole is read by its index and then its inner chunks, in runs of
+//!   adjacent ones (when there are whole shard files enough for every thread, each thread
+//!   takes a shard and reads each run into its own reused buffer, decoding the run's inner
+//!   chunks while they are in cache, before taking the next); for a part of a shard, only its index is read
 //!   (one range at its start or end), then only the inner chunks the part needs, neighbours
 //!   closer than [`COALESCE_GAP`] read as one range. Missing shards and missing inner chunks
 //!   are the fill value.
@@ -27,7 +28,7 @@ use zarr_codec_shapes::{CodecError, Result};
 
 use crate::files::{
     ChunkError, ChunkResult, make_directories, open_chunk, read_chunk_file, read_file_range,
-    remove_chunk, with_chunk_file, with_file_range, write_atomically, write_pieces_atomically,
+    remove_chunk, with_file_range, write_atomically, write_pieces_atomically,
 };
 use crate::grid::Grid;
 use crate::plan::Plan;
@@ -40,6 +41,52 @@ use crate::write::{BufferWriteItem, EmptyRule, WriteItem, write_buffers};
 
 /// Inner chunks of a shard file closer than this are read as one range.
 pub const COALESCE_GAP: usize = 64 << 10;
+
+/// A whole shard file read on one thread is read in runs of adjacent inner chunks of up to
+/// this many bytes (an inner chunk larger than this alone): few reads for small inner chunks,
+/// and each run still in the core's own cache when its chunks are decoded, where a whole
+/// shard read at once would have been pushed out to memory by then.
+const RUN_BYTES: usize = 256 << 10;
+
+/// An inner chunk of a shard file to read: its bytes' range in the file, the part of it
+/// needed and that part's place in the output.
+type InnerJob = (Range<usize>, Region, Region);
+
+/// `jobs` (sorted by where their bytes start) cut into runs of adjacent ones: each run's bytes
+/// follow one another with no gap, and span at most `most` bytes unless a run is one job.
+fn runs(jobs: &[InnerJob], most: usize) -> impl Iterator<Item = &[InnerJob]> {
+    let mut rest = jobs;
+    std::iter::from_fn(move || {
+        let first = rest.first()?;
+        let (start, mut end) = (first.0.start, first.0.end);
+        let mut len = 1;
+        for (stored, ..) in &rest[1..] {
+            if stored.start != end || stored.end.saturating_sub(start) > most {
+                break;
+            }
+            end = stored.end;
+            len += 1;
+        }
+        let (run, after) = rest.split_at(len);
+        rest = after;
+        Some(run)
+    })
+}
+
+/// The bytes a run of [`runs`] spans in its file.
+fn run_span(run: &[InnerJob]) -> Range<usize> {
+    let start = run
+        .iter()
+        .map(|(stored, ..)| stored.start)
+        .min()
+        .unwrap_or(0);
+    let end = run
+        .iter()
+        .map(|(stored, ..)| stored.end)
+        .max()
+        .unwrap_or(start);
+    start..end
+}
 
 /// What a shard's inner chunks are encoded with.
 #[derive(Clone)]
@@ -317,26 +364,46 @@ impl Sharding {
         matches!(read.source, Source::File(_)) && read.chunk.is_whole(&self.shard_shape)
     }
 
-    /// A whole shard file read into this thread's file buffer and its inner chunks decoded on
-    /// this thread (a missing file: the fill value); whether it was there.
+    /// A whole shard file read on this thread (a missing file: the fill value): its index,
+    /// then runs of adjacent inner chunks of up to [`RUN_BYTES`], each read into this thread's
+    /// file buffer and decoded while its bytes are still in cache; whether it was there.
     fn read_whole_file(
         &self,
         read: &ReadItem<'_>,
         out: &OutArray<'_>,
         fill: &[u8],
     ) -> ChunkResult<bool> {
-        let part = std::iter::once((&read.chunk, &read.out));
         let Source::File(path) = read.source else {
             return Err(CodecError::configuration("sharding: a whole-file read of no file").into());
         };
-        let found = with_chunk_file(path, None, |shard| {
-            let loaded = self.whole(Cow::Borrowed(shard))?;
-            self.read_loaded(part.clone(), std::slice::from_ref(&loaded), out, fill, 1)
-        })?;
-        if found.is_none() {
+        let Some((mut shard, size)) = open_chunk(path)? else {
+            let part = std::iter::once((&read.chunk, &read.out));
             self.read_loaded(part, &[Loaded::missing()], out, fill, 1)?;
+            return Ok(false);
+        };
+        let index = self.file_index(&mut shard, path, size)?;
+        let (mut present, missing) = self.inner_jobs(&index, read);
+        if !missing.is_empty() {
+            self.inner_read(&missing, out, fill, 1)?;
         }
-        Ok(found.is_some())
+        present.sort_by_key(|(stored, ..)| stored.start);
+        for run in runs(&present, RUN_BYTES) {
+            let span = run_span(run);
+            with_file_range(&shard, path, span.clone(), |bytes| {
+                let items: Vec<ReadItem<'_>> = run
+                    .iter()
+                    .map(|(stored, part, place)| ReadItem {
+                        source: Source::Bytes(
+                            &bytes[stored.start - span.start..stored.end - span.start],
+                        ),
+                        chunk: part.clone(),
+                        out: place.clone(),
+                    })
+                    .collect();
+                self.inner_read(&items, out, fill, 1)
+            })?;
+        }
+        Ok(true)
     }
 
     /// The part `read.chunk` of a shard file (a missing file: the fill value) read by
@@ -358,22 +425,13 @@ impl Sharding {
             return Ok(false);
         };
         let index = self.file_index(&mut shard, path, size)?;
-        let mut jobs = Vec::new();
-        self.each_inner(&read.chunk, &read.out, |chunk, part, place| {
-            let stored = index.chunks().get(chunk).cloned().flatten();
-            jobs.push((stored, part, place));
-        });
+        let (mut present, missing) = self.inner_jobs(&index, read);
+        if !missing.is_empty() {
+            self.inner_read(&missing, out, fill, threads)?;
+        }
         let shard = &shard;
-        parallel_map(&mut jobs, threads, |(stored, part, place)| {
-            let Some(range) = stored.clone() else {
-                let item = ReadItem {
-                    source: Source::Missing,
-                    chunk: part.clone(),
-                    out: place.clone(),
-                };
-                return self.inner_read(&[item], out, fill, 1);
-            };
-            with_file_range(shard, path, range, |bytes| {
+        parallel_map(&mut present, threads, |(stored, part, place)| {
+            with_file_range(shard, path, stored.clone(), |bytes| {
                 let item = ReadItem {
                     source: Source::Bytes(bytes),
                     chunk: part.clone(),
@@ -385,6 +443,29 @@ impl Sharding {
         .into_iter()
         .collect::<ChunkResult<Vec<_>>>()?;
         Ok(true)
+    }
+
+    /// The inner chunks of `read` (a part of a shard whose index is `index`): those stored,
+    /// with their bytes' range in the shard, the part of each needed and its place; and the
+    /// reads of those missing (their fill value).
+    fn inner_jobs<'r>(
+        &self,
+        index: &ShardIndex,
+        read: &ReadItem<'_>,
+    ) -> (Vec<InnerJob>, Vec<ReadItem<'r>>) {
+        let mut present = Vec::new();
+        let mut missing = Vec::new();
+        self.each_inner(&read.chunk, &read.out, |chunk, part, place| {
+            match index.chunks().get(chunk).cloned().flatten() {
+                Some(stored) => present.push((stored, part, place)),
+                None => missing.push(ReadItem {
+                    source: Source::Missing,
+                    chunk: part,
+                    out: place,
+                }),
+            }
+        });
+        (present, missing)
     }
 
     /// The index of the open shard file `file` (`path`, `size` bytes).
@@ -1164,6 +1245,29 @@ fn write_order(grid: &[usize], order: WriteOrder) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn runs_hold_adjacent_inner_chunks_up_to_their_size() {
+        let job = |range: Range<usize>| (range, Region::whole(&[1]), Region::whole(&[1]));
+        let jobs = vec![
+            job(0..100),
+            job(100..250),
+            job(250..300),   // 300 bytes from 0: the most a run may span
+            job(300..301),   // would make 301
+            job(400..500),   // a gap
+            job(450..460),   // overlaps the one before (a hostile index): a run of its own
+            job(460..2000),  // larger than a run alone
+            job(2000..2000), // empty, adjacent
+        ];
+        let spans: Vec<Range<usize>> = runs(&jobs, 300).map(run_span).collect();
+        assert_eq!(
+            spans,
+            vec![0..300, 300..301, 400..500, 450..460, 460..2000, 2000..2000]
+        );
+        let lens: Vec<usize> = runs(&jobs, 300).map(<[InnerJob]>::len).collect();
+        assert_eq!(lens, vec![3, 1, 1, 1, 1, 1]);
+        assert_eq!(runs(&[], 300).count(), 0);
+    }
 
     #[test]
     fn morton_order_matches_zarr_python() {

@@ -594,3 +594,110 @@ proptest! {
         }
     }
 }
+
+/// Whole shard files, more of them than threads, read whole on two threads (each thread takes
+/// a shard and reads it in runs of adjacent inner chunks): shards of 512 KiB of incompressible
+/// values in inner chunks of 32 KiB (several runs a shard), edge shards cut short, an inner
+/// chunk left empty (not stored), a shard file missing (the fill value) and one cut short
+/// (corrupt, nothing else wrong).
+#[test]
+fn whole_shard_files_are_read_a_shard_per_thread_in_runs() {
+    const BIG: [usize; 2] = [1100, 1000];
+    const BIG_SHARD: [usize; 2] = [512, 512];
+    const BIG_INNER: [usize; 2] = [128, 128];
+    let dir = std::env::temp_dir().join(format!(
+        "zarr-codec-runtime-whole-shards-{}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    // Every element distinct and no run zstd can shorten, but for inner chunk (0, 0): zeros.
+    let data: Vec<u8> = (0..BIG[0] * BIG[1])
+        .flat_map(|i| {
+            let (row, col) = (i / BIG[1], i % BIG[1]);
+            let mixed = (i as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 48;
+            let value = if row < 128 && col < 128 {
+                0
+            } else {
+                u16::try_from(mixed).expect("16 bits")
+            };
+            value.to_ne_bytes()
+        })
+        .collect();
+    for location in [IndexLocation::End, IndexLocation::Start] {
+        let sharding = sharding(&BIG_SHARD, chain_inner(&BIG_INNER), &BIG_INNER, location);
+        let grid = Grid::covering(&BIG, &BIG_SHARD).expect("a grid");
+        let mut parts = Vec::new();
+        grid.for_each_chunk(
+            &Region::whole(&BIG),
+            &Region::whole(&BIG),
+            |n, part, place| {
+                parts.push((dir.join(n.to_string()), part, place));
+            },
+        );
+        let values = InArray::contiguous(&data, &BIG, ITEM).expect("values");
+        let writes: Vec<WriteItem<'_>> = parts
+            .iter()
+            .map(|(path, part, place)| WriteItem {
+                path,
+                chunk: part.clone(),
+                values: place.clone(),
+            })
+            .collect();
+        let stored = sharding
+            .write_files(&writes, &values, &[0, 0], EmptyRule::SameBytes, 2)
+            .expect("written");
+        assert!(stored.iter().all(|&s| s));
+        assert!(std::fs::metadata(&parts[0].0).expect("a file").len() > 256 << 10); // runs
+        let read_all = |paths: &[&std::path::Path]| {
+            let mut array = vec![0xEEu8; data.len()];
+            let out = OutArray::contiguous(&mut array, &BIG, ITEM).expect("an array");
+            let items: Vec<ReadItem<'_>> = parts
+                .iter()
+                .zip(paths)
+                .map(|((_, part, place), path)| ReadItem {
+                    source: Source::File(path),
+                    chunk: part.clone(),
+                    out: place.clone(),
+                })
+                .collect();
+            sharding
+                .read(&items, &out, &[0, 0], 2)
+                .map(|found| (found, array))
+        };
+        let paths: Vec<&std::path::Path> = parts.iter().map(|(path, ..)| path.as_path()).collect();
+        let (found, array) = read_all(&paths).expect("read");
+        assert_eq!(found, [true; 6]); // 3 x 2 shards, the last row of them cut short
+        assert!(array == data, "{location:?}");
+        // A missing shard file: its place is the fill value, the rest as written.
+        let missing = dir.join("missing");
+        let mut some_missing = paths.clone();
+        some_missing[5] = &missing;
+        let (found, array) = read_all(&some_missing).expect("read");
+        assert_eq!(found, [true, true, true, true, true, false]);
+        let (_, _, place) = &parts[5];
+        let (rows, cols) = (place.spans[0], place.spans[1]);
+        for row in 0..BIG[0] {
+            let at = row * BIG[1] * ITEM;
+            let in_place = row >= rows.start && row < rows.start + rows.count;
+            let (left, right) = (at + cols.start * ITEM, at + BIG[1] * ITEM);
+            assert_eq!(array[at..left], data[at..left], "row {row}");
+            if in_place {
+                assert!(array[left..right].iter().all(|&b| b == 0), "row {row}");
+            } else {
+                assert_eq!(array[left..right], data[left..right], "row {row}");
+            }
+        }
+        // A shard file cut short: corrupt.
+        let cut = dir.join("cut");
+        let whole = std::fs::read(&parts[1].0).expect("a file");
+        std::fs::write(&cut, &whole[..whole.len() * 2 / 3]).expect("written");
+        let mut some_cut = paths.clone();
+        some_cut[1] = &cut;
+        let error = read_all(&some_cut).expect_err("cut");
+        assert!(
+            matches!(error, ChunkError::Codec(CodecError::Corrupt(_))),
+            "{location:?}: {error}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
