@@ -373,19 +373,9 @@ impl Sharding {
         out: &OutArray<'_>,
         fill: &[u8],
     ) -> ChunkResult<bool> {
-        let Source::File(path) = read.source else {
-            return Err(CodecError::configuration("sharding: a whole-file read of no file").into());
-        };
-        let Some((mut shard, size)) = open_chunk(path)? else {
-            let part = std::iter::once((&read.chunk, &read.out));
-            self.read_loaded(part, &[Loaded::missing()], out, fill, 1)?;
+        let Some((shard, path, mut present)) = self.open_shard_file(read, out, fill, 1)? else {
             return Ok(false);
         };
-        let index = self.file_index(&mut shard, path, size)?;
-        let (mut present, missing) = self.inner_jobs(&index, read);
-        if !missing.is_empty() {
-            self.inner_read(&missing, out, fill, 1)?;
-        }
         present.sort_by_key(|(stored, ..)| stored.start);
         for run in runs(&present, RUN_BYTES) {
             let span = run_span(run);
@@ -416,19 +406,10 @@ impl Sharding {
         fill: &[u8],
         threads: usize,
     ) -> ChunkResult<bool> {
-        let Source::File(path) = read.source else {
-            return Err(CodecError::configuration("sharding: a file read of no file").into());
-        };
-        let Some((mut shard, size)) = open_chunk(path)? else {
-            let part = std::iter::once((&read.chunk, &read.out));
-            self.read_loaded(part, &[Loaded::missing()], out, fill, threads)?;
+        let Some((shard, path, mut present)) = self.open_shard_file(read, out, fill, threads)?
+        else {
             return Ok(false);
         };
-        let index = self.file_index(&mut shard, path, size)?;
-        let (mut present, missing) = self.inner_jobs(&index, read);
-        if !missing.is_empty() {
-            self.inner_read(&missing, out, fill, threads)?;
-        }
         let shard = &shard;
         parallel_map(&mut present, threads, |(stored, part, place)| {
             with_file_range(shard, path, stored.clone(), |bytes| {
@@ -445,14 +426,26 @@ impl Sharding {
         Ok(true)
     }
 
-    /// The inner chunks of `read` (a part of a shard whose index is `index`): those stored,
-    /// with their bytes' range in the shard, the part of each needed and its place; and the
-    /// reads of those missing (their fill value).
-    fn inner_jobs<'r>(
+    /// The shard file of `read` opened and its index read; the inner chunks of the part
+    /// `read.chunk` stored there (their bytes' range in the file, the part of each needed and
+    /// its place); those not stored already set to the fill value, on up to `threads` threads.
+    /// `None` when there is no file (its place is then the fill value).
+    fn open_shard_file<'p>(
         &self,
-        index: &ShardIndex,
-        read: &ReadItem<'_>,
-    ) -> (Vec<InnerJob>, Vec<ReadItem<'r>>) {
+        read: &ReadItem<'p>,
+        out: &OutArray<'_>,
+        fill: &[u8],
+        threads: usize,
+    ) -> ChunkResult<Option<(File, &'p Path, Vec<InnerJob>)>> {
+        let Source::File(path) = read.source else {
+            return Err(CodecError::configuration("sharding: a file read of no file").into());
+        };
+        let Some((mut shard, size)) = open_chunk(path)? else {
+            let part = std::iter::once((&read.chunk, &read.out));
+            self.read_loaded(part, &[Loaded::missing()], out, fill, threads)?;
+            return Ok(None);
+        };
+        let index = self.file_index(&mut shard, path, size)?;
         let mut present = Vec::new();
         let mut missing = Vec::new();
         self.each_inner(&read.chunk, &read.out, |chunk, part, place| {
@@ -465,7 +458,10 @@ impl Sharding {
                 }),
             }
         });
-        (present, missing)
+        if !missing.is_empty() {
+            self.inner_read(&missing, out, fill, threads)?;
+        }
+        Ok(Some((shard, path, present)))
     }
 
     /// The index of the open shard file `file` (`path`, `size` bytes).
