@@ -9,10 +9,10 @@
 //!   file that is read whole is read by its index and then its inner chunks, in runs of
 //!   adjacent ones (when there are whole shard files enough for every thread, each thread
 //!   takes a shard and reads each run into its own reused buffer, decoding the run's inner
-//!   chunks while they are in cache, before taking the next); for a part of a shard, only its index is read
-//!   (one range at its start or end), then only the inner chunks the part needs, neighbours
-//!   closer than [`COALESCE_GAP`] read as one range. Missing shards and missing inner chunks
-//!   are the fill value.
+//!   chunks while they are in cache, before taking the next); for a part of a shard, only its
+//!   index is read (one range at its start or end), then only the inner chunks the part
+//!   needs, neighbours closer than [`COALESCE_GAP`] read as one range. Missing shards and
+//!   missing inner chunks are the fill value.
 //! - **Writes** encode the inner chunks written (merged with the old inner chunk where only
 //!   part of one is written), keep the old bytes of the inner chunks not written, and lay the
 //!   present ones out in the shard's write order (Morton by default, as zarr-python), the
@@ -52,9 +52,10 @@ const RUN_BYTES: usize = 256 << 10;
 /// needed and that part's place in the output.
 type InnerJob = (Range<usize>, Region, Region);
 
-/// `jobs` (sorted by where their bytes start) cut into runs of adjacent ones: each run's bytes
-/// follow one another with no gap, and span at most `most` bytes unless a run is one job.
-fn runs(jobs: &[InnerJob], most: usize) -> impl Iterator<Item = &[InnerJob]> {
+/// `jobs` (sorted by where their bytes start) cut into runs of adjacent ones, each with the
+/// bytes it spans in its file: a run's bytes follow one another with no gap, and span at most
+/// `most` bytes unless the run is one job.
+fn runs(jobs: &[InnerJob], most: usize) -> impl Iterator<Item = (Range<usize>, &[InnerJob])> {
     let mut rest = jobs;
     std::iter::from_fn(move || {
         let first = rest.first()?;
@@ -69,23 +70,8 @@ fn runs(jobs: &[InnerJob], most: usize) -> impl Iterator<Item = &[InnerJob]> {
         }
         let (run, after) = rest.split_at(len);
         rest = after;
-        Some(run)
+        Some((start..end, run))
     })
-}
-
-/// The bytes a run of [`runs`] spans in its file.
-fn run_span(run: &[InnerJob]) -> Range<usize> {
-    let start = run
-        .iter()
-        .map(|(stored, ..)| stored.start)
-        .min()
-        .unwrap_or(0);
-    let end = run
-        .iter()
-        .map(|(stored, ..)| stored.end)
-        .max()
-        .unwrap_or(start);
-    start..end
 }
 
 /// What a shard's inner chunks are encoded with.
@@ -377,8 +363,7 @@ impl Sharding {
             return Ok(false);
         };
         present.sort_by_key(|(stored, ..)| stored.start);
-        for run in runs(&present, RUN_BYTES) {
-            let span = run_span(run);
+        for (span, run) in runs(&present, RUN_BYTES) {
             with_file_range(&shard, path, span.clone(), |bytes| {
                 let items: Vec<ReadItem<'_>> = run
                     .iter()
@@ -1255,12 +1240,12 @@ mod tests {
             job(460..2000),  // larger than a run alone
             job(2000..2000), // empty, adjacent
         ];
-        let spans: Vec<Range<usize>> = runs(&jobs, 300).map(run_span).collect();
+        let spans: Vec<Range<usize>> = runs(&jobs, 300).map(|(span, _)| span).collect();
         assert_eq!(
             spans,
             vec![0..300, 300..301, 400..500, 450..460, 460..2000, 2000..2000]
         );
-        let lens: Vec<usize> = runs(&jobs, 300).map(<[InnerJob]>::len).collect();
+        let lens: Vec<usize> = runs(&jobs, 300).map(|(_, run)| run.len()).collect();
         assert_eq!(lens, vec![3, 1, 1, 1, 1, 1]);
         assert_eq!(runs(&[], 300).count(), 0);
     }

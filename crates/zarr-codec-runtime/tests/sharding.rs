@@ -112,11 +112,17 @@ fn values() -> Vec<u8> {
 
 /// Each shard's part within the array and where it lies there.
 fn shard_parts() -> Vec<(usize, Region, Region)> {
-    let grid = Grid::covering(&SHAPE, &SHARD).expect("a grid");
+    parts_of(&SHAPE, &SHARD)
+}
+
+/// Each shard's number, its part within an array of `shape` in shards of `shard`, and where
+/// that part lies in the array.
+fn parts_of(shape: &[usize], shard: &[usize]) -> Vec<(usize, Region, Region)> {
+    let grid = Grid::covering(shape, shard).expect("a grid");
     let mut parts = Vec::new();
     grid.for_each_chunk(
-        &Region::whole(&SHAPE),
-        &Region::whole(&SHAPE),
+        &Region::whole(shape),
+        &Region::whole(shape),
         |number, part, place| {
             parts.push((number, part, place));
         },
@@ -625,15 +631,10 @@ fn whole_shard_files_are_read_a_shard_per_thread_in_runs() {
         .collect();
     for location in [IndexLocation::End, IndexLocation::Start] {
         let sharding = sharding(&BIG_SHARD, chain_inner(&BIG_INNER), &BIG_INNER, location);
-        let grid = Grid::covering(&BIG, &BIG_SHARD).expect("a grid");
-        let mut parts = Vec::new();
-        grid.for_each_chunk(
-            &Region::whole(&BIG),
-            &Region::whole(&BIG),
-            |n, part, place| {
-                parts.push((dir.join(n.to_string()), part, place));
-            },
-        );
+        let parts: Vec<(PathBuf, Region, Region)> = parts_of(&BIG, &BIG_SHARD)
+            .into_iter()
+            .map(|(n, part, place)| (dir.join(n.to_string()), part, place))
+            .collect();
         let values = InArray::contiguous(&data, &BIG, ITEM).expect("values");
         let writes: Vec<WriteItem<'_>> = parts
             .iter()
