@@ -193,6 +193,8 @@ pub struct Blosc {
     shuffle: Option<Shuffle>,
     typesize: Option<usize>,
     blocksize: usize,
+    /// c-blosc's internal threads for one chunk (not metadata: 1 unless a caller asks).
+    threads: c_int,
 }
 
 impl Blosc {
@@ -239,7 +241,24 @@ impl Blosc {
             shuffle,
             typesize,
             blocksize,
+            threads: 1,
         })
+    }
+
+    /// This codec with `threads` c-blosc threads working on each chunk's blocks (at least
+    /// one): worth it for chunks of many blocks when chunks are not already decoded in
+    /// parallel.
+    #[must_use]
+    pub fn with_threads(self, threads: c_int) -> Self {
+        Self {
+            threads: threads.max(1),
+            ..self
+        }
+    }
+
+    /// c-blosc's internal threads for one chunk.
+    pub fn threads(&self) -> c_int {
+        self.threads
     }
 
     /// The block compressor.
@@ -331,6 +350,11 @@ pub fn max_encoded_size(len: usize) -> usize {
 
 /// Decode a frame, refusing to allocate more than `limit` bytes.
 pub fn decode(input: &[u8], limit: Option<usize>) -> Result<Vec<u8>> {
+    decode_threads(input, limit, 1)
+}
+
+/// [`decode`] with `threads` c-blosc threads working on the frame's blocks.
+pub fn decode_threads(input: &[u8], limit: Option<usize>, threads: c_int) -> Result<Vec<u8>> {
     let info = frame_info(input)?;
     if let Some(limit) = limit.filter(|&l| info.nbytes > l) {
         return Err(CodecError::OutputLimit { limit });
@@ -340,7 +364,7 @@ pub fn decode(input: &[u8], limit: Option<usize>) -> Result<Vec<u8>> {
         input,
         &info,
         &mut out.spare_capacity_mut()[..info.nbytes],
-        1,
+        threads.max(1),
     )?;
     // SAFETY: the decoder wrote exactly `nbytes` bytes (or failed).
     unsafe { out.set_len(info.nbytes) };
@@ -503,24 +527,58 @@ impl CodecFromJson for Blosc {
     }
 }
 
+/// Unset `typesize` and `shuffle` act as for one-byte elements here; evolve the codec for the
+/// array (or resolve them from the data, as numcodecs does) before encoding.
 impl BytesToBytesCodec for Blosc {
     fn encode(&self, input: &[u8], _spec: &ChunkSpec) -> Result<Vec<u8>> {
-        encode(input, &self.params(1, 1))
+        encode(input, &self.params(1, self.threads))
     }
 
     fn decode(&self, input: &[u8], _spec: &ChunkSpec) -> Result<Vec<u8>> {
-        decode(input, None)
+        decode_threads(input, None, self.threads)
     }
 
     fn encode_into(&self, input: &[u8], out: &mut [u8], _spec: &ChunkSpec) -> Result<usize> {
-        encode_into(input, &self.params(1, 1), out)
+        encode_into(input, &self.params(1, self.threads), out)
     }
 
     fn decode_into(&self, input: &[u8], out: &mut [u8], _spec: &ChunkSpec) -> Result<usize> {
-        decode_into(input, out)
+        decode_into_threads(input, out, self.threads)
     }
 
     fn max_encoded_size(&self, decoded_len: usize) -> Option<usize> {
         Some(max_encoded_size(decoded_len))
+    }
+
+    /// The decoded size the validated frame header states.
+    fn decoded_size_hint(&self, input: &[u8]) -> Result<Option<usize>> {
+        frame_info(input).map(|info| Some(info.nbytes))
+    }
+
+    fn decode_limited(
+        &self,
+        input: &[u8],
+        limit: Option<usize>,
+        _spec: &ChunkSpec,
+    ) -> Result<Vec<u8>> {
+        decode_threads(input, limit, self.threads)
+    }
+
+    fn encode_into_uninit(
+        &self,
+        input: &[u8],
+        out: &mut [MaybeUninit<u8>],
+        _spec: &ChunkSpec,
+    ) -> Result<usize> {
+        encode_into_uninit(input, &self.params(1, self.threads), out)
+    }
+
+    fn decode_into_uninit(
+        &self,
+        input: &[u8],
+        out: &mut [MaybeUninit<u8>],
+        _spec: &ChunkSpec,
+    ) -> Result<usize> {
+        decode_into_uninit(input, out, self.threads)
     }
 }

@@ -286,6 +286,32 @@ impl BytesToBytesCodec for Crc32c {
     fn max_encoded_size(&self, decoded_len: usize) -> Option<usize> {
         decoded_len.checked_add(CHECKSUM_LEN)
     }
+
+    fn max_decoded_size(&self, encoded_len: usize) -> Option<usize> {
+        Some(encoded_len.saturating_sub(CHECKSUM_LEN))
+    }
+
+    fn decoded_size_hint(&self, input: &[u8]) -> Result<Option<usize>> {
+        split(input, self.location).map(|(data, _)| Some(data.len()))
+    }
+
+    fn encode_into_uninit(
+        &self,
+        input: &[u8],
+        out: &mut [MaybeUninit<u8>],
+        _spec: &ChunkSpec,
+    ) -> Result<usize> {
+        encode_into_uninit(input, self.location, out)
+    }
+
+    fn decode_into_uninit(
+        &self,
+        input: &[u8],
+        out: &mut [MaybeUninit<u8>],
+        _spec: &ChunkSpec,
+    ) -> Result<usize> {
+        decode_into_uninit(input, self.location, out)
+    }
 }
 
 #[cfg(test)]

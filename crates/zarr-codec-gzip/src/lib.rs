@@ -226,4 +226,37 @@ impl BytesToBytesCodec for Gzip {
     fn max_encoded_size(&self, decoded_len: usize) -> Option<usize> {
         max_encoded_size(decoded_len, self.level).ok()
     }
+
+    /// ISIZE of the last member: right for the single-member streams every writer of Zarr
+    /// chunks produces (several members or trailing padding prove it wrong).
+    fn decoded_size_hint(&self, input: &[u8]) -> Result<Option<usize>> {
+        Ok(decoded_size_hint(input))
+    }
+
+    fn decode_limited(
+        &self,
+        input: &[u8],
+        limit: Option<usize>,
+        _spec: &ChunkSpec,
+    ) -> Result<Vec<u8>> {
+        decode(input, limit)
+    }
+
+    fn encode_into_uninit(
+        &self,
+        input: &[u8],
+        out: &mut [std::mem::MaybeUninit<u8>],
+        _spec: &ChunkSpec,
+    ) -> Result<usize> {
+        encode_into_uninit(input, self.level, out)
+    }
+
+    fn decode_into_uninit(
+        &self,
+        input: &[u8],
+        out: &mut [std::mem::MaybeUninit<u8>],
+        _spec: &ChunkSpec,
+    ) -> Result<usize> {
+        decode_into_uninit(input, out)
+    }
 }

@@ -215,6 +215,33 @@ impl BytesToBytesCodec for Zlib {
     fn max_encoded_size(&self, decoded_len: usize) -> Option<usize> {
         zlib_max_encoded_size(decoded_len, self.level).ok()
     }
+
+    fn decode_limited(
+        &self,
+        input: &[u8],
+        limit: Option<usize>,
+        _spec: &ChunkSpec,
+    ) -> Result<Vec<u8>> {
+        zlib_decode(input, limit)
+    }
+
+    fn encode_into_uninit(
+        &self,
+        input: &[u8],
+        out: &mut [MaybeUninit<u8>],
+        _spec: &ChunkSpec,
+    ) -> Result<usize> {
+        zlib_encode_into_uninit(input, self.level, out)
+    }
+
+    fn decode_into_uninit(
+        &self,
+        input: &[u8],
+        out: &mut [MaybeUninit<u8>],
+        _spec: &ChunkSpec,
+    ) -> Result<usize> {
+        zlib_decode_into_uninit(input, out)
+    }
 }
 
 #[cfg(test)]

@@ -11,14 +11,14 @@ use crate::errors::to_py_err;
 use crate::input::BytesInput;
 use crate::output::{BytesOutput, UninitBytes};
 use crate::run::run;
-pub use zarr_codec_runtime::parallel_map;
+pub use zarr_codec_kernel::parallel_map;
 
 /// Worker threads for a batch: `requested` (which must be at least 1), or one per core.
 ///
 /// A count below 1 is a `ConfigurationError` naming `codec`.
 pub fn thread_count(py: Python<'_>, requested: Option<i64>, codec: &str) -> PyResult<usize> {
     match requested {
-        None => Ok(zarr_codec_runtime::default_threads()),
+        None => Ok(zarr_codec_kernel::default_threads()),
         Some(n) => usize::try_from(n).ok().filter(|&n| n >= 1).ok_or_else(|| {
             let message = format!("{codec}: threads must be a positive integer, got {n}");
             to_py_err(py, &CodecError::configuration(message))
@@ -59,7 +59,7 @@ where
 
 /// The buffers of `chunks` and of the writable `outs`, as many of each, no output
 /// overlapping another or a chunk (a `ConfigurationError` naming `codec` otherwise).
-pub(crate) fn checked_buffers<'py>(
+pub fn checked_buffers<'py>(
     py: Python<'py>,
     chunks: &Bound<'py, PyAny>,
     outs: &Bound<'py, PyAny>,
@@ -99,7 +99,7 @@ pub(crate) fn checked_buffers<'py>(
 
 /// The writable `outs`, `count` of them, none overlapping another (a `ConfigurationError`
 /// naming `codec` otherwise): the outputs of a batch whose inputs are not Python buffers.
-pub(crate) fn checked_outputs(
+pub fn checked_outputs(
     py: Python<'_>,
     outs: &Bound<'_, PyAny>,
     count: usize,

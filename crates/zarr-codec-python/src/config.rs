@@ -2,28 +2,31 @@
 //! validates the JSON, and the Python class keeps what it returns.
 
 use pyo3::prelude::*;
-use zarr_codec_shapes::{CodecError, CodecFromJson, ZarrFormat};
+use zarr_codec_shapes::{Codec, CodecError, CodecFromJson, ZarrFormat};
 
+use crate::bytes_codec::zarr_format_of;
 use crate::to_py_err;
 
-/// The canonical configuration of codec metadata `json` (JSON text) in Zarr format
-/// `zarr_format` (2 or 3), as the codec type `C` reads it and writes it back in that format:
-/// JSON text of the v3 `configuration` object (`{}` when the codec writes none), or of the v2
-/// object without its `id`. A `ConfigurationError` for anything the type refuses.
-pub fn canonical_configuration<C: CodecFromJson>(
+/// The codec of type `C` that metadata `json` (JSON text) in Zarr format `zarr_format` (2 or
+/// 3) describes; a `ConfigurationError` for anything the type refuses.
+pub fn parse_codec_json<C: CodecFromJson>(
     py: Python<'_>,
     json: &str,
     zarr_format: u8,
-) -> PyResult<String> {
-    let configuration = |message: String| to_py_err(py, &CodecError::configuration(message));
-    let format = match zarr_format {
-        2 => ZarrFormat::V2,
-        3 => ZarrFormat::V3,
-        other => return Err(configuration(format!("no Zarr format {other}"))),
-    };
-    let value: serde_json::Value = serde_json::from_str(json)
-        .map_err(|err| configuration(format!("the configuration is not JSON: {err}")))?;
-    let codec = C::from_json(&value, format).map_err(|err| to_py_err(py, &err))?;
+) -> PyResult<C> {
+    let format = zarr_format_of(zarr_format).map_err(|err| to_py_err(py, &err))?;
+    let value: serde_json::Value = serde_json::from_str(json).map_err(|err| {
+        let message = format!("the configuration is not JSON: {err}");
+        to_py_err(py, &CodecError::configuration(message))
+    })?;
+    C::from_json(&value, format).map_err(|err| to_py_err(py, &err))
+}
+
+/// The canonical configuration of `codec` in Zarr format `zarr_format`, as JSON text: the v3
+/// `configuration` object (`{}` when the codec writes none), or the v2 object without its
+/// `id`.
+pub fn canonical_of(py: Python<'_>, codec: &dyn Codec, zarr_format: u8) -> PyResult<String> {
+    let format = zarr_format_of(zarr_format).map_err(|err| to_py_err(py, &err))?;
     let canonical = codec.to_json(format).map_err(|err| to_py_err(py, &err))?;
     let config = match format {
         ZarrFormat::V3 => canonical
@@ -39,4 +42,16 @@ pub fn canonical_configuration<C: CodecFromJson>(
         }
     };
     Ok(config.to_string())
+}
+
+/// The canonical configuration of codec metadata `json` (JSON text) in Zarr format
+/// `zarr_format` (2 or 3), as the codec type `C` reads it and writes it back in that format
+/// (see [`canonical_of`]). A `ConfigurationError` for anything the type refuses.
+pub fn canonical_configuration<C: CodecFromJson>(
+    py: Python<'_>,
+    json: &str,
+    zarr_format: u8,
+) -> PyResult<String> {
+    let codec: C = parse_codec_json(py, json, zarr_format)?;
+    canonical_of(py, &codec, zarr_format)
 }

@@ -14,7 +14,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
-pub use zarr_codec_runtime::Target;
+pub use zarr_codec_kernel::Target;
 use zarr_codec_shapes::{CodecError, Result as CodecResult};
 
 /// The name every kernel capsule carries; the version changes with [`Kernel`]'s layout.
@@ -316,7 +316,7 @@ impl ForeignKernel {
     }
 }
 
-impl zarr_codec_runtime::Kernel for ForeignKernel {
+impl zarr_codec_kernel::Kernel for ForeignKernel {
     fn run(&self, input: &[u8], output: Target<'_>) -> CodecResult<usize> {
         let mut outcome = Outcome::new();
         let (pointer, len, initialized) = match output {

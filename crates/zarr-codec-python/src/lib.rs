@@ -8,22 +8,22 @@
 
 mod array;
 mod batch;
+mod bytes_codec;
 mod config;
 mod elementwise;
 mod errors;
 mod input;
 pub mod kernel;
 mod output;
-#[cfg(feature = "remote")]
-mod remote;
 mod run;
-pub mod runtime;
-mod selection;
-mod sharding;
 
 pub use array::{ArrayInput, ArrayOutput, NewArray, data_type_of, new_array};
-pub use batch::{decode_batch_claimed, decode_batch_into, parallel_map, thread_count};
-pub use config::canonical_configuration;
+pub use batch::{
+    checked_buffers, checked_outputs, decode_batch_claimed, decode_batch_into, parallel_map,
+    thread_count,
+};
+pub use bytes_codec::{PyBytesCodec, add_bytes_codec};
+pub use config::{canonical_configuration, canonical_of, parse_codec_json};
 pub use elementwise::{Elementwise, transform_fill_json};
 pub use errors::{IntoPyResult, to_py_err};
 pub use input::BytesInput;
@@ -32,4 +32,3 @@ pub use kernel::{
 };
 pub use output::{BytesOutput, UninitBytes, bytes_from_vec, new_bytes_with, numpy_from_vec};
 pub use run::run;
-pub use runtime::{PyPlan, add_runtime, chunk_error_to_py, steps_of};

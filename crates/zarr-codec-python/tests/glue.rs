@@ -1,12 +1,15 @@
 //! The glue against a real embedded Python with numpy and `zarr_codec_shapes` installed.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
+use zarr_codec_python::kernel::ForeignKernel;
 use zarr_codec_python::{
     ArrayInput, BytesInput, BytesOutput, data_type_of, new_array, numpy_from_vec, run, to_py_err,
 };
+use zarr_codec_runtime::{Output, Plan, Step};
 use zarr_codec_shapes::{CodecError, DataType};
 
 // SAFETY: CPython's `int PyGILState_Check(void)` (stable ABI) only reads the calling thread's
@@ -405,6 +408,28 @@ fn test_kernels(py: Python<'_>) -> PyResult<[Bound<'_, PyAny>; 3]> {
     Ok([add_one.into_any(), twice.into_any(), failing.into_any()])
 }
 
+/// The runtime steps of `(name, kernel capsule or element size to swap, output bytes or -1)`
+/// tuples: the kernels of other modules run by the runtime through the ABI.
+fn steps_of(py: Python<'_>, steps: &Bound<'_, PyAny>) -> PyResult<Vec<Step>> {
+    steps
+        .try_iter()?
+        .map(|step| {
+            let (name, kernel, len): (String, Bound<'_, PyAny>, i64) = step?.extract()?;
+            let output = usize::try_from(len).map_or(Output::Bounded, Output::Exact);
+            match (kernel.extract::<usize>(), output) {
+                (Ok(size), Output::Exact(len)) => {
+                    Step::swap(size, len).map_err(|err| to_py_err(py, &err))
+                }
+                _ => Ok(Step::kernel(
+                    name,
+                    Arc::new(ForeignKernel::new(&kernel)?),
+                    output,
+                )),
+            }
+        })
+        .collect()
+}
+
 /// Each chunk through the plan of `steps` (a Python description) into an output of
 /// `out_len` bytes, as the runtime's `Plan.run_into` does: errors as Python's.
 fn run_chain(
@@ -413,7 +438,7 @@ fn run_chain(
     chunks: &[&[u8]],
     out_len: usize,
 ) -> PyResult<Vec<Vec<u8>>> {
-    let plan = zarr_codec_runtime::Plan::new(zarr_codec_python::steps_of(py, steps)?, None);
+    let plan = Plan::new(steps_of(py, steps)?, None);
     chunks
         .iter()
         .map(|chunk| {
@@ -561,8 +586,7 @@ fn an_encoding_chain_ends_in_new_bytes_of_the_streams_length() {
             py,
             [PyBytes::new(py, &[1, 2, 3]), PyBytes::new(py, &[7, 8, 9])],
         )?;
-        let plan =
-            zarr_codec_runtime::Plan::new(zarr_codec_python::steps_of(py, steps.as_any())?, None);
+        let plan = Plan::new(steps_of(py, steps.as_any())?, None);
         let encoded: Vec<Vec<u8>> = chunks
             .iter()
             .map(|chunk| {

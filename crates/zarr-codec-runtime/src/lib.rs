@@ -55,9 +55,7 @@
 pub mod chain;
 pub mod files;
 pub mod grid;
-pub mod kernel;
 pub mod plan;
-pub mod pool;
 pub mod read;
 pub mod region;
 #[cfg(feature = "object-store")]
@@ -67,9 +65,13 @@ pub mod shard_index;
 pub mod sharding;
 pub mod step;
 mod streaming;
-pub mod target;
-mod workers;
 pub mod write;
+
+// The kernel, its target and the pool live in `zarr-codec-kernel` (shared with the codec
+// bindings, which then need not rebuild when the runtime changes); their paths here stay.
+#[cfg(feature = "object-store")]
+use zarr_codec_kernel::workers;
+pub use zarr_codec_kernel::{kernel, pool, target};
 
 pub use chain::Chain;
 pub use files::ChunkError;

@@ -26,6 +26,8 @@
 //! buffers give; a batch refuses outputs that overlap any input or each other with
 //! [`CodecError::Configuration`] before writing anything.
 
+use std::mem::MaybeUninit;
+
 use crate::capability::{PartialDecodeCapability, RecommendedConcurrency};
 use crate::chunk_spec::ChunkSpec;
 use crate::error::{CodecError, Result};
@@ -87,6 +89,60 @@ pub trait BytesToBytesCodec: Codec {
     fn max_encoded_size(&self, decoded_len: usize) -> Option<usize> {
         let _ = decoded_len;
         None
+    }
+
+    /// An upper bound on the decoded size of `encoded_len` bytes when the format itself sets
+    /// one (a checksum's: its input less the checksum), `None` otherwise (compressors).
+    fn max_decoded_size(&self, encoded_len: usize) -> Option<usize> {
+        let _ = encoded_len;
+        None
+    }
+
+    /// The size `input` most likely decodes to, as its own header or trailer states it
+    /// (`None` where it states none). A binding decodes into exactly that much room and falls
+    /// back to [`decode_limited`](Self::decode_limited) when the hint proves wrong, so a wrong
+    /// hint costs time, never correctness. An error for input that cannot be this codec's.
+    fn decoded_size_hint(&self, input: &[u8]) -> Result<Option<usize>> {
+        let _ = input;
+        Ok(None)
+    }
+
+    /// [`decode`](Self::decode), refusing to produce more than `limit` bytes
+    /// ([`CodecError::OutputLimit`]). The default decodes first and checks after; codecs that
+    /// can stop early override it, so that a small input cannot claim a huge allocation.
+    fn decode_limited(
+        &self,
+        input: &[u8],
+        limit: Option<usize>,
+        spec: &ChunkSpec,
+    ) -> Result<Vec<u8>> {
+        let decoded = self.decode(input, spec)?;
+        match limit {
+            Some(limit) if decoded.len() > limit => Err(CodecError::OutputLimit { limit }),
+            _ => Ok(decoded),
+        }
+    }
+
+    /// [`encode_into`](Self::encode_into) memory not yet initialised (a new buffer that is
+    /// never zeroed first); the bytes written at its start. The default encodes and copies.
+    fn encode_into_uninit(
+        &self,
+        input: &[u8],
+        out: &mut [MaybeUninit<u8>],
+        spec: &ChunkSpec,
+    ) -> Result<usize> {
+        copy_prefix_uninit(&self.encode(input, spec)?, out)
+    }
+
+    /// [`decode_into`](Self::decode_into) memory not yet initialised; the bytes written at
+    /// its start. The default decodes and copies.
+    fn decode_into_uninit(
+        &self,
+        input: &[u8],
+        out: &mut [MaybeUninit<u8>],
+        spec: &ChunkSpec,
+    ) -> Result<usize> {
+        copy_prefix_uninit(&self.decode(input, spec)?, out)
     }
 }
 
@@ -158,6 +214,20 @@ pub fn copy_prefix(data: &[u8], out: &mut [u8]) -> Result<usize> {
         actual,
     })?;
     target.copy_from_slice(data);
+    Ok(data.len())
+}
+
+/// Copies `data` to the start of `out`, memory not yet initialised;
+/// [`CodecError::OutputSize`] when `out` is shorter.
+pub fn copy_prefix_uninit(data: &[u8], out: &mut [MaybeUninit<u8>]) -> Result<usize> {
+    let actual = out.len();
+    let target = out.get_mut(..data.len()).ok_or(CodecError::OutputSize {
+        expected: data.len(),
+        actual,
+    })?;
+    for (to, from) in target.iter_mut().zip(data) {
+        to.write(*from);
+    }
     Ok(data.len())
 }
 

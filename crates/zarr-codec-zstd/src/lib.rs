@@ -136,6 +136,38 @@ impl BytesToBytesCodec for Zstd {
     fn max_encoded_size(&self, decoded_len: usize) -> Option<usize> {
         Some(max_encoded_size(decoded_len))
     }
+
+    /// The content size every frame states (numcodecs' and zarr-python's frames do).
+    fn decoded_size_hint(&self, input: &[u8]) -> Result<Option<usize>> {
+        decoded_size(input)
+    }
+
+    fn decode_limited(
+        &self,
+        input: &[u8],
+        limit: Option<usize>,
+        _spec: &ChunkSpec,
+    ) -> Result<Vec<u8>> {
+        decode(input, limit)
+    }
+
+    fn encode_into_uninit(
+        &self,
+        input: &[u8],
+        out: &mut [std::mem::MaybeUninit<u8>],
+        _spec: &ChunkSpec,
+    ) -> Result<usize> {
+        encode_into_uninit(input, self.level, self.checksum, out)
+    }
+
+    fn decode_into_uninit(
+        &self,
+        input: &[u8],
+        out: &mut [std::mem::MaybeUninit<u8>],
+        _spec: &ChunkSpec,
+    ) -> Result<usize> {
+        decode_into_uninit(input, out)
+    }
 }
 
 /// A configuration error for a value outside what the codec accepts.

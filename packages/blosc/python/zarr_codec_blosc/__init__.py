@@ -1,14 +1,15 @@
 """The Zarr ``blosc`` codec on c-blosc 1.x, with every frame validated before C sees it.
 
 ``Blosc`` is a plain Python class holding its configuration (so it pickles, copies and
-compares as a value); the work happens in the compiled ``_blosc`` module with the GIL
-released. ``shuffle`` and ``typesize`` may be left unset: ``evolve`` resolves them from the
+compares as a value); the work happens in its compiled codecs (``_blosc.blosc``, the glue's
+generic bytes-codec binding) with the GIL released. ``shuffle`` and ``typesize`` may be left unset: ``evolve`` resolves them from the
 array's element size (zarr-python's behaviour), and ``encode`` uses the input's item size.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Buffer, Sequence
 from typing import Any, ClassVar, Literal
 
@@ -21,6 +22,7 @@ from zarr_codec_shapes import (
 )
 from zarr_codec_shapes.base import item_size
 from zarr_codec_shapes.codec_json import canonical_configuration
+from zarr_codec_shapes.compiled import CompiledBytesCodec
 
 from zarr_codec_blosc import _blosc
 
@@ -31,12 +33,6 @@ __version__ = "0.1.0"
 CBLOSC_VERSION: str = _blosc.CBLOSC_VERSION
 #: The compressors this build includes.
 COMPRESSORS: tuple[str, ...] = tuple(_blosc.COMPRESSORS)
-
-
-@functools.cache
-def _kernel() -> object:
-    """The decode kernel: stateless, so one serves every codec object."""
-    return _blosc.decode_kernel()
 
 
 _AUTOMATIC_BLOCK = 256 * 1024  # about the block size c-blosc chooses, for planning
@@ -220,22 +216,41 @@ class Blosc(BytesBytesCodecBase):
         shuffle = self.shuffle or ("bitshuffle" if typesize == 1 else "shuffle")
         return shuffle, typesize
 
+    def _compiled(self, shuffle: str, typesize: int, threads: int) -> CompiledBytesCodec:
+        """The compiled codec with ``shuffle`` and ``typesize`` resolved (made once each)."""
+        key = (shuffle, typesize, threads)
+        made = self._made.get(key)
+        if made is None:
+            config = {**self._probe(), "shuffle": shuffle, "typesize": typesize}
+            text = json.dumps({"name": "blosc", "configuration": config})
+            made = self._made[key] = _blosc.blosc(text, 3, threads)
+        return made
+
+    @functools.cached_property
+    def _made(self) -> dict[tuple[str, int, int], CompiledBytesCodec]:
+        return {}
+
+    def _probe(self) -> dict[str, Any]:
+        return {"cname": self.cname, "clevel": self.clevel, "blocksize": self.blocksize}
+
+    @property
+    def _decoder(self) -> CompiledBytesCodec:
+        """Decoding needs nothing the frame does not state."""
+        return self._compiled("noshuffle", 1, self.threads)
+
     # -- codec -----------------------------------------------------------------------------
 
     def encode(self, data: Buffer, spec: ChunkSpec | None = None) -> bytes:
         """Compress ``data``; unset typesize/shuffle follow its item size."""
-        shuffle, typesize = self._resolved(data)
-        return _blosc.encode(
-            data, self.cname, self.clevel, shuffle, typesize, self.blocksize, self.threads
-        )
+        return self._compiled(*self._resolved(data), self.threads).encode(data)
 
     def decode(self, data: Buffer, spec: ChunkSpec | None = None) -> bytes:
         """Decompress one frame (validated first)."""
-        return _blosc.decode(data, self.max_decoded_size, self.threads)
+        return self._decoder.decode(data, self.max_decoded_size)
 
     def decode_into(self, data: Buffer, out: Buffer, spec: ChunkSpec | None = None) -> int:
         """Decompress into ``out``; ``OutputSizeError`` if it is too small."""
-        return _blosc.decode_into(data, out, self.threads)
+        return self._decoder.decode_into(data, out)
 
     def max_encoded_size(self, decoded_size: int) -> int:
         """A frame is at most 16 bytes larger than its data."""
@@ -245,28 +260,12 @@ class Blosc(BytesBytesCodecBase):
         """Compress every chunk in parallel (typesize from the first chunk when unset)."""
         chunks = list(chunks)
         shuffle, typesize = self._resolved(chunks[0]) if chunks else ("noshuffle", 1)
-        return _blosc.encode_batch(
-            chunks, self.cname, self.clevel, shuffle, typesize, self.blocksize, threads
-        )
+        return self._compiled(shuffle, typesize, 1).encode_batch(chunks, threads)
 
     def decode_batch(self, chunks: Sequence[Buffer], threads: int | None = None) -> list[bytes]:
         """Decompress every chunk in parallel with the GIL released."""
-        return _blosc.decode_batch(list(chunks), self.max_decoded_size, threads)
-
-    def decode_kernel(self, spec: ChunkSpec | None = None) -> object:
-        """Decoding as a compiled kernel, so that a :class:`zarr_codec_runtime.Chain` of our codecs
-        decodes each chunk through all of them in Rust (frames need no configuration)."""
-        return _kernel()
-
-    def encode_kernel(self, spec: ChunkSpec | None = None) -> object | None:
-        """Compression as a compiled kernel for a :class:`zarr_codec_runtime.Chain`, once
-        ``shuffle`` and ``typesize`` are set (``evolve`` sets them); else ``None``."""
-        if self.shuffle is None or self.typesize is None:
-            return None
-        kernel = _blosc.encode_kernel(
-            self.cname, self.clevel, self.shuffle, self.typesize, self.blocksize
-        )
-        return kernel
+        decoder = self._compiled("noshuffle", 1, 1)
+        return decoder.decode_batch(list(chunks), self.max_decoded_size, threads)
 
     def decode_batch_into(
         self, chunks: Sequence[Buffer], outs: Sequence[Buffer], threads: int | None = None
@@ -274,11 +273,27 @@ class Blosc(BytesBytesCodecBase):
         """Decompress each chunk into the matching ``out`` (writable, C-contiguous, sharing no
         memory with another ``out`` or any chunk), in parallel with the GIL released; returns
         the bytes written into each."""
-        return _blosc.decode_batch_into(list(chunks), list(outs), threads)
+        decoder = self._compiled("noshuffle", 1, 1)
+        return decoder.decode_batch_into(list(chunks), list(outs), threads)
+
+    def decode_kernel(self, spec: ChunkSpec | None = None) -> object:
+        """Decoding as a compiled kernel, so that a :class:`zarr_codec_runtime.Chain` of our codecs
+        decodes each chunk through all of them in Rust (frames need no configuration)."""
+        return self._compiled("noshuffle", 1, 1).decode_kernel()
+
+    def encode_kernel(self, spec: ChunkSpec | None = None) -> object | None:
+        """Compression as a compiled kernel for a :class:`zarr_codec_runtime.Chain`, once
+        ``shuffle`` and ``typesize`` are set (``evolve`` sets them); else ``None``."""
+        if self.shuffle is None or self.typesize is None:
+            return None
+        return self._compiled(self.shuffle, self.typesize, 1).encode_kernel()
 
 
 def _configured(config: dict[str, Any], zarr_format: Literal[2, 3]) -> dict[str, Any]:
-    return canonical_configuration(_blosc.canonical_configuration, "blosc", config, zarr_format)
+    def check(text: str, fmt: int) -> str:
+        return _blosc.blosc(text, fmt).configuration(fmt)
+
+    return canonical_configuration(check, "blosc", config, zarr_format)
 
 
 def _rebuild(

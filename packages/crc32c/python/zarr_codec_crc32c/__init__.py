@@ -6,12 +6,12 @@ when decoding; a mismatch raises ``CorruptInputError``. ``checksum(data)`` is th
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Buffer, Sequence
+import json
+from collections.abc import Buffer
 from typing import Any, ClassVar, Literal
 
-from zarr_codec_shapes import BytesBytesCodecBase, ChunkSpec, UnsupportedError
-from zarr_codec_shapes.codec_json import canonical_configuration
+from zarr_codec_shapes import UnsupportedError
+from zarr_codec_shapes.compiled import CompiledBytesCodec, CompiledBytesCodecBase, Constructor
 
 from zarr_codec_crc32c import _crc32c
 
@@ -30,16 +30,7 @@ def checksum(data: Buffer, value: int = 0) -> int:
     return _crc32c.checksum(data, value)
 
 
-def _configured(config: dict[str, Any], zarr_format: Literal[2, 3]) -> dict[str, Any]:
-    return canonical_configuration(_crc32c.canonical_configuration, "crc32c", config, zarr_format)
-
-
-@functools.cache
-def _kernel(location: Location) -> object:
-    return _crc32c.decode_kernel(location)
-
-
-class Crc32c(BytesBytesCodecBase):
+class Crc32c(CompiledBytesCodecBase):
     """The CRC-32C checksum codec: the chunk's bytes followed by their checksum.
 
     ``location="start"`` (numcodecs' option, Zarr v2 only) puts the checksum first.
@@ -47,10 +38,11 @@ class Crc32c(BytesBytesCodecBase):
 
     name: ClassVar[str] = "crc32c"
     codec_id: ClassVar[str | None] = "crc32c"
+    _constructor: ClassVar[Constructor] = _crc32c.crc32c
 
     def __init__(self, *, location: Location = "end") -> None:
         # Validated by the Rust configuration type (v2's form: the only one with a location).
-        config = _configured({"location": location}, 2)
+        config = self._configured({"location": location}, 2)
         self.location: Location = config.get("location", "end")
 
     def configuration(self) -> dict[str, Any]:
@@ -65,30 +57,17 @@ class Crc32c(BytesBytesCodecBase):
             return {"name": self.name}  # no configuration parameters: none written, as zarr does
         return super().to_json(zarr_format)
 
+    def _compile(self) -> CompiledBytesCodec:
+        # The v2 form: the only one that can say where the checksum is.
+        return _crc32c.crc32c(json.dumps(self.to_json(2)), 2)
+
     @classmethod
     def from_configuration(cls, config: dict[str, Any]) -> Crc32c:
-        return cls(**_configured(config, 3))
+        return cls(**cls._configured(config, 3))
 
     @classmethod
     def from_v2_configuration(cls, config: dict[str, Any]) -> Crc32c:
-        return cls(**_configured(config, 2))
-
-    def encode(self, data: Buffer, spec: ChunkSpec | None = None) -> bytes:
-        """``data`` followed by its checksum."""
-        return _crc32c.encode(data, self.location)
-
-    def decode(self, data: Buffer, spec: ChunkSpec | None = None) -> bytes:
-        """The data, after checking its checksum."""
-        return _crc32c.decode(data, self.location)
-
-    def encode_into(self, data: Buffer, out: Buffer, spec: ChunkSpec | None = None) -> int:
-        """Write ``data`` and its checksum into ``out``; ``OutputSizeError`` if it does not
-        fit."""
-        return _crc32c.encode_into(data, out, self.location)
-
-    def decode_into(self, data: Buffer, out: Buffer, spec: ChunkSpec | None = None) -> int:
-        """Check ``data`` and copy its data into ``out``."""
-        return _crc32c.decode_into(data, out, self.location)
+        return cls(**cls._configured(config, 2))
 
     def max_encoded_size(self, decoded_size: int) -> int:
         """Always ``decoded_size + 4``."""
@@ -97,26 +76,3 @@ class Crc32c(BytesBytesCodecBase):
     def encoded_size(self, decoded_size: int) -> int:
         """Exactly ``decoded_size + 4``: a fixed-size encoding, as a shard index needs."""
         return decoded_size + 4
-
-    def encode_batch(self, chunks: Sequence[Buffer], threads: int | None = None) -> list[bytes]:
-        """Checksum every chunk, in parallel with the GIL released."""
-        return _crc32c.encode_batch(list(chunks), self.location, threads)
-
-    def decode_batch(self, chunks: Sequence[Buffer], threads: int | None = None) -> list[bytes]:
-        """Check and strip every chunk, in parallel with the GIL released."""
-        return _crc32c.decode_batch(list(chunks), self.location, threads)
-
-    def decode_batch_into(
-        self, chunks: Sequence[Buffer], outs: Sequence[Buffer], threads: int | None = None
-    ) -> list[int]:
-        """Check each chunk and copy its data into the matching ``out``, in parallel with the
-        GIL released; returns the bytes written into each."""
-        return _crc32c.decode_batch_into(list(chunks), list(outs), self.location, threads)
-
-    def decode_kernel(self, spec: ChunkSpec | None = None) -> object:
-        """Checking as a compiled kernel for a :class:`zarr_codec_runtime.Chain`."""
-        return _kernel(self.location)
-
-    def encode_kernel(self, spec: ChunkSpec | None = None) -> object:
-        """Appending the checksum as a compiled kernel for a :class:`zarr_codec_runtime.Chain`."""
-        return _crc32c.encode_kernel(self.location)

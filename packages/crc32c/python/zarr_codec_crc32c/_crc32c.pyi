@@ -1,37 +1,16 @@
-"""Compiled core of zarr-codec-crc32c. Functions release the GIL for large inputs and raise
-``zarr_codec_shapes.CodecError`` subclasses for bad input."""
+"""Compiled core of zarr-codec-crc32c: a registration of the Rust checksum codec with the glue's
+generic bytes-codec binding, and the bare checksum. Every call releases the GIL (but
+``checksum`` of a small buffer) and raises ``zarr_codec_shapes.CodecError`` subclasses for bad
+input."""
 
 from collections.abc import Buffer
-from typing import Literal
+
+from zarr_codec_shapes.compiled import CompiledBytesCodec
 
 ENGINE: str
 
-_Location = Literal["end", "start"]
+def checksum(data: Buffer, value: int = 0) -> int:
+    """The CRC-32C of ``data``, continuing from ``value``."""
 
-def checksum(data: Buffer, value: int = 0) -> int: ...
-def encode(data: Buffer, location: _Location = "end") -> bytes: ...
-def encode_into(data: Buffer, out: Buffer, location: _Location = "end") -> int: ...
-def decode(data: Buffer, location: _Location = "end") -> bytes: ...
-def decode_into(data: Buffer, out: Buffer, location: _Location = "end") -> int: ...
-def encode_batch(
-    chunks: list[Buffer], location: _Location = "end", threads: int | None = None
-) -> list[bytes]: ...
-def decode_batch(
-    chunks: list[Buffer], location: _Location = "end", threads: int | None = None
-) -> list[bytes]: ...
-def decode_batch_into(
-    chunks: list[Buffer],
-    outs: list[Buffer],
-    location: _Location = "end",
-    threads: int | None = None,
-) -> list[int]: ...
-def decode_kernel(location: _Location = "end") -> object:
-    """Checking as a chain kernel (an opaque capsule; run by ``zarr_codec_runtime.Plan``)."""
-
-def encode_kernel(location: _Location = "end") -> object:
-    """Appending the checksum as a chain kernel."""
-
-def canonical_configuration(json: str, zarr_format: int) -> str:
-    """The canonical configuration (JSON text) of codec metadata ``json`` (JSON text) in Zarr
-    format ``zarr_format``, as the Rust configuration type reads it: ``ConfigurationError``
-    for anything it refuses."""
+def crc32c(json: str, zarr_format: int) -> CompiledBytesCodec:
+    """The compiled codec of crc32c metadata ``json`` (JSON text, Zarr format 2 or 3)."""

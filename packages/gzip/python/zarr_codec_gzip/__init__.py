@@ -2,18 +2,15 @@
 core.
 
 ``Gzip`` and ``Zlib`` are plain Python classes holding their level (so they pickle, copy and
-compare as values); the work happens in the compiled ``_gzip`` module with the GIL released.
+compare as values); the work happens in their compiled codecs (``_gzip.gzip``, ``_gzip.zlib``: the glue's generic
+bytes-codec binding) with the GIL released.
 """
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Buffer, Callable, Sequence
-from dataclasses import dataclass
-from typing import Any, ClassVar, Literal, Self
+from typing import Any, ClassVar, Self
 
-from zarr_codec_shapes import BytesBytesCodecBase, ChunkSpec, ConfigurationError
-from zarr_codec_shapes.codec_json import canonical_configuration
+from zarr_codec_shapes.compiled import CompiledBytesCodecBase, Constructor, check_max_decoded_size
 
 from zarr_codec_gzip import _gzip
 
@@ -24,68 +21,14 @@ __version__ = "0.1.0"
 ENGINE: str = _gzip.ENGINE
 
 
-@dataclass(frozen=True)
-class _Core:
-    """The compiled functions of one container format (gzip or zlib) over the deflate core."""
-
-    encode: Callable[[Buffer, int], bytes]
-    encode_into: Callable[[Buffer, Buffer, int], int]
-    decode: Callable[[Buffer, int | None], bytes]
-    decode_into: Callable[[Buffer, Buffer], int]
-    max_encoded_size: Callable[[int, int], int]
-    decode_kernel: Callable[[], object]
-    encode_kernel: Callable[[int], object]
-    canonical_configuration: Callable[[str, int], str]
-
-
-_GZIP = _Core(
-    _gzip.encode,
-    _gzip.encode_into,
-    _gzip.decode,
-    _gzip.decode_into,
-    _gzip.max_encoded_size,
-    functools.cache(_gzip.decode_kernel),  # stateless: one kernel serves every codec object
-    _gzip.encode_kernel,
-    _gzip.canonical_configuration,
-)
-_ZLIB = _Core(
-    _gzip.zlib_encode,
-    _gzip.zlib_encode_into,
-    _gzip.zlib_decode,
-    _gzip.zlib_decode_into,
-    _gzip.zlib_max_encoded_size,
-    functools.cache(_gzip.zlib_decode_kernel),
-    _gzip.zlib_encode_kernel,
-    _gzip.zlib_canonical_configuration,
-)
-
-
-class _Deflate(BytesBytesCodecBase):
-    """What ``Gzip`` and ``Zlib`` share: a level, an optional bound on what ``decode`` may
-    allocate, and the compiled functions of their container format."""
-
-    _core: ClassVar[_Core]
-    _v2_id: ClassVar[str]
+class _Deflate(CompiledBytesCodecBase):
+    """What ``Gzip`` and ``Zlib`` share: a level and an optional bound on what ``decode`` may
+    allocate; the work is their compiled codec's."""
 
     def __init__(self, level: int, *, max_decoded_size: int | None = None) -> None:
-        # The configuration is validated by the Rust configuration type, nowhere else.
         config = self._configured({"level": level}, 3)
-        if max_decoded_size is not None and (
-            isinstance(max_decoded_size, bool)
-            or not isinstance(max_decoded_size, int)
-            or max_decoded_size < 0
-        ):
-            raise ConfigurationError(
-                f"{self._v2_id}: invalid max_decoded_size {max_decoded_size!r}"
-            )
         self.level: int = config["level"]
-        self.max_decoded_size = max_decoded_size
-
-    @classmethod
-    def _configured(cls, config: dict[str, Any], zarr_format: Literal[2, 3]) -> dict[str, Any]:
-        name = cls.name if zarr_format == 3 else cls._v2_id
-        check = cls._core.canonical_configuration
-        return canonical_configuration(check, name, config, zarr_format)
+        self.max_decoded_size = check_max_decoded_size(self.codec_id or self.name, max_decoded_size)
 
     def configuration(self) -> dict[str, Any]:
         return {"level": self.level}
@@ -108,35 +51,6 @@ class _Deflate(BytesBytesCodecBase):
         # numcodecs' defaults (level 1; -1, zlib's default, is 6) are the Rust type's.
         return cls(**cls._configured(config, 2))
 
-    def encode(self, data: Buffer, spec: ChunkSpec | None = None) -> bytes:
-        """Compress ``data`` (any buffer; non-contiguous arrays in C order)."""
-        return self._core.encode(data, self.level)
-
-    def decode(self, data: Buffer, spec: ChunkSpec | None = None) -> bytes:
-        """Decompress a whole stream."""
-        return self._core.decode(data, self.max_decoded_size)
-
-    def encode_into(self, data: Buffer, out: Buffer, spec: ChunkSpec | None = None) -> int:
-        """Compress into ``out``; ``OutputSizeError`` if it does not fit."""
-        return self._core.encode_into(data, out, self.level)
-
-    def decode_into(self, data: Buffer, out: Buffer, spec: ChunkSpec | None = None) -> int:
-        """Decompress into ``out``; ``OutputSizeError`` as soon as ``out`` is full."""
-        return self._core.decode_into(data, out)
-
-    def max_encoded_size(self, decoded_size: int) -> int:
-        """The largest stream ``decoded_size`` bytes can compress to."""
-        return self._core.max_encoded_size(decoded_size, self.level)
-
-    def decode_kernel(self, spec: ChunkSpec | None = None) -> object:
-        """Decoding as a compiled kernel, so that a :class:`zarr_codec_runtime.Chain` of our codecs
-        decodes each chunk through all of them in Rust (a stream needs no configuration)."""
-        return self._core.decode_kernel()
-
-    def encode_kernel(self, spec: ChunkSpec | None = None) -> object:
-        """Compression as a compiled kernel for a :class:`zarr_codec_runtime.Chain`."""
-        return self._core.encode_kernel(self.level)
-
 
 class Gzip(_Deflate):
     """gzip (RFC 1952) compression at ``level`` 0 (stored) to 9 (smallest).
@@ -148,27 +62,10 @@ class Gzip(_Deflate):
 
     name: ClassVar[str] = "gzip"
     codec_id: ClassVar[str | None] = "gzip"
-    _core: ClassVar[_Core] = _GZIP
-    _v2_id: ClassVar[str] = "gzip"
+    _constructor: ClassVar[Constructor] = _gzip.gzip
 
     def __init__(self, level: int = 5, *, max_decoded_size: int | None = None) -> None:
         super().__init__(level, max_decoded_size=max_decoded_size)
-
-    def encode_batch(self, chunks: Sequence[Buffer], threads: int | None = None) -> list[bytes]:
-        """Compress every chunk, in parallel with the GIL released."""
-        return _gzip.encode_batch(list(chunks), self.level, threads)
-
-    def decode_batch(self, chunks: Sequence[Buffer], threads: int | None = None) -> list[bytes]:
-        """Decompress every chunk, in parallel with the GIL released."""
-        return _gzip.decode_batch(list(chunks), self.max_decoded_size, threads)
-
-    def decode_batch_into(
-        self, chunks: Sequence[Buffer], outs: Sequence[Buffer], threads: int | None = None
-    ) -> list[int]:
-        """Decompress each chunk into the matching ``out`` (writable, C-contiguous, sharing no
-        memory with another ``out`` or any chunk), in parallel with the GIL released; returns
-        the bytes written into each."""
-        return _gzip.decode_batch_into(list(chunks), list(outs), threads)
 
 
 class Zlib(_Deflate):
@@ -184,8 +81,7 @@ class Zlib(_Deflate):
 
     name: ClassVar[str] = "numcodecs.zlib"
     codec_id: ClassVar[str | None] = "zlib"
-    _core: ClassVar[_Core] = _ZLIB
-    _v2_id: ClassVar[str] = "zlib"
+    _constructor: ClassVar[Constructor] = _gzip.zlib
 
     def __init__(self, level: int = 1, *, max_decoded_size: int | None = None) -> None:
         super().__init__(level, max_decoded_size=max_decoded_size)

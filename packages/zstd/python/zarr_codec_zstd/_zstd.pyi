@@ -1,34 +1,11 @@
-"""Compiled core of zarr-codec-zstd (libzstd). All functions release the GIL while working
-and raise ``zarr_codec_shapes.CodecError`` subclasses for bad input."""
+"""Compiled core of zarr-codec-zstd (libzstd): a registration of the Rust codec type with the
+glue's generic bytes-codec binding. Every call releases the GIL and raises
+``zarr_codec_shapes.CodecError`` subclasses for bad input."""
 
-from collections.abc import Buffer
+from zarr_codec_shapes.compiled import CompiledBytesCodec
 
 ENGINE: str
 
-def encode(data: Buffer, level: int, checksum: bool) -> bytes: ...
-def encode_into(data: Buffer, out: Buffer, level: int, checksum: bool) -> int: ...
-def decode(data: Buffer, limit: int | None = None) -> bytes: ...
-def decode_into(data: Buffer, out: Buffer) -> int: ...
-def decoded_size(data: Buffer) -> int | None:
-    """The exact decoded size when every frame states its content size, else ``None``."""
-
-def max_encoded_size(size: int) -> int: ...
-def encode_batch(
-    chunks: list[Buffer], level: int, checksum: bool, threads: int | None = None
-) -> list[bytes]: ...
-def decode_batch(
-    chunks: list[Buffer], limit: int | None = None, threads: int | None = None
-) -> list[bytes]: ...
-def decode_batch_into(
-    chunks: list[Buffer], outs: list[Buffer], threads: int | None = None
-) -> list[int]: ...
-def decode_kernel() -> object:
-    """The frame decoder as a chain kernel (a capsule that ``zarr_codec_runtime.Plan`` runs)."""
-
-def encode_kernel(level: int, checksum: bool) -> object:
-    """Compression at ``level`` as a chain kernel."""
-
-def canonical_configuration(json: str, zarr_format: int) -> str:
-    """The canonical configuration (JSON text) of codec metadata ``json`` (JSON text) in Zarr
-    format ``zarr_format``, as the Rust configuration type reads it: ``ConfigurationError``
-    for anything it refuses."""
+def zstd(json: str, zarr_format: int) -> CompiledBytesCodec:
+    """The compiled codec of zstd metadata ``json`` (JSON text, Zarr format 2 or 3);
+    ``ConfigurationError`` for anything the Rust configuration type refuses."""

@@ -15,9 +15,11 @@ use zarr_codec_runtime::{
 };
 use zarr_codec_shapes::CodecError;
 
-use crate::batch::{checked_buffers, checked_outputs};
-use crate::kernel::ForeignKernel;
-use crate::{BytesInput, BytesOutput, UninitBytes, run, thread_count, to_py_err};
+use zarr_codec_python::kernel::ForeignKernel;
+use zarr_codec_python::{
+    BytesInput, BytesOutput, UninitBytes, checked_buffers, checked_outputs, run, thread_count,
+    to_py_err,
+};
 
 /// A step as Python describes it: `(name, kernel capsule, output bytes)` for a codec (-1 for
 /// a compressor's, bounded by its kernel), `("bytes", element size, output bytes)` for the
@@ -826,7 +828,6 @@ fn paths_of(paths: &Bound<'_, PyAny>) -> PyResult<Vec<PathBuf>> {
 pub fn add_runtime(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<PyPlan>()?;
     module.add_class::<crate::sharding::PySharded>()?;
-    #[cfg(feature = "remote")]
     module.add_class::<crate::remote::PyRemote>()?;
     module.add_function(wrap_pyfunction!(crate::selection::cut_selection, module)?)
 }

@@ -8,7 +8,7 @@ use zarr_codec_runtime::selection::{Axis, ChunkKeys, cut};
 use zarr_codec_runtime::{Region, Span};
 use zarr_codec_shapes::CodecError;
 
-use crate::{run, to_py_err};
+use zarr_codec_python::{run, to_py_err};
 
 /// What [`cut_selection`] returns: keys, chunk selections, output selections, completeness.
 type Cut<'py> = (

@@ -27,7 +27,7 @@ use zarr_codec_shapes::CodecError;
 
 use crate::runtime::{PyPlan, out_array, resolve, run_chunks};
 use crate::sharding::PySharded;
-use crate::{thread_count, to_py_err};
+use zarr_codec_python::{thread_count, to_py_err};
 
 /// Shards of at least this many decoded bytes have their index (at the end) fetched by a
 /// request of its own beside the body's, so that their inner chunks decode while the body

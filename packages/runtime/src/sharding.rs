@@ -11,7 +11,7 @@ use crate::runtime::{
     PyPlan, chunk_region, empty_rule, in_array, olds_of, out_array, read_with, resolve, run_chunks,
     write_files_with,
 };
-use crate::{BytesInput, numpy_from_vec, run, thread_count, to_py_err};
+use zarr_codec_python::{BytesInput, numpy_from_vec, run, thread_count, to_py_err};
 
 /// A shard fetched in parts, as Python gave it: its index (if any) and inner chunks.
 type Fetched = (Option<BytesInput>, Vec<(usize, BytesInput)>);

@@ -30,12 +30,12 @@ const IDLE_EXIT: Duration = Duration::from_secs(10);
 const MAX_HELPERS: usize = 512;
 
 /// A caller's share for helper `n` (numbered from 1; the caller is 0).
-type Task<'a> = dyn Fn(usize) + Sync + 'a;
+pub type Task<'a> = dyn Fn(usize) + Sync + 'a;
 
 /// Runs `own` on this thread while up to `helpers` pooled threads run `task(1)` ..
 /// `task(helpers)`; returns `own`'s result once every helper that started is done. A panic in
 /// `own` or a helper is raised here, after that.
-pub(crate) fn run_with_helpers<R>(helpers: usize, task: &Task<'_>, own: impl FnOnce() -> R) -> R {
+pub fn run_with_helpers<R>(helpers: usize, task: &Task<'_>, own: impl FnOnce() -> R) -> R {
     Pool::current().run(helpers, task, own)
 }
 

@@ -1,0 +1,138 @@
+"""Bytes codecs whose work is compiled: the protocol of a compiled bytes codec and a base class
+that hands every call to one.
+
+A codec wheel registers its Rust codec type with the glue's generic binding
+(``add_bytes_codec``), which gives its module a constructor ``name(json, zarr_format)``
+returning a :class:`CompiledBytesCodec`. The wheel's Python class (numcodecs-compatible
+arguments, attributes and ``repr``) derives from :class:`CompiledBytesCodecBase` and names
+that constructor: every method below then runs in Rust with the GIL released, and the
+configuration is validated by the Rust configuration type alone.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Buffer, Callable, Sequence
+from typing import Any, ClassVar, Literal, Protocol
+
+from zarr_codec_shapes.base import BytesBytesCodecBase
+from zarr_codec_shapes.chunk_spec import ChunkSpec
+from zarr_codec_shapes.codec_json import canonical_configuration
+from zarr_codec_shapes.errors import ConfigurationError
+
+__all__ = ["CompiledBytesCodec", "CompiledBytesCodecBase", "check_max_decoded_size"]
+
+
+class CompiledBytesCodec(Protocol):
+    """A compiled bytes-to-bytes codec: one chunk, batches on the shared pool (``threads``:
+    ``None`` for one per core), and the chain kernels the runtime runs."""
+
+    @property
+    def name(self) -> str: ...
+    def configuration(self, zarr_format: int) -> str: ...
+    def encode(self, data: Buffer) -> bytes: ...
+    def encode_into(self, data: Buffer, out: Buffer) -> int: ...
+    def decode(self, data: Buffer, limit: int | None = None) -> bytes: ...
+    def decode_into(self, data: Buffer, out: Buffer) -> int: ...
+    def max_encoded_size(self, size: int) -> int | None: ...
+    def decoded_size(self, data: Buffer) -> int | None: ...
+    def encode_batch(self, chunks: Sequence[Buffer], threads: int | None = None) -> list[bytes]: ...
+    def decode_batch(
+        self, chunks: Sequence[Buffer], limit: int | None = None, threads: int | None = None
+    ) -> list[bytes]: ...
+    def decode_batch_into(
+        self, chunks: Sequence[Buffer], outs: Sequence[Buffer], threads: int | None = None
+    ) -> list[int]: ...
+    def decode_kernel(self) -> object: ...
+    def encode_kernel(self) -> object: ...
+
+
+#: A wheel's registered constructor: codec metadata (JSON text) in Zarr format 2 or 3.
+Constructor = Callable[[str, int], CompiledBytesCodec]
+
+
+def check_max_decoded_size(codec: str, value: object) -> int | None:
+    """``value`` as a bound on what ``decode`` may allocate: ``None`` or an integer >= 0."""
+    if value is None or (isinstance(value, int) and not isinstance(value, bool) and value >= 0):
+        return value
+    raise ConfigurationError(f"{codec}: invalid max_decoded_size {value!r}")
+
+
+class CompiledBytesCodecBase(BytesBytesCodecBase):
+    """A bytes codec whose every call runs in its compiled codec (:attr:`compiled`), made by
+    the class's registered ``_constructor`` from the codec's v3 JSON.
+
+    A subclass sets ``name``, ``codec_id`` and ``_constructor``, stores its configuration in
+    ``__init__`` (validated with :meth:`_configured`) and returns it from
+    ``configuration()``; ``max_decoded_size`` (``None``: no bound) caps what ``decode``
+    allocates."""
+
+    _constructor: ClassVar[Constructor]
+    max_decoded_size: int | None = None
+
+    @classmethod
+    def _configured(cls, config: dict[str, Any], zarr_format: Literal[2, 3]) -> dict[str, Any]:
+        """``config`` as the Rust configuration type reads and writes it back (the one place
+        it is validated): numcodecs' defaults filled in for v2."""
+        name = cls.name if zarr_format == 3 else (cls.codec_id or cls.name)
+        constructor = cls._constructor
+
+        def check(text: str, fmt: int) -> str:
+            return constructor(text, fmt).configuration(fmt)
+
+        return canonical_configuration(check, name, config, zarr_format)
+
+    @functools.cached_property
+    def compiled(self) -> CompiledBytesCodec:
+        """The compiled codec doing the work (made once per object, on first use)."""
+        return self._compile()
+
+    def _compile(self) -> CompiledBytesCodec:
+        """The compiled codec of this configuration: from its v3 JSON unless overridden."""
+        return type(self)._constructor(json.dumps(self.to_json(3)), 3)
+
+    def encode(self, data: Buffer, spec: ChunkSpec | None = None) -> bytes:
+        """Encode ``data`` (any buffer; non-contiguous arrays in C order)."""
+        return self.compiled.encode(data)
+
+    def decode(self, data: Buffer, spec: ChunkSpec | None = None) -> bytes:
+        """Decode ``data`` (at most ``max_decoded_size`` bytes when set)."""
+        return self.compiled.decode(data, self.max_decoded_size)
+
+    def encode_into(self, data: Buffer, out: Buffer, spec: ChunkSpec | None = None) -> int:
+        """Encode into ``out``; ``OutputSizeError`` if it does not fit."""
+        return self.compiled.encode_into(data, out)
+
+    def decode_into(self, data: Buffer, out: Buffer, spec: ChunkSpec | None = None) -> int:
+        """Decode into ``out``; ``OutputSizeError`` if the content does not fit."""
+        return self.compiled.decode_into(data, out)
+
+    def max_encoded_size(self, decoded_size: int) -> int | None:
+        """The most bytes ``decoded_size`` bytes can encode to."""
+        return self.compiled.max_encoded_size(decoded_size)
+
+    def encode_batch(self, chunks: Sequence[Buffer], threads: int | None = None) -> list[bytes]:
+        """Encode every chunk, in parallel with the GIL released."""
+        return self.compiled.encode_batch(list(chunks), threads)
+
+    def decode_batch(self, chunks: Sequence[Buffer], threads: int | None = None) -> list[bytes]:
+        """Decode every chunk, in parallel with the GIL released."""
+        return self.compiled.decode_batch(list(chunks), self.max_decoded_size, threads)
+
+    def decode_batch_into(
+        self, chunks: Sequence[Buffer], outs: Sequence[Buffer], threads: int | None = None
+    ) -> list[int]:
+        """Decode each chunk into the matching ``out`` (writable, C-contiguous, sharing no
+        memory with another ``out`` or any chunk), in parallel with the GIL released; returns
+        the bytes written into each."""
+        return self.compiled.decode_batch_into(list(chunks), list(outs), threads)
+
+    def decode_kernel(self, spec: ChunkSpec | None = None) -> object | None:
+        """Decoding as a compiled kernel, so that a chain of our codecs decodes each chunk
+        through all of them in Rust (``zarr_codec_runtime.Chain``)."""
+        return self.compiled.decode_kernel()
+
+    def encode_kernel(self, spec: ChunkSpec | None = None) -> object | None:
+        """Encoding as a compiled kernel for ``zarr_codec_runtime.Chain``."""
+        return self.compiled.encode_kernel()
