@@ -73,7 +73,7 @@ pub mod write;
 use zarr_codec_kernel::workers;
 pub use zarr_codec_kernel::{kernel, pool, target};
 
-pub use chain::Chain;
+pub use chain::{ArrayStage, BytesStage, Chain, Stored, plan};
 pub use files::ChunkError;
 pub use grid::Grid;
 pub use kernel::Kernel;

@@ -4,16 +4,18 @@
 //! so the runners exist once, whichever wheels made the kernels.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use numpy::{PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::exceptions::PyOSError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyInt, PyList, PySlice, PyString, PyTuple};
+use pyo3::types::{PyBytes, PyList, PySlice, PyString, PyTuple};
+
 use zarr_codec_runtime::{
-    BufferWriteItem, ChunkError, EmptyRule, InArray, OutArray, Output, Plan, ReadItem, Region,
-    Source, Span, Step, Target, WriteItem,
+    ArrayStage, BufferWriteItem, BytesStage, ChunkError, EmptyRule, InArray, Kernel, OutArray,
+    Plan, ReadItem, Region, Source, Span, Stored, Target, WriteItem,
 };
-use zarr_codec_shapes::CodecError;
+use zarr_codec_shapes::{CodecError, Endian};
 
 use zarr_codec_python::kernel::ForeignKernel;
 use zarr_codec_python::{
@@ -21,40 +23,73 @@ use zarr_codec_python::{
     to_py_err,
 };
 
-/// A step as Python describes it: `(name, kernel capsule, output bytes)` for a codec (-1 for
-/// a compressor's, bounded by its kernel), `("bytes", element size, output bytes)` for the
-/// `bytes` codec swapping byte order, or `("transpose", (shape, order, element size), output
-/// bytes)` for the `transpose` codec moving a C-order array of `shape` to `order`.
-type Described<'py> = (String, Bound<'py, PyAny>, i64);
+/// An array codec as Python describes it: `(name, encode kernel, decode kernel, decoded
+/// bytes, encoded bytes)`; for `transpose`, `("transpose", (shape, order, element size), ...)`.
+type ArrayDescribed<'py> = (String, Bound<'py, PyAny>, Bound<'py, PyAny>, usize, usize);
 
-/// The runtime steps of a Python description (see [`Described`]).
-pub fn steps_of(py: Python<'_>, steps: &Bound<'_, PyAny>) -> PyResult<Vec<Step>> {
-    let configuration = |message: String| to_py_err(py, &CodecError::configuration(message));
-    let mut planned = Vec::new();
-    for step in steps.try_iter()? {
-        let (name, kernel, output_len): Described<'_> = step?.extract()?;
-        let output = usize::try_from(output_len).map_or(Output::Bounded, Output::Exact);
-        let step =
-            if let Ok((shape, order, item)) = kernel.extract::<(Vec<usize>, Vec<usize>, usize)>() {
-                Step::permute(&shape, &order, item).map_err(|err| to_py_err(py, &err))?
-            } else if kernel.is_instance_of::<PyInt>() {
-                let size: usize = kernel.extract()?;
-                let Output::Exact(len) = output else {
-                    return Err(configuration(
-                        "bytes: a swap step needs its output size".into(),
-                    ));
-                };
-                Step::swap(size, len).map_err(|err| to_py_err(py, &err))?
-            } else {
-                Step::kernel(
-                    name,
-                    std::sync::Arc::new(ForeignKernel::new(&kernel)?),
-                    output,
-                )
-            };
-        planned.push(step);
+/// Both directions of a chain, planned by the runtime's one planner
+/// ([`zarr_codec_runtime::plan`]) from what Python knows of its codecs: the array codecs'
+/// kernels and sizes (`(name, encode kernel, decode kernel, decoded bytes, encoded bytes)`,
+/// or `("transpose", (shape, order, element size), None, ...)`), the `bytes` codec's `endian`
+/// ("little", "big" or `None`) for the `stored` elements (`(bytes, swap size, data type
+/// name)`), and the bytes codecs' kernels (`(name, encode kernel, decode kernel)`), for chunks
+/// of `decoded_len` bytes. Returns `(decode, encode)`.
+#[pyfunction]
+pub fn plan_chain(
+    py: Python<'_>,
+    array: Vec<ArrayDescribed<'_>>,
+    endian: Option<&str>,
+    stored: (usize, usize, String),
+    bytes: Vec<(String, Bound<'_, PyAny>, Bound<'_, PyAny>)>,
+    decoded_len: usize,
+) -> PyResult<(PyPlan, PyPlan)> {
+    let kernel = |capsule: &Bound<'_, PyAny>| -> PyResult<Arc<dyn Kernel>> {
+        Ok(Arc::new(ForeignKernel::new(capsule)?))
+    };
+    let mut stages = Vec::with_capacity(array.len());
+    for (name, encode, decode, decoded_len, encoded_len) in array {
+        let transposed = (name == "transpose")
+            .then(|| encode.extract::<(Vec<usize>, Vec<usize>, usize)>().ok())
+            .flatten();
+        stages.push(match transposed {
+            Some((shape, order, item)) => ArrayStage::Transpose { shape, order, item },
+            None => ArrayStage::Kernels {
+                encode: kernel(&encode)?,
+                decode: kernel(&decode)?,
+                name,
+                decoded_len,
+                encoded_len,
+            },
+        });
     }
-    Ok(planned)
+    let bytes = bytes
+        .into_iter()
+        .map(|(name, encode, decode)| {
+            Ok(BytesStage {
+                name,
+                encode: kernel(&encode)?,
+                decode: kernel(&decode)?,
+            })
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    let endian = match endian {
+        None => None,
+        Some("little") => Some(Endian::Little),
+        Some("big") => Some(Endian::Big),
+        Some(other) => {
+            let message = format!("bytes: endian must be \"little\" or \"big\", got {other:?}");
+            return Err(to_py_err(py, &CodecError::configuration(message)));
+        }
+    };
+    let (len, swap_size, data_type) = stored;
+    let stored = Stored {
+        len,
+        swap_size,
+        data_type: &data_type,
+    };
+    let (decode, encode) = zarr_codec_runtime::plan(stages, endian, &stored, bytes, decoded_len)
+        .map_err(|err| to_py_err(py, &err))?;
+    Ok((PyPlan { plan: decode }, PyPlan { plan: encode }))
 }
 
 /// A chunk's error as Python's: a codec's as its `zarr_codec_shapes` exception, a file's as
@@ -101,15 +136,6 @@ pub struct PyPlan {
 
 #[pymethods]
 impl PyPlan {
-    /// The plan of `steps` (see the stub), each input `input_len` bytes when given.
-    #[new]
-    #[pyo3(signature = (steps, input_len=None))]
-    fn new(py: Python<'_>, steps: &Bound<'_, PyAny>, input_len: Option<usize>) -> PyResult<Self> {
-        Ok(Self {
-            plan: Plan::new(steps_of(py, steps)?, input_len),
-        })
-    }
-
     /// The number of steps.
     fn __len__(&self) -> usize {
         self.plan.steps().len()
@@ -827,6 +853,7 @@ fn paths_of(paths: &Bound<'_, PyAny>) -> PyResult<Vec<PathBuf>> {
 /// Adds the runtime's classes and `cut_selection` to `module` (the `zarr-codec-runtime` wheel's, only).
 pub fn add_runtime(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<PyPlan>()?;
+    module.add_function(wrap_pyfunction!(plan_chain, module)?)?;
     module.add_class::<crate::sharding::PySharded>()?;
     module.add_class::<crate::remote::PyRemote>()?;
     module.add_function(wrap_pyfunction!(crate::selection::cut_selection, module)?)

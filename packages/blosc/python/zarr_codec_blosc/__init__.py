@@ -2,8 +2,9 @@
 
 ``Blosc`` is a plain Python class holding its configuration (so it pickles, copies and
 compares as a value); the work happens in its compiled codecs (``_blosc.blosc``, the glue's
-generic bytes-codec binding) with the GIL released. ``shuffle`` and ``typesize`` may be left unset: ``evolve`` resolves them from the
-array's element size (zarr-python's behaviour), and ``encode`` uses the input's item size.
+generic bytes-codec binding) with the GIL released. ``shuffle`` and ``typesize`` may be left
+unset: ``evolve`` resolves them from the array's element size (zarr-python's behaviour), and
+``encode`` uses the input's item size.
 """
 
 from __future__ import annotations

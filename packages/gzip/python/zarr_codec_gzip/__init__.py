@@ -2,8 +2,8 @@
 core.
 
 ``Gzip`` and ``Zlib`` are plain Python classes holding their level (so they pickle, copy and
-compare as values); the work happens in their compiled codecs (``_gzip.gzip``, ``_gzip.zlib``: the glue's generic
-bytes-codec binding) with the GIL released.
+compare as values); the work happens in their compiled codecs (``_gzip.gzip`` and
+``_gzip.zlib``, the glue's generic bytes-codec binding) with the GIL released.
 """
 
 from __future__ import annotations

@@ -8,17 +8,25 @@ import numpy as np
 #: The name of the capsules codec kernels travel in.
 KERNEL_CAPSULE: str
 
+def plan_chain(
+    array: Sequence[tuple[str, object, object, int, int]],
+    endian: str | None,
+    stored: tuple[int, int, str],
+    bytes: Sequence[tuple[str, object, object]],
+    decoded_len: int,
+) -> tuple[Plan, Plan]:
+    """Both directions of a chain, ``(decode, encode)``, planned by the runtime's one planner
+    (``zarr_codec_runtime::plan`` in Rust): it decides the byte swap, every step's size and
+    what each input must be. ``array``: each array codec as ``(name, encode kernel, decode
+    kernel, decoded bytes, encoded bytes)``, or ``("transpose", (shape, order, element
+    size), None, ...)``; ``endian``: the ``bytes`` codec's (``None`` only for one-byte
+    elements); ``stored``: ``(bytes, swap size, data type name)`` of what it stores;
+    ``bytes``: each bytes codec as ``(name, encode kernel, decode kernel)``."""
+
 class Plan:
-    """One direction of a chain, planned once: its steps in running order.
+    """One direction of a chain, planned once (by :func:`plan_chain`): its steps in running
+    order. No steps: chunks pass as they are."""
 
-    A step is ``(codec name, kernel capsule, bytes it writes)`` (-1 for a compressor's, bounded
-    by its kernel), or ``("bytes", element size, bytes)`` for the ``bytes`` codec swapping byte
-    order. No steps: chunks pass as they are. ``input_len``: the size every input must have
-    (the stored elements, for a decoding plan without a compressor)."""
-
-    def __init__(
-        self, steps: Sequence[tuple[str, object, int]], input_len: int | None = None
-    ) -> None: ...
     def __len__(self) -> int: ...
     @property
     def input_len(self) -> int | None: ...

@@ -32,7 +32,7 @@ from zarr_codec_shapes.errors import ConfigurationError
 from zarr_codec_shapes.protocols import Codec
 from zarr_codec_shapes.registry import get_codec
 
-from zarr_codec_runtime._runtime import Plan, Remote, Sharded
+from zarr_codec_runtime._runtime import Plan, Remote, Sharded, plan_chain
 from zarr_codec_runtime.sharding import Sharding
 from zarr_codec_runtime.transpose import Transpose
 
@@ -227,63 +227,48 @@ class Chain:
     def stored_as_is(self) -> bool:
         """Whether a chunk's stored bytes are its elements in native order: the ``bytes``
         codec alone, so a chunk can be read from a file straight into place."""
-        return not self.array_stages and not self.bytes_codecs and self._swap_size() == 0
+        plan = self.decode_plan
+        return plan is not None and len(plan) == 0
 
-    def _swap_size(self) -> int | None:
-        """The bytes the ``bytes`` codec reverses together (0: none; one part of a complex
-        number), ``None`` when it is not ours or has no byte order for multi-byte elements."""
-        codec = self.array_bytes.codec
-        if not isinstance(codec, BytesCodec):
+    @functools.cached_property
+    def _plans(self) -> tuple[Plan, Plan] | None:
+        """Both directions planned by the runtime's one planner (Rust), from each codec's
+        compiled kernels and sizes; ``None`` when a codec has none (the chain then runs codec
+        by codec)."""
+        if not isinstance(self.array_bytes.codec, BytesCodec):
             return None
-        size = self.encoded_spec.data_type.swap_size
-        if size < 2 or codec.endian == NATIVE:
-            return 0
-        return None if codec.endian is None else size
+        array: list[tuple[str, object, object, int, int]] = []
+        for stage in self.array_stages:
+            kernels = _kernels(stage.codec, stage.spec)
+            if kernels is None:
+                return None
+            encoded = stage.codec.resolve(stage.spec).num_bytes
+            array.append((_name(stage.codec), *kernels, stage.spec.num_bytes, encoded))
+        compressors: list[tuple[str, object, object]] = []
+        for codec in self.bytes_codecs:
+            kernels = _kernels(codec, None)
+            if kernels is None:
+                return None
+            compressors.append((codec.name, *kernels))
+        stored = self.encoded_spec
+        planned: tuple[Plan, Plan] = plan_chain(
+            array,
+            self.array_bytes.codec.endian,
+            (stored.num_bytes, stored.data_type.swap_size, stored.data_type.name),
+            compressors,
+            self.spec.num_bytes,
+        )
+        return planned
 
     @functools.cached_property
     def decode_plan(self) -> Plan | None:
-        """Decoding, planned for the runtime: every codec's compiled kernel in turn (the
-        decompressor nearest the array writing exactly its elements), or ``None`` when a codec
-        has no kernel."""
-        swap = self._swap_size()
-        if swap is None:
-            return None
-        stored = self.encoded_spec.num_bytes
-        steps: list[tuple[str, object, int]] = []
-        for position, codec in reversed(list(enumerate(self.bytes_codecs))):
-            kernel = _kernel(codec, "decode_kernel", None)
-            if kernel is None:
-                return None
-            steps.append((codec.name, kernel, stored if position == 0 else -1))
-        if swap:
-            steps.append(("bytes", swap, stored))
-        for stage in reversed(self.array_stages):
-            kernel = _kernel(stage.codec, "decode_kernel", stage.spec)
-            if kernel is None:
-                return None
-            steps.append((_name(stage.codec), kernel, stage.spec.num_bytes))
-        return Plan(steps, None if self.bytes_codecs else stored)
+        """Decoding, planned for the runtime, or ``None`` when a codec has no kernel."""
+        return None if self._plans is None else self._plans[0]
 
     @functools.cached_property
     def encode_plan(self) -> Plan | None:
         """Encoding, planned for the runtime, or ``None`` when a codec has no kernel."""
-        swap = self._swap_size()
-        if swap is None:
-            return None
-        steps: list[tuple[str, object, int]] = []
-        for stage in self.array_stages:
-            kernel = _kernel(stage.codec, "encode_kernel", stage.spec)
-            if kernel is None:
-                return None
-            steps.append((_name(stage.codec), kernel, stage.codec.resolve(stage.spec).num_bytes))
-        if swap:
-            steps.append(("bytes", swap, self.encoded_spec.num_bytes))
-        for codec in self.bytes_codecs:
-            kernel = _kernel(codec, "encode_kernel", None)
-            if kernel is None:
-                return None
-            steps.append((codec.name, kernel, -1))
-        return Plan(steps, self.spec.num_bytes)
+        return None if self._plans is None else self._plans[1]
 
     # -- checks --------------------------------------------------------------------------
 
@@ -671,9 +656,13 @@ class Chain:
         return True
 
 
-def _kernel(codec: Any, method: str, spec: ChunkSpec | None) -> object | None:
-    make = getattr(codec, method, None)
-    return None if make is None else make(spec)
+def _kernels(codec: Any, spec: ChunkSpec | None) -> tuple[object, object] | None:
+    """A codec's compiled ``(encode, decode)`` kernels, ``None`` when it lacks either."""
+    encode, decode = getattr(codec, "encode_kernel", None), getattr(codec, "decode_kernel", None)
+    if encode is None or decode is None:
+        return None
+    kernels = (encode(spec), decode(spec))
+    return None if None in kernels else kernels
 
 
 def _name(codec: Any) -> str:
