@@ -796,7 +796,7 @@ def test_sharded_writes_store_the_same_bytes_as_zarrs_pipeline(
             array = _create(store, chain, dtype, SHAPE, CHUNKS, SHARDINGS[sharding])
             if path == PATH:
                 assert _chain_of(array) is not None
-                assert _chain_of(array).sharded is not None  # type: ignore[union-attr]
+                assert _chain_of(array).runner.is_sharded  # type: ignore[union-attr]
             mirror = _write_sequence(array, chain, dtype)
             array[10:20, 14:28] = _fill(chain, np.dtype(dtype))  # shard (1, 1): deleted
             mirror[10:20, 14:28] = _fill(chain, np.dtype(dtype))
@@ -869,7 +869,7 @@ def test_nested_shards_match_zarrs_pipeline(new_store: Callable[[str], Store]) -
             )
             if path == PATH:
                 assert _chain_of(array) is not None
-                assert _chain_of(array).sharded is not None  # type: ignore[union-attr]
+                assert _chain_of(array).runner.is_sharded  # type: ignore[union-attr]
             array[...] = data
             array[3:17, 4:25] = -data[:14, :21]
             array[:5, :7] = 0

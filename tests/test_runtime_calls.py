@@ -3,7 +3,7 @@ touches, and so is a write into a ``LocalStore``: the per-chunk work (fetching, 
 placing; gathering, merging, encoding, storing) happens in Rust.
 
 The calls are counted with a profiler on every thread (zarr runs its event loop on a thread of
-its own), as calls of methods of ``zarr_codec_runtime.Plan`` and ``Sharded`` objects. Sharded
+its own), as calls of methods of ``zarr_codec_runtime.Plan`` and ``Runner`` objects. Sharded
 arrays (shards of 2 x 2 chunks) count the same way: a read or write of any number of shards is
 one call too."""
 
@@ -21,7 +21,7 @@ import pytest
 
 zarr = pytest.importorskip("zarr")
 zarr_codecs = pytest.importorskip("zarr_codecs")
-from zarr_codec_runtime import Plan, Sharded  # noqa: E402
+from zarr_codec_runtime import Plan, Runner  # noqa: E402
 
 BLOSC = {
     "name": "blosc",
@@ -31,12 +31,12 @@ BLOSC = {
 
 @contextmanager
 def runtime_calls() -> Iterator[list[str]]:
-    """The names of the ``Plan`` and ``Sharded`` methods called on any thread while inside."""
+    """The names of the ``Plan`` and ``Runner`` methods called on any thread while inside."""
     calls: list[str] = []
     lock = threading.Lock()
 
     def profile(frame: Any, event: str, arg: Any) -> None:
-        if event == "c_call" and isinstance(getattr(arg, "__self__", None), Plan | Sharded):
+        if event == "c_call" and isinstance(getattr(arg, "__self__", None), Plan | Runner):
             with lock:
                 calls.append(arg.__name__)
 

@@ -40,7 +40,7 @@ pub(crate) fn compress(
 /// should not (a write past the output). Chunks that close to the limit are refused.
 pub(crate) fn check_room(len: usize, params: &crate::Params) -> Result<()> {
     let typesize = params.c_typesize();
-    let blocksize = crate::preshuffle::c_blosc_blocksize(
+    let blocksize = crate::header::c_blosc_blocksize(
         params.cname,
         params.clevel,
         typesize,

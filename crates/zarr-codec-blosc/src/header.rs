@@ -8,6 +8,8 @@
 
 use zarr_codec_shapes::{CodecError, Result};
 
+use crate::Compressor;
+
 /// Header length, and the overhead c-blosc may add to the input size.
 pub const HEADER_LEN: usize = 16;
 /// The only c-blosc 1.x frame format version (c-blosc 1.21 refuses every other).
@@ -191,4 +193,52 @@ fn validate_block_table(input: &[u8], info: &FrameInfo) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// c-blosc 1.21's base block size (blosc.c's `L1`).
+const L1: usize = 32 * 1024;
+
+/// The block size c-blosc 1.21 chooses (`compute_blocksize` in blosc.c, with its default
+/// forward-compatible split mode).
+pub(crate) fn c_blosc_blocksize(
+    cname: Compressor,
+    clevel: u8,
+    typesize: usize,
+    nbytes: usize,
+    forced: usize,
+) -> usize {
+    if nbytes < typesize {
+        return 1;
+    }
+    // Compressors meant for large blocks ("HCR" in c-blosc) get twice the size.
+    let hcr = matches!(
+        cname,
+        Compressor::Lz4Hc | Compressor::Zlib | Compressor::Zstd
+    );
+    let mut blocksize = nbytes;
+    if forced != 0 {
+        blocksize = forced.clamp(MIN_BUFFERSIZE, MAX_BLOCKSIZE);
+    } else if nbytes >= L1 {
+        blocksize = if hcr { 2 * L1 } else { L1 };
+        blocksize = match clevel {
+            0 => blocksize / 4,
+            1 => blocksize / 2,
+            2 => blocksize,
+            3 => blocksize * 2,
+            4 | 5 => blocksize * 4,
+            9 if hcr => blocksize * 16,
+            _ => blocksize * 8,
+        };
+    }
+    let splits = cname != Compressor::Zstd
+        && typesize <= MAX_SPLITS
+        && blocksize / typesize >= MIN_BUFFERSIZE;
+    if clevel > 0 && splits {
+        blocksize = (blocksize.min(1 << 18) * typesize).clamp(1 << 16, 1 << 20);
+    }
+    blocksize = blocksize.min(nbytes);
+    if blocksize > typesize {
+        blocksize = blocksize / typesize * typesize;
+    }
+    blocksize
 }

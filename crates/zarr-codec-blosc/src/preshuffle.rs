@@ -16,13 +16,9 @@ use std::mem::MaybeUninit;
 use zarr_codec_shapes::Result;
 
 use crate::header::{
-    FLAG_BITSHUFFLE, FLAG_MEMCPYED, FLAG_SHUFFLE, MAX_BLOCKSIZE, MAX_NBYTES, MAX_SPLITS,
-    MIN_BUFFERSIZE,
+    FLAG_BITSHUFFLE, FLAG_MEMCPYED, FLAG_SHUFFLE, MAX_NBYTES, MIN_BUFFERSIZE, c_blosc_blocksize,
 };
-use crate::{Compressor, HEADER_LEN, Params, Shuffle, ffi, shuffle};
-
-/// c-blosc 1.21's base block size (blosc.c's `L1`).
-const L1: usize = 32 * 1024;
+use crate::{HEADER_LEN, Params, Shuffle, ffi, shuffle};
 
 /// The bytes of input shuffled and handed to c-blosc at a time: well within a core's L2.
 pub(crate) const SEGMENT: usize = 512 << 10;
@@ -239,55 +235,11 @@ pub(crate) fn with_scratch<T>(len: usize, f: impl FnOnce(&mut [u8]) -> T) -> T {
     })
 }
 
-/// The block size c-blosc 1.21 chooses (`compute_blocksize` in blosc.c, with its default
-/// forward-compatible split mode).
-pub(crate) fn c_blosc_blocksize(
-    cname: Compressor,
-    clevel: u8,
-    typesize: usize,
-    nbytes: usize,
-    forced: usize,
-) -> usize {
-    if nbytes < typesize {
-        return 1;
-    }
-    // Compressors meant for large blocks ("HCR" in c-blosc) get twice the size.
-    let hcr = matches!(
-        cname,
-        Compressor::Lz4Hc | Compressor::Zlib | Compressor::Zstd
-    );
-    let mut blocksize = nbytes;
-    if forced != 0 {
-        blocksize = forced.clamp(MIN_BUFFERSIZE, MAX_BLOCKSIZE);
-    } else if nbytes >= L1 {
-        blocksize = if hcr { 2 * L1 } else { L1 };
-        blocksize = match clevel {
-            0 => blocksize / 4,
-            1 => blocksize / 2,
-            2 => blocksize,
-            3 => blocksize * 2,
-            4 | 5 => blocksize * 4,
-            9 if hcr => blocksize * 16,
-            _ => blocksize * 8,
-        };
-    }
-    let splits = cname != Compressor::Zstd
-        && typesize <= MAX_SPLITS
-        && blocksize / typesize >= MIN_BUFFERSIZE;
-    if clevel > 0 && splits {
-        blocksize = (blocksize.min(1 << 18) * typesize).clamp(1 << 16, 1 << 20);
-    }
-    blocksize = blocksize.min(nbytes);
-    if blocksize > typesize {
-        blocksize = blocksize / typesize * typesize;
-    }
-    blocksize
-}
-
 #[cfg(test)]
 #[allow(clippy::cast_possible_truncation)] // test data: truncation intended
 pub(crate) mod tests {
     use super::*;
+    use crate::Compressor;
 
     pub(crate) const COMPRESSORS: [Compressor; 5] = [
         Compressor::BloscLz,

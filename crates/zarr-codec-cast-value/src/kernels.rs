@@ -27,15 +27,62 @@ use zarr_codec_shapes::{DataType, FloatFormat, Result};
 
 const FLOAT64: FloatFormat = FloatFormat::FLOAT64;
 
-use crate::OutOfRange;
 use crate::numeric::Scalar;
 use crate::plan::CastPlan;
 use crate::round::Rounding;
+use crate::{Affine, OutOfRange};
 
 mod range;
 
 /// Elements per block: small enough that redoing a block is cheap, large enough to vectorise.
 const BLOCK: usize = 512;
+
+/// A plan's casts of whole buffers: the fast kernels here, the exact path
+/// ([`CastPlan::apply_slow`]) for what they do not cover. (Here, not in `plan.rs`, so that
+/// the plan knows nothing of its kernels.)
+impl CastPlan {
+    /// Casts every element of `input` into `output`, which must hold exactly as many elements
+    /// of the target type (`OutputSize` otherwise; nothing is written then). On an element
+    /// the rules refuse, the error names it and `output` is partly written.
+    pub fn apply(&self, input: &[u8], output: &mut [u8]) -> Result<()> {
+        self.check_sizes(input, output)?;
+        if apply(self, input, output)? {
+            return Ok(());
+        }
+        self.apply_slow(input, output)
+    }
+
+    /// `cast((x - offset) * scale)` for every element of `input` (of the affine map's type,
+    /// the plan's source type), in one pass: what `scale_offset` then this cast give.
+    /// `Ok(false)`, with nothing written, when no fused kernel covers these types; the caller
+    /// then runs the two steps.
+    pub fn apply_after(&self, affine: Affine, input: &[u8], output: &mut [u8]) -> Result<bool> {
+        self.check_sizes(input, output)?;
+        if affine.data_type() != self.from() {
+            return Ok(false);
+        }
+        apply_after(self, affine, input, output)
+    }
+
+    /// `cast(x) / scale + offset` for every element of `input`, into the affine map's type
+    /// (the plan's target type), in one pass: what this cast then `scale_offset`'s decoding
+    /// give. `Ok(false)`, with nothing written, when no fused kernel covers these types.
+    pub fn apply_then(&self, input: &[u8], output: &mut [u8], affine: Affine) -> Result<bool> {
+        self.check_sizes(input, output)?;
+        if affine.data_type() != self.to() {
+            return Ok(false);
+        }
+        apply_then(self, input, output, affine)
+    }
+
+    /// Casts into a new buffer.
+    pub fn apply_to_vec(&self, input: &[u8]) -> Result<Vec<u8>> {
+        let count = input.len() / self.from().size();
+        let mut output = vec![0; count * self.to().size()];
+        self.apply(input, &mut output)?;
+        Ok(output)
+    }
+}
 
 /// Runs a kernel for the plan's pair of types if there is one; `Ok(false)` when there is not.
 pub(crate) fn apply(plan: &CastPlan, input: &[u8], output: &mut [u8]) -> Result<bool> {

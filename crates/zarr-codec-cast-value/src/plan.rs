@@ -5,7 +5,7 @@ use zarr_codec_shapes::{CodecError, DataType, Result};
 
 use crate::numeric::{Numeric, Rules, Scalar, decode};
 use crate::scalar_map::ScalarMap;
-use crate::{Affine, OutOfRange, Rounding, kernels};
+use crate::{OutOfRange, Rounding};
 
 /// One direction of a `cast_value` codec for one pair of data types, ready to run.
 ///
@@ -83,42 +83,8 @@ impl CastPlan {
         self.rules.convert(value)
     }
 
-    /// Casts every element of `input` into `output`, which must hold exactly as many elements
-    /// of the target type (`OutputSize` otherwise; nothing is written then). On an element
-    /// the rules refuse, the error names it and `output` is partly written.
-    pub fn apply(&self, input: &[u8], output: &mut [u8]) -> Result<()> {
-        self.check_sizes(input, output)?;
-        if kernels::apply(self, input, output)? {
-            return Ok(());
-        }
-        self.apply_slow(input, output)
-    }
-
-    /// `cast((x - offset) * scale)` for every element of `input` (of the affine map's type,
-    /// the plan's source type), in one pass: what `scale_offset` then this cast give.
-    /// `Ok(false)`, with nothing written, when no fused kernel covers these types; the caller
-    /// then runs the two steps.
-    pub fn apply_after(&self, affine: Affine, input: &[u8], output: &mut [u8]) -> Result<bool> {
-        self.check_sizes(input, output)?;
-        if affine.data_type() != self.from {
-            return Ok(false);
-        }
-        kernels::apply_after(self, affine, input, output)
-    }
-
-    /// `cast(x) / scale + offset` for every element of `input`, into the affine map's type
-    /// (the plan's target type), in one pass: what this cast then `scale_offset`'s decoding
-    /// give. `Ok(false)`, with nothing written, when no fused kernel covers these types.
-    pub fn apply_then(&self, input: &[u8], output: &mut [u8], affine: Affine) -> Result<bool> {
-        self.check_sizes(input, output)?;
-        if affine.data_type() != self.to {
-            return Ok(false);
-        }
-        kernels::apply_then(self, input, output, affine)
-    }
-
     /// `input` must be whole source elements and `output` as many target elements.
-    fn check_sizes(&self, input: &[u8], output: &[u8]) -> Result<()> {
+    pub(crate) fn check_sizes(&self, input: &[u8], output: &[u8]) -> Result<()> {
         let (in_size, out_size) = (self.from.size(), self.to.size());
         if !input.len().is_multiple_of(in_size) {
             return Err(CodecError::corrupt(format!(
@@ -138,14 +104,6 @@ impl CastPlan {
             });
         }
         Ok(())
-    }
-
-    /// Casts into a new buffer.
-    pub fn apply_to_vec(&self, input: &[u8]) -> Result<Vec<u8>> {
-        let count = input.len() / self.from.size();
-        let mut output = vec![0; count * self.to.size()];
-        self.apply(input, &mut output)?;
-        Ok(output)
     }
 
     /// The exact path, element by element (also what the fast kernels fall back to).

@@ -15,7 +15,6 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyCFunction, PyCapsule, PyList, PyTuple};
 use zarr_codec_shapes::{
     BytesToBytesCodec, ChunkSpec, CodecError, CodecFromJson, DataType, ErrorKind, Result,
-    ZarrFormat,
 };
 
 use crate::batch::{checked_buffers, decode_batch_claimed, parallel_map, thread_count};
@@ -337,13 +336,4 @@ where
         },
     )?;
     module.add(name.to_str().unwrap_or("codec"), constructor)
-}
-
-/// The Zarr format of a Python argument (2 or 3).
-pub(crate) fn zarr_format_of(zarr_format: u8) -> Result<ZarrFormat> {
-    match zarr_format {
-        2 => Ok(ZarrFormat::V2),
-        3 => Ok(ZarrFormat::V3),
-        other => Err(CodecError::configuration(format!("no Zarr format {other}"))),
-    }
 }

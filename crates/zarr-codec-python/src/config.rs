@@ -2,9 +2,8 @@
 //! validates the JSON, and the Python class keeps what it returns.
 
 use pyo3::prelude::*;
-use zarr_codec_shapes::{Codec, CodecError, CodecFromJson, ZarrFormat};
+use zarr_codec_shapes::{Codec, CodecError, CodecFromJson, Result, ZarrFormat};
 
-use crate::bytes_codec::zarr_format_of;
 use crate::to_py_err;
 
 /// The codec of type `C` that metadata `json` (JSON text) in Zarr format `zarr_format` (2 or
@@ -54,4 +53,13 @@ pub fn canonical_configuration<C: CodecFromJson>(
 ) -> PyResult<String> {
     let codec: C = parse_codec_json(py, json, zarr_format)?;
     canonical_of(py, &codec, zarr_format)
+}
+
+/// The Zarr format of a Python argument (2 or 3).
+fn zarr_format_of(zarr_format: u8) -> Result<ZarrFormat> {
+    match zarr_format {
+        2 => Ok(ZarrFormat::V2),
+        3 => Ok(ZarrFormat::V3),
+        other => Err(CodecError::configuration(format!("no Zarr format {other}"))),
+    }
 }

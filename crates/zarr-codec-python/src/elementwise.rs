@@ -4,12 +4,17 @@
 //! A codec supplies `op(input, output)` over native-endian element bytes of its source and
 //! target data types; everything about arrays (layouts, byte order, `ml_dtypes` types, outputs
 //! that share memory with inputs, one allocation per batch) is handled here once.
+//! [`PyArrayCodec`] is the binding every such codec's wheel hands Python: both directions of a
+//! codec bound to an array's data type.
+
+use std::sync::Arc;
 
 use numpy::{PyArrayDescr, PyUntypedArray};
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PySlice, PyTuple};
+use pyo3::types::{PyCapsule, PyList, PySlice, PyTuple};
 use zarr_codec_shapes::{CodecError, DataType, FillValue, Result as CodecResult};
 
+use crate::kernel::array_kernel;
 use crate::{ArrayInput, ArrayOutput, new_array, parallel_map, run, thread_count, to_py_err};
 
 /// An element-wise operation from arrays of `source` to arrays of `target` (`target_dtype`).
@@ -210,4 +215,162 @@ pub fn transform_fill_json(
         .map_err(|err| CodecError::configuration(format!("invalid fill value JSON: {err}")))?;
     let fill = FillValue::from_json(&fill, data_type)?;
     Ok(transform(&fill)?.to_json().to_string())
+}
+
+/// One element-wise operation: every element of the input bytes into the output bytes.
+pub type ElementOp = dyn Fn(&[u8], &mut [u8]) -> CodecResult<()> + Send + Sync;
+
+/// One direction of a [`PyArrayCodec`]: its operation and the data types it goes between.
+struct Direction {
+    op: Arc<ElementOp>,
+    source: DataType,
+    target: DataType,
+    target_dtype: Py<PyArrayDescr>,
+}
+
+impl Direction {
+    fn elementwise<'py>(
+        &self,
+        py: Python<'py>,
+        codec: &'static str,
+    ) -> Elementwise<'py, impl Fn(&[u8], &mut [u8]) -> CodecResult<()> + Sync + '_> {
+        Elementwise {
+            codec,
+            source: self.source,
+            target: self.target,
+            target_dtype: self.target_dtype.bind(py).clone(),
+            op: |input: &[u8], output: &mut [u8]| (self.op)(input, output),
+        }
+    }
+
+    fn kernel<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyCapsule>> {
+        let op = Arc::clone(&self.op);
+        array_kernel(py, move |input: &[u8], output: &mut [u8]| op(input, output))
+    }
+}
+
+/// The one binding of every element-wise array-to-array codec (casts, scale and offset, and
+/// any codec that maps each element on its own), bound to an array's data type: both
+/// directions over numpy arrays (one chunk, into the caller's array, batches on the shared
+/// pool) and as chain kernels. A wheel makes one with [`PyArrayCodec::new`] from its codec's
+/// two operations; everything about arrays is [`Elementwise`]'s.
+#[pyclass(frozen, name = "ArrayCodec", module = "zarr_codec_python")]
+pub struct PyArrayCodec {
+    name: &'static str,
+    encode: Direction,
+    decode: Direction,
+}
+
+impl PyArrayCodec {
+    /// Codec `name` between arrays of `decoded` and of `encoded` (each a data type and its
+    /// numpy dtype): `encode` from the first to the second, `decode` back.
+    pub fn new(
+        name: &'static str,
+        encode: Arc<ElementOp>,
+        decode: Arc<ElementOp>,
+        decoded: (DataType, Bound<'_, PyArrayDescr>),
+        encoded: (DataType, Bound<'_, PyArrayDescr>),
+    ) -> Self {
+        Self {
+            name,
+            encode: Direction {
+                op: encode,
+                source: decoded.0,
+                target: encoded.0,
+                target_dtype: encoded.1.unbind(),
+            },
+            decode: Direction {
+                op: decode,
+                source: encoded.0,
+                target: decoded.0,
+                target_dtype: decoded.1.unbind(),
+            },
+        }
+    }
+}
+
+#[pymethods]
+impl PyArrayCodec {
+    /// The decoded data type's name.
+    #[getter]
+    fn decoded(&self) -> &'static str {
+        self.decode.target.name()
+    }
+
+    /// The encoded data type's name.
+    #[getter]
+    fn encoded(&self) -> &'static str {
+        self.encode.target.name()
+    }
+
+    /// `array` (any layout or byte order) encoded into a new C-ordered array.
+    fn encode<'py>(&self, array: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyUntypedArray>> {
+        self.encode.elementwise(array.py(), self.name).apply(array)
+    }
+
+    /// `array` decoded into a new C-ordered array.
+    fn decode<'py>(&self, array: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyUntypedArray>> {
+        self.decode.elementwise(array.py(), self.name).apply(array)
+    }
+
+    /// `array` encoded into `out` (writable, C-contiguous, native order, as many elements).
+    fn encode_into<'py>(&self, array: &Bound<'py, PyAny>, out: &Bound<'py, PyAny>) -> PyResult<()> {
+        self.encode
+            .elementwise(array.py(), self.name)
+            .apply_into(array, out)
+    }
+
+    /// `array` decoded into `out`.
+    fn decode_into<'py>(&self, array: &Bound<'py, PyAny>, out: &Bound<'py, PyAny>) -> PyResult<()> {
+        self.decode
+            .elementwise(array.py(), self.name)
+            .apply_into(array, out)
+    }
+
+    /// Every array encoded in parallel (GIL released), as views of one new array.
+    #[pyo3(signature = (arrays, threads=None))]
+    fn encode_batch<'py>(
+        &self,
+        arrays: &Bound<'py, PyAny>,
+        threads: Option<i64>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        self.encode
+            .elementwise(arrays.py(), self.name)
+            .apply_batch(arrays, threads)
+    }
+
+    /// Every array decoded in parallel (GIL released), as views of one new array.
+    #[pyo3(signature = (arrays, threads=None))]
+    fn decode_batch<'py>(
+        &self,
+        arrays: &Bound<'py, PyAny>,
+        threads: Option<i64>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        self.decode
+            .elementwise(arrays.py(), self.name)
+            .apply_batch(arrays, threads)
+    }
+
+    /// Every array decoded into the matching array of `outs`, in parallel.
+    #[pyo3(signature = (arrays, outs, threads=None))]
+    fn decode_batch_into<'py>(
+        &self,
+        arrays: &Bound<'py, PyAny>,
+        outs: &Bound<'py, PyAny>,
+        threads: Option<i64>,
+    ) -> PyResult<()> {
+        self.decode
+            .elementwise(arrays.py(), self.name)
+            .apply_batch_into(arrays, outs, threads)
+    }
+
+    /// Encoding as a chain kernel (native-order element bytes in, as many out).
+    fn encode_kernel<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyCapsule>> {
+        self.encode.kernel(py)
+    }
+
+    /// Decoding as a chain kernel.
+    fn decode_kernel<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyCapsule>> {
+        self.decode.kernel(py)
+    }
 }

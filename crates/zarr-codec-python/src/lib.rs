@@ -24,7 +24,7 @@ pub use batch::{
 };
 pub use bytes_codec::{PyBytesCodec, add_bytes_codec};
 pub use config::{canonical_configuration, canonical_of, parse_codec_json};
-pub use elementwise::{Elementwise, transform_fill_json};
+pub use elementwise::{ElementOp, Elementwise, PyArrayCodec, transform_fill_json};
 pub use errors::{IntoPyResult, to_py_err};
 pub use input::BytesInput;
 pub use kernel::{

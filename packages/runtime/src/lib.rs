@@ -8,14 +8,19 @@
 use pyo3::prelude::*;
 
 mod remote;
+mod runner;
 mod runtime;
 mod selection;
-mod sharding;
 
-/// The module: the runners (`Plan`, `Sharded`, `Remote`) and `cut_selection`.
+/// The module: `plan_chain`, the plans it makes, the `Runner` of a chain's reads and writes,
+/// `Remote` stores and `cut_selection`.
 #[pymodule]
 fn _runtime(module: &Bound<'_, PyModule>) -> PyResult<()> {
-    runtime::add_runtime(module)?;
+    module.add_function(wrap_pyfunction!(runtime::plan_chain, module)?)?;
+    module.add_class::<runtime::PyPlan>()?;
+    module.add_class::<runner::PyRunner>()?;
+    module.add_class::<remote::PyRemote>()?;
+    module.add_function(wrap_pyfunction!(selection::cut_selection, module)?)?;
     module.add(
         "KERNEL_CAPSULE",
         zarr_codec_python::kernel::CAPSULE

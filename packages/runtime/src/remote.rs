@@ -25,8 +25,8 @@ use zarr_codec_runtime::remote::{
 use zarr_codec_runtime::{ReadItem, Region, read_batch};
 use zarr_codec_shapes::CodecError;
 
-use crate::runtime::{PyPlan, out_array, resolve, run_chunks};
-use crate::sharding::PySharded;
+use crate::runner::{PyRunner, Runs};
+use crate::runtime::{out_array, resolve, run_chunks};
 use zarr_codec_python::{thread_count, to_py_err};
 
 /// Shards of at least this many decoded bytes have their index (at the end) fetched by a
@@ -269,7 +269,7 @@ impl PyRemote {
         Ok(got)
     }
 
-    /// A read of a batch in one call, as `Plan.read` or `Sharded.read` (`runner`) reads one,
+    /// A read of a batch in one call, as `Runner.read` (`runner`) reads one,
     /// with chunk `i` the object `keys[i]`: every object fetched (at most `limit` requests in
     /// flight) and decoded as it arrives, the GIL released throughout. A missing object is
     /// its chunk's fill value. Returns whether each was there; `None`, with nothing fetched,
@@ -284,30 +284,26 @@ impl PyRemote {
     /// the shard's current index and used only if it equals the kept one). A store's error,
     /// or a shard replaced between two requests, is an `OSError` naming the key.
     #[allow(clippy::too_many_arguments, clippy::needless_pass_by_value)]
-    #[pyo3(signature = (runner, keys, chunk_selections, out_selections, out, fill, chunk_shape, limit, threads=None, whole=None))]
+    #[pyo3(signature = (runner, keys, chunk_selections, out_selections, out, limit, threads=None, whole=None))]
     fn read(
         &self,
         py: Python<'_>,
-        runner: &Bound<'_, PyAny>,
+        runner: &PyRunner,
         keys: Vec<String>,
         chunk_selections: &Bound<'_, PyAny>,
         out_selections: &Bound<'_, PyAny>,
         out: &Bound<'_, PyAny>,
-        fill: &[u8],
-        chunk_shape: Vec<usize>,
         limit: usize,
         threads: Option<i64>,
         whole: Option<Vec<bool>>,
     ) -> PyResult<Option<Vec<bool>>> {
-        let threads = thread_count(py, threads, "remote")?;
-        let plan = runner.cast::<PyPlan>().ok();
-        let sharded = runner.cast::<PySharded>().ok();
-        if plan.is_none() && sharded.is_none() {
-            let message = "Remote.read: the runner is a Plan or a Sharded";
-            return Err(to_py_err(py, &CodecError::configuration(message)));
+        if !runner.takes(py, out) {
+            return Ok(None);
         }
+        let threads = thread_count(py, threads, "remote")?;
+        let (fill, chunk_shape) = (&runner.fill, runner.chunk_shape());
         let Some((view, placed)) =
-            resolve(out, true, chunk_selections, out_selections, &chunk_shape)?
+            resolve(out, true, chunk_selections, out_selections, chunk_shape)?
         else {
             return Ok(None);
         };
@@ -330,8 +326,7 @@ impl PyRemote {
             return Ok(None);
         };
         let regions = &placed.regions;
-        if let Some(sharded) = sharded.as_ref() {
-            let sharding = sharded.get().sharding();
+        if let Runs::Sharded(sharding) = &runner.runs {
             if whole
                 .as_ref()
                 .is_some_and(|whole| whole.len() != keys.len())
@@ -377,7 +372,7 @@ impl PyRemote {
             })
             .map(Some);
         }
-        let Some(plan) = plan.as_ref().map(|plan| &plan.get().plan) else {
+        let Runs::Chain { decode: plan, .. } = &runner.runs else {
             return Ok(None);
         };
         run_chunks(py, || {
@@ -395,7 +390,7 @@ impl PyRemote {
                         out: place.clone(),
                     };
                     let items = std::slice::from_ref(&item);
-                    let found = read_batch(plan, &chunk_shape, items, &array, fill, 1)?;
+                    let found = read_batch(plan, chunk_shape, items, &array, fill, 1)?;
                     Ok(found.first().copied().unwrap_or(false))
                 },
             )

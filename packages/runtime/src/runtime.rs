@@ -9,11 +9,11 @@ use std::sync::Arc;
 use numpy::{PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::exceptions::PyOSError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyList, PySlice, PyString, PyTuple};
+use pyo3::types::{PyList, PySlice, PyString, PyTuple};
 
 use zarr_codec_runtime::{
-    ArrayStage, BufferWriteItem, BytesStage, ChunkError, EmptyRule, InArray, Kernel, OutArray,
-    Plan, ReadItem, Region, Source, Span, Stored, Target, WriteItem,
+    ArrayStage, BytesStage, ChunkError, InArray, Kernel, OutArray, Plan, ReadItem, Region, Source,
+    Span, Stored, Target, WriteItem,
 };
 use zarr_codec_shapes::{CodecError, Endian};
 
@@ -273,176 +273,6 @@ impl PyPlan {
             .collect()
         })
     }
-
-    /// A read of a batch in one call: chunk `i` (bytes, a file's path, or `None` for a missing
-    /// chunk) decoded, its part `chunk_selections[i]` put at `out_selections[i]` of `out` (a
-    /// writable numpy array of the chunks' type), missing chunks as `fill` (one element's
-    /// bytes). Selections are zarr-python's basic ones (tuples of slices and integers; an
-    /// integer drops its dimension from the output). Returns whether each chunk was there, or
-    /// `None`, with nothing done, when a selection or `out` is of another kind.
-    // pyo3 extracts `chunk_shape` into an owned vector.
-    #[allow(clippy::too_many_arguments, clippy::needless_pass_by_value)]
-    #[pyo3(signature = (sources, chunk_selections, out_selections, out, fill, chunk_shape, threads=None))]
-    fn read(
-        &self,
-        py: Python<'_>,
-        sources: &Bound<'_, PyAny>,
-        chunk_selections: &Bound<'_, PyAny>,
-        out_selections: &Bound<'_, PyAny>,
-        out: &Bound<'_, PyAny>,
-        fill: &[u8],
-        chunk_shape: Vec<usize>,
-        threads: Option<i64>,
-    ) -> PyResult<Option<Vec<bool>>> {
-        let threads = thread_count(py, threads, "chain")?;
-        let plan = &self.plan;
-        let chunk_shape = &chunk_shape;
-        let selections = (chunk_selections, out_selections);
-        read_with(py, sources, selections, out, chunk_shape, |items, array| {
-            zarr_codec_runtime::read_batch(plan, chunk_shape, items, array, fill, threads)
-        })
-    }
-
-    /// A write of a batch of chunk files in one call, with this plan encoding: chunk file
-    /// `paths[i]` gets the values at `value_selections[i]` of `values` (a numpy array of the
-    /// chunks' type) at `chunk_selections[i]`, merged with its old contents (decoded with
-    /// `decode`, or `fill` where there is no file) when that is not the whole chunk. A chunk
-    /// that `empty` says is not stored ("never", "same-bytes", "all-nan") has its file removed.
-    /// Returns whether each chunk is stored, or `None`, with nothing done, when a selection or
-    /// `values` is of another kind.
-    #[allow(clippy::too_many_arguments, clippy::needless_pass_by_value)]
-    #[pyo3(signature = (decode, paths, chunk_selections, value_selections, values, fill, chunk_shape, empty, threads=None))]
-    fn write_files(
-        &self,
-        py: Python<'_>,
-        decode: &PyPlan,
-        paths: &Bound<'_, PyAny>,
-        chunk_selections: &Bound<'_, PyAny>,
-        value_selections: &Bound<'_, PyAny>,
-        values: &Bound<'_, PyAny>,
-        fill: &[u8],
-        chunk_shape: Vec<usize>,
-        empty: &str,
-        threads: Option<i64>,
-    ) -> PyResult<Option<Vec<bool>>> {
-        let threads = thread_count(py, threads, "chain")?;
-        let empty = empty_rule(py, empty)?;
-        let (encode, decode) = (&self.plan, &decode.plan);
-        let chunk_shape = &chunk_shape;
-        let selections = (chunk_selections, value_selections);
-        write_files_with(
-            py,
-            paths,
-            selections,
-            values,
-            chunk_shape,
-            |items, array| {
-                zarr_codec_runtime::write_files(
-                    encode,
-                    decode,
-                    chunk_shape,
-                    items,
-                    array,
-                    fill,
-                    empty,
-                    threads,
-                )
-            },
-        )
-    }
-
-    /// A write of a batch of chunks kept in memory (any store but a `LocalStore`) in one
-    /// call, with this plan encoding: chunk `i` gets the values at `value_selections[i]` of
-    /// `values` at `chunk_selections[i]`, merged with its old stored bytes `olds[i]` (a
-    /// buffer, or `None`: the fill value) when that is not the whole chunk. Returns each
-    /// chunk's new stored bytes, or `None` for a chunk that `empty` says is not stored (its key
-    /// deleted); `None` in place of the list, with nothing done, when a selection or `values`
-    /// is of another kind.
-    #[allow(clippy::too_many_arguments, clippy::needless_pass_by_value)]
-    #[pyo3(signature = (decode, olds, chunk_selections, value_selections, values, fill, chunk_shape, empty, threads=None))]
-    fn write_buffers<'py>(
-        &self,
-        py: Python<'py>,
-        decode: &PyPlan,
-        olds: &Bound<'py, PyAny>,
-        chunk_selections: &Bound<'py, PyAny>,
-        value_selections: &Bound<'py, PyAny>,
-        values: &Bound<'py, PyAny>,
-        fill: &[u8],
-        chunk_shape: Vec<usize>,
-        empty: &str,
-        threads: Option<i64>,
-    ) -> PyResult<Option<Vec<Option<Bound<'py, PyBytes>>>>> {
-        let threads = thread_count(py, threads, "chain")?;
-        let empty = empty_rule(py, empty)?;
-        let Some((view, placed)) = resolve(
-            values,
-            false,
-            chunk_selections,
-            value_selections,
-            &chunk_shape,
-        )?
-        else {
-            return Ok(None);
-        };
-        let olds = olds_of(olds)?;
-        if olds.len() != placed.regions.len() {
-            let message = "write: old chunks and selections differ in number";
-            return Err(to_py_err(py, &CodecError::configuration(message)));
-        }
-        let decoded_len = chunk_shape
-            .iter()
-            .product::<usize>()
-            .checked_mul(view.item)
-            .ok_or_else(|| {
-                to_py_err(py, &CodecError::configuration("a chunk larger than memory"))
-            })?;
-        let room = self
-            .plan
-            .room(decoded_len)
-            .map_err(|err| to_py_err(py, &err))?;
-        let mut outputs = (0..olds.len())
-            .map(|_| UninitBytes::new(py, room))
-            .collect::<PyResult<Vec<_>>>()?;
-        let array = in_array(py, values, &view, &placed)?;
-        let mut items: Vec<BufferWriteItem<'_>> = olds
-            .iter()
-            .zip(placed.regions)
-            .zip(outputs.iter_mut())
-            .map(|((old, (chunk, values)), output)| BufferWriteItem {
-                old: old.as_ref().map(BytesInput::as_slice),
-                chunk,
-                values,
-                target: Target::Uninit(output.storage()),
-            })
-            .collect();
-        let (encode, decode) = (&self.plan, &decode.plan);
-        let chunk_shape = &chunk_shape;
-        let written = run(py, || {
-            zarr_codec_runtime::write_buffers(
-                encode,
-                decode,
-                chunk_shape,
-                &mut items,
-                &array,
-                fill,
-                empty,
-                threads,
-            )
-        })?;
-        drop(items);
-        outputs
-            .into_iter()
-            .zip(written)
-            .map(|(output, written)| match written {
-                // SAFETY: the encoding succeeded and initialised the first `written` bytes of
-                // this object's storage, at most its room.
-                Some(written) => unsafe { output.assume_init_prefix(written) }.map(Some),
-                None => Ok(None),
-            })
-            .collect::<PyResult<Vec<_>>>()
-            .map(Some)
-    }
 }
 
 /// A batch read's arguments as the runtime takes them (see `Plan.read`), run by `run` with
@@ -556,19 +386,6 @@ pub(crate) fn olds_of(olds: &Bound<'_, PyAny>) -> PyResult<Vec<Option<BytesInput
         .collect()
 }
 
-/// An empty-chunk rule by its Python name.
-pub(crate) fn empty_rule(py: Python<'_>, name: &str) -> PyResult<EmptyRule> {
-    match name {
-        "never" => Ok(EmptyRule::Never),
-        "same-bytes" => Ok(EmptyRule::SameBytes),
-        "all-nan" => Ok(EmptyRule::AllNan),
-        other => {
-            let message = format!("write: no empty-chunk rule {other:?}");
-            Err(to_py_err(py, &CodecError::configuration(message)))
-        }
-    }
-}
-
 /// A chunk's stored bytes as Python gave them.
 enum SourceInput {
     Bytes(BytesInput),
@@ -602,7 +419,7 @@ pub(crate) struct ArrayView {
     offset: usize,
     shape: Vec<usize>,
     strides: Vec<isize>,
-    item: usize,
+    pub(crate) item: usize,
 }
 
 impl ArrayView {
@@ -848,13 +665,4 @@ fn widen(place: &Region, dropped: &[bool]) -> Region {
 /// The paths of `paths`, an iterable of `str` or `os.PathLike`.
 fn paths_of(paths: &Bound<'_, PyAny>) -> PyResult<Vec<PathBuf>> {
     paths.try_iter()?.map(|path| path?.extract()).collect()
-}
-
-/// Adds the runtime's classes and `cut_selection` to `module` (the `zarr-codec-runtime` wheel's, only).
-pub fn add_runtime(module: &Bound<'_, PyModule>) -> PyResult<()> {
-    module.add_class::<PyPlan>()?;
-    module.add_function(wrap_pyfunction!(plan_chain, module)?)?;
-    module.add_class::<crate::sharding::PySharded>()?;
-    module.add_class::<crate::remote::PyRemote>()?;
-    module.add_function(wrap_pyfunction!(crate::selection::cut_selection, module)?)
 }

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
 import numpy as np
 from zarr_codec_shapes import (
@@ -23,6 +23,7 @@ from zarr_codec_shapes import (
     PartialDecodeCapability,
 )
 from zarr_codec_shapes.base import fill_array, writable_in_place
+from zarr_codec_shapes.compiled import CompiledArrayCodec
 from zarr_codec_shapes.fill_value import fill_value_from_json
 
 from zarr_codec_cast_value import _cast_value
@@ -39,7 +40,6 @@ ROUNDING_MODES = (
     "nearest-away",
 )
 
-Direction = Literal["encode", "decode"]
 ScalarPairs = Iterable[Sequence[Any]] | Mapping[Any, Any]
 
 
@@ -96,7 +96,7 @@ class CastValue(ArrayArrayCodecBase):
         self.data_type = DataType.from_name(name)
         self.rounding = rounding
         self.out_of_range = out_of_range
-        self._plans: dict[tuple[str, str], _cast_value.Plan] = {}
+        self._bound: dict[str, CompiledArrayCodec] = {}
 
     # -- configuration ---------------------------------------------------------------------
 
@@ -130,16 +130,13 @@ class CastValue(ArrayArrayCodecBase):
 
     # -- codec -----------------------------------------------------------------------------
 
-    def plan(self, data_type: DataType, direction: Direction) -> _cast_value.Plan:
-        """The compiled plan for arrays of ``data_type`` in one direction (cached)."""
-        key = (data_type.name, direction)
-        plan = self._plans.get(key)
-        if plan is None:
-            ours, theirs = self.data_type.numpy_dtype, data_type.numpy_dtype
-            source, target = (theirs, ours) if direction == "encode" else (ours, theirs)
-            plan = _cast_value.Plan(self._json, source, target, direction)
-            self._plans[key] = plan
-        return plan
+    def bind(self, data_type: DataType) -> CompiledArrayCodec:
+        """The compiled codec for arrays of ``data_type``, both casts planned (cached)."""
+        bound = self._bound.get(data_type.name)
+        if bound is None:
+            dtype, encoded = data_type.numpy_dtype, self.data_type.numpy_dtype
+            bound = self._bound[data_type.name] = _cast_value.bind(self._json, dtype, encoded)
+        return bound
 
     def resolve(self, spec: ChunkSpec) -> ChunkSpec:
         """The encoded spec: ``data_type``, and the fill value cast (it must round-trip)."""
@@ -156,18 +153,18 @@ class CastValue(ArrayArrayCodecBase):
 
     def encode(self, array: Any, spec: ChunkSpec) -> np.ndarray[Any, Any]:
         """Cast ``array`` (of ``spec``'s data type) to ``data_type``."""
-        return self.plan(spec.data_type, "encode").apply(array)
+        return self.bind(spec.data_type).encode(array)
 
     def decode(self, array: Any, spec: ChunkSpec) -> np.ndarray[Any, Any]:
         """Cast ``array`` (of ``data_type``) back to ``spec``'s data type."""
-        return self.plan(spec.data_type, "decode").apply(array)
+        return self.bind(spec.data_type).decode(array)
 
     def encode_into(self, array: Any, out: Any, spec: ChunkSpec) -> int:
         """Encode straight into ``out`` (C-contiguous, native order), or through a copy;
         returns the bytes written."""
         if not writable_in_place(out):
             return fill_array(out, self.encode(array, spec))
-        self.plan(spec.data_type, "encode").apply_into(array, out)
+        self.bind(spec.data_type).encode_into(array, out)
         return int(out.nbytes)
 
     def decode_into(self, array: Any, out: Any, spec: ChunkSpec) -> int:
@@ -175,30 +172,30 @@ class CastValue(ArrayArrayCodecBase):
         returns the bytes written."""
         if not writable_in_place(out):
             return fill_array(out, self.decode(array, spec))
-        self.plan(spec.data_type, "decode").apply_into(array, out)
+        self.bind(spec.data_type).decode_into(array, out)
         return int(out.nbytes)
 
     def encode_batch(
         self, chunks: Sequence[Any], spec: ChunkSpec, threads: int | None = None
     ) -> list[np.ndarray[Any, Any]]:
         """Encode many chunks of ``spec``'s data type in parallel (GIL released)."""
-        return self.plan(spec.data_type, "encode").apply_batch(chunks, threads)
+        return self.bind(spec.data_type).encode_batch(chunks, threads)
 
     def decode_batch(
         self, chunks: Sequence[Any], spec: ChunkSpec, threads: int | None = None
     ) -> list[np.ndarray[Any, Any]]:
         """Decode many chunks back to ``spec``'s data type in parallel (GIL released)."""
-        return self.plan(spec.data_type, "decode").apply_batch(chunks, threads)
+        return self.bind(spec.data_type).decode_batch(chunks, threads)
 
     def encode_kernel(self, spec: ChunkSpec) -> object:
         """Encoding from ``spec``'s data type as a compiled kernel (see ``decode_kernel``)."""
-        return self.plan(spec.data_type, "encode").kernel()
+        return self.bind(spec.data_type).encode_kernel()
 
     def decode_kernel(self, spec: ChunkSpec) -> object:
         """Decoding to ``spec``'s data type as a compiled kernel, so that a
         :class:`zarr_codec_runtime.Chain` of our codecs decodes each chunk through all of them in
         Rust."""
-        return self.plan(spec.data_type, "decode").kernel()
+        return self.bind(spec.data_type).decode_kernel()
 
     def decode_batch_into(
         self,
@@ -209,7 +206,7 @@ class CastValue(ArrayArrayCodecBase):
     ) -> None:
         """Decode each chunk into the matching ``outs`` array (C-contiguous, native order, of
         ``spec``'s data type: e.g. the chunk slots of a caller's array), in parallel."""
-        self.plan(spec.data_type, "decode").apply_batch_into(chunks, outs, threads)
+        self.bind(spec.data_type).decode_batch_into(chunks, outs, threads)
 
 
 def _rebuild(config: dict[str, Any]) -> CastValue:

@@ -47,82 +47,80 @@ class Plan:
         self, chunks: Sequence[Buffer], paths: Sequence[str], threads: int | None = None
     ) -> None:
         """Each chunk through the plan, written to its file (a temporary file renamed)."""
+
+class Runner:
+    """A chain's reads and writes, plain or sharded, with what every call shares held once:
+    the planned chain (or shards of one), the chunks' shape, their numpy data type, the fill
+    value's bytes and the rule for chunks left all fill value. Each method answers ``None``,
+    with nothing done, where the runtime does not take a call (an array of another data type,
+    selections other than slices and integers, no empty-chunk rule for the data type)."""
+
+    @staticmethod
+    def chain(
+        decode: Plan,
+        encode: Plan,
+        shape: Sequence[int],
+        dtype: np.dtype[Any],
+        fill: bytes,
+        empty: str | None,
+    ) -> Runner:
+        """The runner of a plain chain: chunks of ``shape`` and ``dtype``, ``fill`` one
+        element of the fill value, ``empty`` the rule for chunks left all fill value
+        (``"same-bytes"``, ``"all-nan"``; ``None``: the runtime has none)."""
+    @staticmethod
+    def sharded(
+        shard_shape: Sequence[int],
+        inner: Runner,
+        index: tuple[Plan, Plan],
+        index_location: str,
+        write_order: str,
+    ) -> Runner:
+        """``sharding_indexed``: shards of ``shard_shape`` whose inner chunks ``inner`` runs,
+        the index coded by ``index`` (decode, encode) at ``index_location`` ("start" or
+        "end"), inner chunks laid out in ``write_order`` ("morton", "lexicographic",
+        "colexicographic", "unordered")."""
+    @property
+    def shape(self) -> list[int]:
+        """Every chunk's shape (every shard's, sharded)."""
+    @property
+    def is_sharded(self) -> bool: ...
+    @property
+    def index_len(self) -> int:
+        """The stored size of a shard's index (sharded runners only)."""
     def read(
         self,
         sources: Sequence[Buffer | str | None],
         chunk_selections: Sequence[tuple[Any, ...]],
         out_selections: Sequence[tuple[Any, ...]],
         out: np.ndarray[Any, Any],
-        fill: bytes,
-        chunk_shape: Sequence[int],
         threads: int | None = None,
     ) -> list[bool] | None:
-        """A batch read into places of ``out`` in one call; ``None`` when a selection or
-        ``out`` is of a kind the runtime does not take (nothing done)."""
+        """A batch read into places of ``out`` in one call: chunk ``i`` (bytes, a file's
+        path, or ``None``: missing, the fill value), its part ``chunk_selections[i]`` at
+        ``out_selections[i]``; of a shard, only the inner chunks needed are read."""
     def write_files(
         self,
-        decode: Plan,
         paths: Sequence[str],
         chunk_selections: Sequence[tuple[Any, ...]],
         value_selections: Sequence[tuple[Any, ...]],
         values: np.ndarray[Any, Any],
-        fill: bytes,
-        chunk_shape: Sequence[int],
-        empty: str,
+        write_empty_chunks: bool = False,
         threads: int | None = None,
     ) -> list[bool] | None:
-        """A batch write of chunk files in one call, this plan encoding and ``decode``
-        decoding old chunks that are only partly written; ``empty`` is "never",
-        "same-bytes" or "all-nan". ``None`` when a selection or ``values`` is of a kind the
-        runtime does not take (nothing done)."""
+        """A batch write of chunk files in one call, old chunks merged where only part of
+        one is written, chunks left all fill value removed unless ``write_empty_chunks``;
+        whether each is stored."""
     def write_buffers(
         self,
-        decode: Plan,
         olds: Sequence[Buffer | None],
         chunk_selections: Sequence[tuple[Any, ...]],
         value_selections: Sequence[tuple[Any, ...]],
         values: np.ndarray[Any, Any],
-        fill: bytes,
-        chunk_shape: Sequence[int],
-        empty: str,
+        write_empty_chunks: bool = False,
         threads: int | None = None,
-    ) -> list[bytes | None] | None:
-        """``write_files`` for chunks kept in memory: each chunk's new stored bytes, or
-        ``None`` for one not stored; ``None`` for the list when the runtime does not take the
-        batch (nothing done)."""
-
-class Sharded:
-    """``sharding_indexed`` planned: shards of ``shard_shape`` in inner chunks of
-    ``inner_shape``, coded by ``inner`` (a ``(decode, encode)`` pair of plans, or another
-    ``Sharded`` for nested shards), the index coded by ``index_plans`` (decode, encode) at
-    ``index_location`` ("start" or "end"), inner chunks laid out in ``write_order`` ("morton",
-    "lexicographic", "colexicographic", "unordered")."""
-
-    def __init__(
-        self,
-        shard_shape: Sequence[int],
-        inner_shape: Sequence[int],
-        inner: Sharded | tuple[Plan, Plan],
-        index_plans: tuple[Plan, Plan],
-        index_location: str,
-        write_order: str,
-    ) -> None: ...
-    @property
-    def shard_shape(self) -> list[int]: ...
-    @property
-    def index_len(self) -> int:
-        """The stored size of a shard's index."""
-    def read(
-        self,
-        sources: Sequence[Buffer | str | None],
-        chunk_selections: Sequence[tuple[Any, ...]],
-        out_selections: Sequence[tuple[Any, ...]],
-        out: np.ndarray[Any, Any],
-        fill: bytes,
-        threads: int | None = None,
-    ) -> list[bool] | None:
-        """A batch read of shards, as :meth:`Plan.read` (only the inner chunks needed are
-        read from shard files)."""
+    ) -> list[Any] | None:
+        """``write_files`` for chunks kept in memory: each chunk's new stored bytes
+        (``bytes``; a ``uint8`` array for a shard), or ``None`` for one not stored."""
     def needed(
         self, index: Buffer, chunk_selection: tuple[Any, ...]
     ) -> list[tuple[int, int, int]] | None:
@@ -134,34 +132,10 @@ class Sharded:
         chunk_selections: Sequence[tuple[Any, ...]],
         out_selections: Sequence[tuple[Any, ...]],
         out: np.ndarray[Any, Any],
-        fill: bytes,
         threads: int | None = None,
     ) -> list[bool] | None:
         """:meth:`read` for shards fetched in parts: each one's index (``None``: no shard)
         and the ``(inner chunk, bytes)`` pairs :meth:`needed` named."""
-    def write_files(
-        self,
-        paths: Sequence[str],
-        chunk_selections: Sequence[tuple[Any, ...]],
-        value_selections: Sequence[tuple[Any, ...]],
-        values: np.ndarray[Any, Any],
-        fill: bytes,
-        empty: str,
-        threads: int | None = None,
-    ) -> list[bool] | None:
-        """A batch write of shard files, as :meth:`Plan.write_files`."""
-    def write_buffers(
-        self,
-        olds: Sequence[Buffer | None],
-        chunk_selections: Sequence[tuple[Any, ...]],
-        value_selections: Sequence[tuple[Any, ...]],
-        values: np.ndarray[Any, Any],
-        fill: bytes,
-        empty: str,
-        threads: int | None = None,
-    ) -> list[np.ndarray[Any, Any] | None] | None:
-        """A batch write of shards in memory, as :meth:`Plan.write_buffers`: each shard's
-        bytes as a ``uint8`` array, or ``None`` for a shard not stored."""
 
 class Remote:
     """An object store (S3, HTTP) whose chunks the runtime fetches itself, on its own client
@@ -194,18 +168,16 @@ class Remote:
         ``OSError``."""
     def read(
         self,
-        runner: Plan | Sharded,
+        runner: Runner,
         keys: Sequence[str],
         chunk_selections: Sequence[tuple[Any, ...]],
         out_selections: Sequence[tuple[Any, ...]],
         out: np.ndarray[Any, Any],
-        fill: bytes,
-        chunk_shape: Sequence[int],
         limit: int,
         threads: int | None = None,
         whole: Sequence[bool] | None = None,
     ) -> list[bool] | None:
-        """:meth:`Plan.read` (or :meth:`Sharded.read`) of the objects ``keys``: at most
+        """:meth:`Runner.read` of the objects ``keys``: at most
         ``limit`` objects' requests in flight, each chunk decoded as it arrives, a missing
         object its fill value. A chunk is fetched whole; so is a shard where ``whole[i]`` (by
         default, where its part is all of it), its inner chunks decoded as its body streams in

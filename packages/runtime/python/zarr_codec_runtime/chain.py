@@ -32,7 +32,7 @@ from zarr_codec_shapes.errors import ConfigurationError
 from zarr_codec_shapes.protocols import Codec
 from zarr_codec_shapes.registry import get_codec
 
-from zarr_codec_runtime._runtime import Plan, Remote, Sharded, plan_chain
+from zarr_codec_runtime._runtime import Plan, Remote, Runner, plan_chain
 from zarr_codec_runtime.sharding import Sharding
 from zarr_codec_runtime.transpose import Transpose
 
@@ -155,24 +155,24 @@ class Chain:
         return dataclasses.replace(sharding, codecs=inner.codecs), (inner, index)
 
     @functools.cached_property
-    def sharded(self) -> Sharded | None:
-        """The runtime's shards for a ``sharding_indexed`` chain whose inner and index chains
-        have plans; ``None`` otherwise."""
+    def runner(self) -> Runner | None:
+        """The runtime's runner of this chain's reads and writes (plain or sharded), or
+        ``None`` where a codec (or a codec of the shards' inner or index chains) has no
+        compiled kernel."""
+        dtype, fill = self.spec.numpy_dtype, self._fill_bytes
         if self.shards is None:
-            return None
+            plans = self._plans
+            if plans is None:
+                return None
+            return Runner.chain(*plans, list(self.spec.shape), dtype, fill, self._empty_rule())
         inner_chain, index = self.shards
-        sharding: Sharding = self.array_bytes.codec
-        inner: Sharded | tuple[Plan, Plan] | None = inner_chain.sharded
-        decode, encode = inner_chain.decode_plan, inner_chain.encode_plan
-        if inner is None and decode is not None and encode is not None:
-            inner = (decode, encode)
-        if inner is None or index.decode_plan is None or index.encode_plan is None:
+        inner, sharding = inner_chain.runner, self.array_bytes.codec
+        if inner is None or index._plans is None:
             return None
-        return Sharded(
+        return Runner.sharded(
             list(self.spec.shape),
-            list(sharding.chunk_shape),
             inner,
-            (index.decode_plan, index.encode_plan),
+            index._plans,
             sharding.index_location,
             sharding.write_order,
         )
@@ -392,7 +392,7 @@ class Chain:
             raise ConfigurationError("sharding_indexed: the runtime cannot decode these shards")
         return out
 
-    # -- reads into a larger array -------------------------------------------------------
+    # -- reads into a larger array and writes from one (the runner's, see Runner) --------
 
     def read(
         self,
@@ -405,30 +405,12 @@ class Chain:
         ``None`` for a missing chunk) decoded, its part ``chunk_selections[i]`` put at
         ``out_selections[i]`` of ``out``, missing chunks as the fill value. Selections are
         tuples of slices and integers (zarr-python's basic indexing). Returns whether each
-        chunk was there; ``None``, with nothing done, when the chain has no plan or the
-        selections or ``out`` are of another kind."""
-        if not isinstance(out, np.ndarray) or out.dtype != self.spec.numpy_dtype:
+        chunk was there; ``None``, with nothing done, where the runtime does not take the
+        chain, the selections or ``out``."""
+        runner = self.runner
+        if runner is None:
             return None
-        if self.shards is not None:
-            sharded = self.sharded
-            if sharded is None:
-                return None
-            read: list[bool] | None = sharded.read(
-                sources, chunk_selections, out_selections, out, self._fill_bytes
-            )
-            return read
-        plan = self.decode_plan
-        if plan is None:
-            return None
-        found: list[bool] | None = plan.read(
-            sources,
-            chunk_selections,
-            out_selections,
-            out,
-            self._fill_bytes,
-            self.spec.shape,
-        )
-        return found
+        return runner.read(sources, chunk_selections, out_selections, out)
 
     def read_remote(
         self,
@@ -445,38 +427,20 @@ class Chain:
         chunk whole; a shard whole where ``whole[i]`` (by default where its part is all of
         it), else its index and then the inner chunks needed. ``None``, with nothing fetched,
         where :meth:`read` would decline."""
-        if not isinstance(out, np.ndarray) or out.dtype != self.spec.numpy_dtype:
-            return None
-        runner: Plan | Sharded | None = (
-            self.sharded if self.shards is not None else self.decode_plan
-        )
+        runner = self.runner
         if runner is None:
             return None
-        found: list[bool] | None = remote.read(
-            runner,
-            keys,
-            chunk_selections,
-            out_selections,
-            out,
-            self._fill_bytes,
-            self.spec.shape,  # a shard's, for a sharded chain
-            limit,
-            whole=whole,
-        )
-        return found
-
-    # -- shards read by byte range -------------------------------------------------------
+        return remote.read(runner, keys, chunk_selections, out_selections, out, limit, whole=whole)
 
     @property
     def index_range(self) -> tuple[int, int] | None:
         """For a sharded chain, where a shard's index is: ``(0, length)`` at the start, or
         ``(-length, 0)`` at the end (from its end); ``None`` for any other chain."""
-        sharded = self.sharded
-        if sharded is None:
+        runner = self.runner
+        if runner is None or not runner.is_sharded:
             return None
-        sharding: Sharding = self.array_bytes.codec
-        length = sharded.index_len
-        return (0, length) if sharding.index_location == "start" else (-length, 0)
+        length = runner.index_len
+        return (0, length) if self.array_bytes.codec.index_location == "start" else (-length, 0)
 
     def needed(
         self, index: Buffer, chunk_selection: tuple[Any, ...]
@@ -485,8 +449,10 @@ class Chain:
         ``chunk_selection`` of a shard needs, as ``(inner chunk, start, stop)`` byte ranges,
         from the shard's encoded ``index`` alone; ``None`` for another chain or a selection
         other than slices and integers."""
-        sharded = self.sharded
-        return None if sharded is None else sharded.needed(index, chunk_selection)
+        runner = self.runner
+        if runner is None or not runner.is_sharded:
+            return None
+        return runner.needed(index, chunk_selection)
 
     def read_fetched(
         self,
@@ -497,22 +463,15 @@ class Chain:
     ) -> list[bool] | None:
         """:meth:`read` for shards fetched in parts: each shard's encoded index (``None``: no
         shard) and the ``(inner chunk, bytes)`` that :meth:`needed` named."""
-        sharded = self.sharded
-        if sharded is None or not isinstance(out, np.ndarray):
+        runner = self.runner
+        if runner is None or not runner.is_sharded:
             return None
-        if out.dtype != self.spec.numpy_dtype:
-            return None
-        found: list[bool] | None = sharded.read_fetched(
-            fetched, chunk_selections, out_selections, out, self._fill_bytes
-        )
-        return found
+        return runner.read_fetched(fetched, chunk_selections, out_selections, out)
 
     @functools.cached_property
     def _fill_bytes(self) -> bytes:
         """One element of the fill value, native order."""
         return np.full((), self.spec.fill_value, dtype=self.spec.numpy_dtype).tobytes()
-
-    # -- writes from a larger array -------------------------------------------------------
 
     def write_files(
         self,
@@ -528,36 +487,17 @@ class Chain:
         its old contents when that is only part of it (a missing file: the fill value). A chunk
         left all fill value is not stored (its file removed), as zarr-python decides, unless
         ``write_empty_chunks``. Returns whether each chunk is stored; ``None``, with nothing
-        done, when the chain has no plans, ``values`` is not a numpy array of the chunks'
-        type, or a selection is not of slices and integers."""
-        if self.shards is not None:
-            sharded, rule = self.sharded, self._write_rule(values, write_empty_chunks)
-            if sharded is None or rule is None:
-                return None
-            written: list[bool] | None = sharded.write_files(
-                [os.fspath(path) for path in paths],
-                chunk_selections,
-                value_selections,
-                values,
-                self._fill_bytes,
-                rule,
-            )
-            return written
-        planned = self._write_plans(values, write_empty_chunks)
-        if planned is None:
+        done, where the runtime does not take the chain, ``values`` or a selection."""
+        runner = self.runner
+        if runner is None:
             return None
-        encode, decode, rule = planned
-        stored: list[bool] | None = encode.write_files(
-            decode,
+        return runner.write_files(
             [os.fspath(path) for path in paths],
             chunk_selections,
             value_selections,
             values,
-            self._fill_bytes,
-            self.spec.shape,
-            rule,
+            write_empty_chunks,
         )
-        return stored
 
     def write_buffers(
         self,
@@ -574,51 +514,17 @@ class Chain:
         it. Returns each chunk's new stored bytes, or ``None`` for a chunk left all fill value
         (not stored: its key deleted); ``None`` for the list, with nothing done, where
         :meth:`write_files` would return it."""
-        if self.shards is not None:
-            sharded, rule = self.sharded, self._write_rule(values, write_empty_chunks)
-            if sharded is None or rule is None:
-                return None
-            shards: list[Any] | None = sharded.write_buffers(
-                list(olds), chunk_selections, value_selections, values, self._fill_bytes, rule
-            )
-            return shards
-        planned = self._write_plans(values, write_empty_chunks)
-        if planned is None:
+        runner = self.runner
+        if runner is None:
             return None
-        encode, decode, rule = planned
-        stored: list[Any] | None = encode.write_buffers(
-            decode,
-            list(olds),
-            chunk_selections,
-            value_selections,
-            values,
-            self._fill_bytes,
-            self.spec.shape,
-            rule,
+        return runner.write_buffers(
+            list(olds), chunk_selections, value_selections, values, write_empty_chunks
         )
-        return stored
 
-    def _write_plans(self, values: Any, write_empty_chunks: bool) -> tuple[Plan, Plan, str] | None:
-        """What a write runs (both plans and the empty-chunk rule), when the runtime takes
-        ``values`` and this chain."""
-        encode, decode = self.encode_plan, self.decode_plan
-        rule = self._write_rule(values, write_empty_chunks)
-        if encode is None or decode is None or rule is None:
-            return None
-        return encode, decode, rule
-
-    def _write_rule(self, values: Any, write_empty_chunks: bool) -> str | None:
-        """The empty-chunk rule of a write, when the runtime takes ``values``."""
-        if not isinstance(values, np.ndarray) or values.dtype != self.spec.numpy_dtype:
-            return None
-        return self._empty_rule(write_empty_chunks)
-
-    def _empty_rule(self, write_empty_chunks: bool) -> str | None:
-        """Which chunks are not stored, in the runtime's terms: zarr-python's rule (every
+    def _empty_rule(self) -> str | None:
+        """Which chunks a write leaves out, in the runtime's terms: zarr-python's rule (every
         element equal to the fill value, NaNs equal to a NaN fill value), ``None`` where the
         runtime has no such rule (complex numbers, floats it does not know)."""
-        if write_empty_chunks:
-            return "never"
         dtype = self.spec.numpy_dtype
         if dtype.kind == "c":
             return None

@@ -1,5 +1,5 @@
 """``Sharding``: the ``sharding_indexed`` codec's configuration as codec objects, for a
-:class:`~zarr_codec_runtime.Chain` to run in Rust (:class:`~zarr_codec_runtime.Sharded`).
+:class:`~zarr_codec_runtime.Chain` to run in Rust (:class:`~zarr_codec_runtime.Runner`).
 
 A shard holds a grid of inner chunks, each encoded with the inner codecs and found through the
 shard's index (encoded with the index codecs, at the start or the end of the shard). The

@@ -17,6 +17,7 @@ import json
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from zarr_codec_shapes import ArrayArrayCodecBase, ChunkSpec, ConfigurationError, DataType
+from zarr_codec_shapes.compiled import CompiledArrayCodec
 from zarr_codec_shapes.fill_value import fill_value_from_json
 
 from zarr_codec_scale_offset import _scale_offset
@@ -52,7 +53,7 @@ class ScaleOffset(BoundMethods, ArrayArrayCodecBase):
         self._config = config
         self.offset = offset
         self.scale = scale
-        self._bound: dict[str, _scale_offset.Plan] = {}
+        self._bound: dict[str, CompiledArrayCodec] = {}
 
     # -- configuration ---------------------------------------------------------------------
 
@@ -102,11 +103,11 @@ class ScaleOffset(BoundMethods, ArrayArrayCodecBase):
 
     # -- codec -----------------------------------------------------------------------------
 
-    def bind(self, data_type: DataType) -> _scale_offset.Plan:
+    def bind(self, data_type: DataType) -> CompiledArrayCodec:
         """The compiled transformation for arrays of ``data_type`` (cached)."""
         plan = self._bound.get(data_type.name)
         if plan is None:
-            plan = _scale_offset.Plan(self._json, data_type.numpy_dtype)
+            plan = _scale_offset.bind(self._json, data_type.numpy_dtype)
             self._bound[data_type.name] = plan
         return plan
 

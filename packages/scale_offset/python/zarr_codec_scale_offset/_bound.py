@@ -14,14 +14,13 @@ from zarr_codec_shapes import (
     RecommendedConcurrency,
 )
 from zarr_codec_shapes.base import fill_array, writable_in_place
-
-from zarr_codec_scale_offset import _scale_offset
+from zarr_codec_shapes.compiled import CompiledArrayCodec
 
 
 class BoundMethods:
     """Array methods over ``bind(spec.data_type)``; ``spec`` is the array's (decoded) spec."""
 
-    def bind(self, data_type: DataType) -> _scale_offset.Plan:
+    def bind(self, data_type: DataType) -> CompiledArrayCodec:
         raise NotImplementedError
 
     def partial_decode_capability(self) -> PartialDecodeCapability:

@@ -10,6 +10,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from zarr_codec_shapes import ChunkSpec, DataType
+from zarr_codec_shapes.compiled import CompiledArrayCodec
 
 from zarr_codec_scale_offset import _scale_offset
 from zarr_codec_scale_offset._bound import BoundMethods
@@ -31,13 +32,13 @@ class ScaleOffsetCast(BoundMethods):
         self.second = second
         self._second_json = json.dumps(second.to_json(3))
         self.encoded_type = DataType.from_name(second.to_json(3)["configuration"]["data_type"])
-        self._bound: dict[str, _scale_offset.Plan] = {}
+        self._bound: dict[str, CompiledArrayCodec] = {}
 
-    def bind(self, data_type: DataType) -> _scale_offset.Plan:
+    def bind(self, data_type: DataType) -> CompiledArrayCodec:
         """The compiled pass for arrays of ``data_type`` (cached)."""
         fused = self._bound.get(data_type.name)
         if fused is None:
-            fused = _scale_offset.Plan(
+            fused = _scale_offset.bind(
                 self.first._json,
                 data_type.numpy_dtype,
                 self._second_json,

@@ -29,6 +29,7 @@ from zarr_codec_shapes import (
     DataType,
     UnsupportedError,
 )
+from zarr_codec_shapes.compiled import CompiledArrayCodec
 
 from zarr_codec_scale_offset import _scale_offset
 from zarr_codec_scale_offset._bound import BoundMethods
@@ -60,7 +61,7 @@ class FixedScaleOffset(BoundMethods, ArrayArrayCodecBase):
         self._source = DataType.from_numpy(self.dtype)
         self._target = DataType.from_numpy(self.astype)
         # Built once: the compiled codec checks the configuration and keeps its plans.
-        self._plan = _scale_offset.Plan.legacy(
+        self._plan = _scale_offset.legacy(
             json.dumps({"id": self.codec_id, **self.configuration()}),
             self._source.numpy_dtype,
             self._target.numpy_dtype,
@@ -103,7 +104,7 @@ class FixedScaleOffset(BoundMethods, ArrayArrayCodecBase):
 
     # -- codec -----------------------------------------------------------------------------
 
-    def bind(self, data_type: DataType) -> _scale_offset.Plan:
+    def bind(self, data_type: DataType) -> CompiledArrayCodec:
         """The compiled codec, for arrays of its ``dtype`` only."""
         if data_type != self._source:
             raise ConfigurationError(

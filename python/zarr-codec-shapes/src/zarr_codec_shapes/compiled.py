@@ -1,5 +1,6 @@
-"""Bytes codecs whose work is compiled: the protocol of a compiled bytes codec and a base class
-that hands every call to one.
+"""Codecs whose work is compiled: the protocols of the glue's two generic bindings (a compiled
+bytes codec, and an element-wise array codec bound to an array's data type) and a base class
+that hands every call of a bytes codec to its compiled one.
 
 A codec wheel registers its Rust codec type with the glue's generic binding
 (``add_bytes_codec``), which gives its module a constructor ``name(json, zarr_format)``
@@ -21,7 +22,12 @@ from zarr_codec_shapes.chunk_spec import ChunkSpec
 from zarr_codec_shapes.codec_json import canonical_configuration
 from zarr_codec_shapes.errors import ConfigurationError
 
-__all__ = ["CompiledBytesCodec", "CompiledBytesCodecBase", "check_max_decoded_size"]
+__all__ = [
+    "CompiledArrayCodec",
+    "CompiledBytesCodec",
+    "CompiledBytesCodecBase",
+    "check_max_decoded_size",
+]
 
 
 class CompiledBytesCodec(Protocol):
@@ -46,6 +52,28 @@ class CompiledBytesCodec(Protocol):
     ) -> list[int]: ...
     def decode_kernel(self) -> object: ...
     def encode_kernel(self) -> object: ...
+
+
+class CompiledArrayCodec(Protocol):
+    """An element-wise array codec bound to an array's data type (``decoded``; ``encoded``
+    after encoding), as the glue's ``PyArrayCodec`` binding gives it: numpy arrays of any
+    layout or byte order in, C-ordered arrays out, batches on the shared pool, chain kernels."""
+
+    @property
+    def decoded(self) -> str: ...
+    @property
+    def encoded(self) -> str: ...
+    def encode(self, array: Any) -> Any: ...
+    def decode(self, array: Any) -> Any: ...
+    def encode_into(self, array: Any, out: Any) -> None: ...
+    def decode_into(self, array: Any, out: Any) -> None: ...
+    def encode_batch(self, arrays: Sequence[Any], threads: int | None = None) -> list[Any]: ...
+    def decode_batch(self, arrays: Sequence[Any], threads: int | None = None) -> list[Any]: ...
+    def decode_batch_into(
+        self, arrays: Sequence[Any], outs: Sequence[Any], threads: int | None = None
+    ) -> None: ...
+    def encode_kernel(self) -> object: ...
+    def decode_kernel(self) -> object: ...
 
 
 #: A wheel's registered constructor: codec metadata (JSON text) in Zarr format 2 or 3.

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-import threading
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
+from zarr_codecs import _installed
+from zarr_codecs._installed import installed_parts
 from zarr_codecs._unpickling import follow, unfollow
 
 __all__ = ["BINDINGS", "Binding", "Installation", "install", "installed_parts", "uninstall"]
@@ -85,20 +86,13 @@ BINDINGS: tuple[Binding, ...] = (
     ),
 )
 
-_lock = threading.RLock()
-_parts: set[str] = set()  # installed now: "zarr" (v3), "numcodecs" (v2), "pipeline"
+_lock = _installed.lock
+_parts = _installed.parts
 _previous_pipeline: list[Any] = []  # zarr's codec_pipeline.path before "pipeline"
 
 
 def _available(module: str) -> bool:
     return importlib.util.find_spec(module) is not None
-
-
-def installed_parts() -> frozenset[str]:
-    """What :func:`install` has put in place: ``"zarr"`` (v3), ``"numcodecs"`` (v2), both or
-    neither."""
-    with _lock:
-        return frozenset(_parts)
 
 
 class Installation:

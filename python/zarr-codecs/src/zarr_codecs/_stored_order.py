@@ -108,11 +108,9 @@ class StoredOrderChain(Chain):
         stored = native.newbyteorder(self.order)
         return native_view(values if values.dtype == stored else values.astype(stored))
 
-    def _empty_rule(self, write_empty_chunks: bool) -> str | None:
+    def _empty_rule(self) -> str | None:
         """zarr-python's rule from the real fill value: equal bytes, except where it compares
         numbers that bytes in the other order cannot stand for (NaN fill values, complex)."""
-        if write_empty_chunks:
-            return "never"
         kind = self.spec.numpy_dtype.kind
         if kind == "c" or (kind == "f" and np.isnan(self.real_fill)):
             return None

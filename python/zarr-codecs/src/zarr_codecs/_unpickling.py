@@ -16,6 +16,8 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from zarr_codecs._installed import installed_parts
+
 __all__ = ["follow", "unfollow"]
 
 
@@ -24,8 +26,6 @@ def _resolved_here(array: Any) -> None:
     pipeline (zarr's ``codec_pipeline.path``) as opening it in this process would."""
     from zarr.core.array import create_codec_pipeline
     from zarr.registry import get_pipeline_class
-
-    from zarr_codecs._install import installed_parts
 
     parts = installed_parts()
     metadata = array.metadata
@@ -46,16 +46,12 @@ def _resolved_here(array: Any) -> None:
 
 
 def _getstate(self: Any) -> dict[str, Any]:
-    from zarr_codecs._install import installed_parts
-
     # What this process had installed: a process with the same resolves nothing again, so
     # an array pickled and unpickled here comes back equal (zarr-python's suite checks).
     return {**self.__dict__, _MARK: sorted(installed_parts())}
 
 
 def _setstate(self: Any, state: Any) -> None:
-    from zarr_codecs._install import installed_parts
-
     # What pickle does for an object without __setstate__ (zarr's frozen dataclass has none).
     state = dict(state)
     pickled_under = state.pop(_MARK, None)

@@ -179,8 +179,8 @@ class CastStep:
 
 def cast_step(codec: Any, array_type: DataType, direction: Literal["encode", "decode"]) -> CastStep:
     """The step of a ``zarr_codec_cast_value.CastValue`` for arrays of ``array_type``. The CPU
-    plan is built first: a configuration it refuses raises its error here."""
-    codec.plan(array_type, direction)
+    codec is bound first: a configuration it refuses raises its error here."""
+    codec.bind(array_type)
     source, target = (
         (array_type, codec.data_type) if direction == "encode" else (codec.data_type, array_type)
     )
