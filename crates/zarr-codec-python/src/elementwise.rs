@@ -351,6 +351,19 @@ impl PyArrayCodec {
             .apply_batch(arrays, threads)
     }
 
+    /// Every array encoded into the matching array of `outs`, in parallel.
+    #[pyo3(signature = (arrays, outs, threads=None))]
+    fn encode_batch_into<'py>(
+        &self,
+        arrays: &Bound<'py, PyAny>,
+        outs: &Bound<'py, PyAny>,
+        threads: Option<i64>,
+    ) -> PyResult<()> {
+        self.encode
+            .elementwise(arrays.py(), self.name)
+            .apply_batch_into(arrays, outs, threads)
+    }
+
     /// Every array decoded into the matching array of `outs`, in parallel.
     #[pyo3(signature = (arrays, outs, threads=None))]
     fn decode_batch_into<'py>(
