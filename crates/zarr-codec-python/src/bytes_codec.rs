@@ -21,7 +21,7 @@ use crate::batch::{checked_buffers, decode_batch_claimed, parallel_map, thread_c
 use crate::config::{canonical_of, parse_codec_json};
 use crate::input::BytesInput;
 use crate::kernel::{Target, bounded_decode_kernel, decode_kernel, encode_kernel};
-use crate::output::{BytesOutput, UninitBytes, new_bytes_with};
+use crate::output::{BytesOutput, UninitBytes, new_bytes_batch, new_bytes_with};
 use crate::{run, to_py_err};
 
 /// A compiled bytes-to-bytes codec, as its wheel's Python class holds it: `encode`,
@@ -197,30 +197,14 @@ impl PyBytesCodec {
             })?;
             return PyList::new(py, encoded.iter().map(|chunk| PyBytes::new(py, chunk)));
         };
-        let mut outputs = bounds
-            .into_iter()
-            .map(|bound| UninitBytes::new(py, bound))
-            .collect::<PyResult<Vec<_>>>()?;
-        let mut jobs: Vec<(&[u8], &mut [MaybeUninit<u8>])> = inputs
-            .iter()
-            .map(BytesInput::as_slice)
-            .zip(outputs.iter_mut().map(UninitBytes::storage))
-            .collect();
-        let written = run(py, || {
-            parallel_map(&mut jobs, threads, |(input, target)| {
+        let slices: Vec<&[u8]> = inputs.iter().map(BytesInput::as_slice).collect();
+        new_bytes_batch(py, &slices, &bounds, |jobs| {
+            parallel_map(jobs, threads, |(input, target)| {
                 codec.encode_into_uninit(input, target, spec)
             })
             .into_iter()
-            .collect::<Result<Vec<_>>>()
-        })?;
-        drop(jobs);
-        // SAFETY: each encoding succeeded and initialised its `written` bytes at the start.
-        let encoded = outputs
-            .into_iter()
-            .zip(written)
-            .map(|(output, written)| unsafe { output.assume_init_prefix(written) })
-            .collect::<PyResult<Vec<_>>>()?;
-        PyList::new(py, encoded)
+            .collect()
+        })
     }
 
     /// Decode every chunk on the shared pool, the GIL released, each straight into the

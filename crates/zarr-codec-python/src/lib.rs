@@ -30,5 +30,7 @@ pub use input::BytesInput;
 pub use kernel::{
     ForeignKernel, Target, array_kernel, bounded_decode_kernel, decode_kernel, encode_kernel,
 };
-pub use output::{BytesOutput, UninitBytes, bytes_from_vec, new_bytes_with, numpy_from_vec};
+pub use output::{
+    BytesOutput, UninitBytes, bytes_from_vec, new_bytes_batch, new_bytes_with, numpy_from_vec,
+};
 pub use run::run;

@@ -8,7 +8,8 @@ use numpy::PyArray1;
 use pyo3::buffer::PyUntypedBuffer;
 use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBytes, PyList};
+use zarr_codec_shapes::{CodecError, Result as CodecResult};
 
 use crate::errors::output_error;
 use crate::input::{Exported, plain_buffer};
@@ -232,4 +233,42 @@ pub fn bytes_from_vec<'py>(py: Python<'py>, data: &[u8]) -> Bound<'py, PyBytes> 
 /// Codec output as a 1-D `uint8` numpy array that takes over the `Vec` without copying.
 pub fn numpy_from_vec(py: Python<'_>, data: Vec<u8>) -> Bound<'_, PyArray1<u8>> {
     PyArray1::from_vec(py, data)
+}
+
+/// One new `bytes` object per input, `rooms[i]` bytes of room each, filled by `fill` (run with
+/// the GIL released) over `(input, storage)` pairs, which returns the bytes it wrote into each
+/// (at most its room): each object is then that prefix, shrunk in place. A batch of encodings
+/// written once, straight into the objects Python gets.
+pub fn new_bytes_batch<'py, F>(
+    py: Python<'py>,
+    inputs: &[&[u8]],
+    rooms: &[usize],
+    fill: F,
+) -> PyResult<Bound<'py, PyList>>
+where
+    F: Send + FnOnce(&mut [(&[u8], &mut [MaybeUninit<u8>])]) -> CodecResult<Vec<usize>>,
+{
+    let mut outputs = rooms
+        .iter()
+        .map(|&room| UninitBytes::new(py, room))
+        .collect::<PyResult<Vec<_>>>()?;
+    let mut jobs: Vec<(&[u8], &mut [MaybeUninit<u8>])> = inputs
+        .iter()
+        .copied()
+        .zip(outputs.iter_mut().map(UninitBytes::storage))
+        .collect();
+    let written = run(py, || fill(&mut jobs))?;
+    drop(jobs);
+    if written.len() != outputs.len() || written.iter().zip(rooms).any(|(w, room)| w > room) {
+        let message = "a batch wrote more than its room, or not every chunk";
+        return Err(crate::to_py_err(py, &CodecError::configuration(message)));
+    }
+    // SAFETY: `fill` succeeded and initialised the first `written` bytes of each storage,
+    // at most its room (checked above).
+    let objects = outputs
+        .into_iter()
+        .zip(written)
+        .map(|(output, written)| unsafe { output.assume_init_prefix(written) })
+        .collect::<PyResult<Vec<_>>>()?;
+    PyList::new(py, objects)
 }

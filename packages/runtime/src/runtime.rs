@@ -19,7 +19,7 @@ use zarr_codec_shapes::{CodecError, Endian};
 
 use zarr_codec_python::kernel::ForeignKernel;
 use zarr_codec_python::{
-    BytesInput, BytesOutput, UninitBytes, checked_buffers, checked_outputs, run, thread_count,
+    BytesInput, BytesOutput, checked_buffers, checked_outputs, new_bytes_batch, run, thread_count,
     to_py_err,
 };
 
@@ -187,34 +187,20 @@ impl PyPlan {
     ) -> PyResult<Bound<'py, PyList>> {
         let threads = thread_count(py, threads, "chain")?;
         let inputs = BytesInput::all(chunks)?;
-        let mut outputs = inputs
+        let rooms = inputs
             .iter()
-            .map(|input| {
-                let room = self
-                    .plan
-                    .room(input.len())
-                    .map_err(|err| to_py_err(py, &err))?;
-                UninitBytes::new(py, room)
-            })
-            .collect::<PyResult<Vec<_>>>()?;
-        let mut jobs: Vec<(&[u8], Target<'_>)> = inputs
-            .iter()
-            .map(BytesInput::as_slice)
-            .zip(outputs.iter_mut().map(|o| Target::Uninit(o.storage())))
-            .collect();
+            .map(|input| self.plan.room(input.len()))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|err| to_py_err(py, &err))?;
+        let slices: Vec<&[u8]> = inputs.iter().map(BytesInput::as_slice).collect();
         let plan = &self.plan;
-        let written = run(py, || {
-            zarr_codec_runtime::encode_batch(plan, &mut jobs, threads)
-        })?;
-        drop(jobs);
-        // SAFETY: each chunk's plan succeeded and initialised the `written` bytes at the
-        // start of its object (a compressor's stream, or all of an exactly sized output).
-        let encoded = outputs
-            .into_iter()
-            .zip(written)
-            .map(|(output, written)| unsafe { output.assume_init_prefix(written) })
-            .collect::<PyResult<Vec<_>>>()?;
-        PyList::new(py, encoded)
+        new_bytes_batch(py, &slices, &rooms, |jobs| {
+            let mut targets: Vec<(&[u8], Target<'_>)> = jobs
+                .iter_mut()
+                .map(|(input, storage)| (*input, Target::Uninit(storage)))
+                .collect();
+            zarr_codec_runtime::encode_batch(plan, &mut targets, threads)
+        })
     }
 
     /// Each chunk encoded and written to the matching file of `paths` (a temporary file
