@@ -114,7 +114,7 @@ def test_the_cut_is_zarr_pythons(zarr_format: int, encoding: dict[str, str]) -> 
                 tuple(_normal(s, 10**6) for s in out_sel),
                 complete,
             )
-            for key, chunk_sel, out_sel, complete in zip(*found, strict=True)
+            for key, chunk_sel, out_sel, complete in zip(*found.as_lists(), strict=True)
         ]
         assert got == expected, (shape, chunks, selection)
 

@@ -20,6 +20,7 @@ fn _runtime(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<runtime::PyPlan>()?;
     module.add_class::<runner::PyRunner>()?;
     module.add_class::<remote::PyRemote>()?;
+    module.add_class::<selection::PyCut>()?;
     module.add_function(wrap_pyfunction!(selection::cut_selection, module)?)?;
     module.add(
         "KERNEL_CAPSULE",

@@ -26,7 +26,7 @@ use zarr_codec_runtime::{ReadItem, Region, read_batch};
 use zarr_codec_shapes::CodecError;
 
 use crate::runner::{PyRunner, Runs};
-use crate::runtime::{out_array, resolve, run_chunks};
+use crate::runtime::{named, out_array, resolve, run_chunks};
 use zarr_codec_python::{thread_count, to_py_err};
 
 /// Shards of at least this many decoded bytes have their index (at the end) fetched by a
@@ -269,8 +269,8 @@ impl PyRemote {
         Ok(got)
     }
 
-    /// A read of a batch in one call, as `Runner.read` (`runner`) reads one,
-    /// with chunk `i` the object `keys[i]`: every object fetched (at most `limit` requests in
+    /// A read of a batch in one call, as `Runner.read` (`runner`) reads one (`selections`
+    /// likewise), with chunk `i` the object `keys[i]` (`None`: a `Cut`'s keys): every object fetched (at most `limit` requests in
     /// flight) and decoded as it arrives, the GIL released throughout. A missing object is
     /// its chunk's fill value. Returns whether each was there; `None`, with nothing fetched,
     /// when a selection or `out` is of another kind or a key is not a valid object name (a
@@ -284,14 +284,13 @@ impl PyRemote {
     /// the shard's current index and used only if it equals the kept one). A store's error,
     /// or a shard replaced between two requests, is an `OSError` naming the key.
     #[allow(clippy::too_many_arguments, clippy::needless_pass_by_value)]
-    #[pyo3(signature = (runner, keys, chunk_selections, out_selections, out, limit, threads=None, whole=None))]
+    #[pyo3(signature = (runner, keys, selections, out, limit, threads=None, whole=None))]
     fn read(
         &self,
         py: Python<'_>,
         runner: &PyRunner,
-        keys: Vec<String>,
-        chunk_selections: &Bound<'_, PyAny>,
-        out_selections: &Bound<'_, PyAny>,
+        keys: &Bound<'_, PyAny>,
+        selections: &Bound<'_, PyAny>,
         out: &Bound<'_, PyAny>,
         limit: usize,
         threads: Option<i64>,
@@ -302,11 +301,13 @@ impl PyRemote {
         }
         let threads = thread_count(py, threads, "remote")?;
         let (fill, chunk_shape) = (&runner.fill, runner.chunk_shape());
-        let Some((view, placed)) =
-            resolve(out, true, chunk_selections, out_selections, chunk_shape)?
-        else {
+        let Some((view, placed)) = resolve(out, true, selections, chunk_shape)? else {
             return Ok(None);
         };
+        let keys = named(keys, selections)?
+            .iter()
+            .map(PyAnyMethods::extract)
+            .collect::<PyResult<Vec<String>>>()?;
         if placed.regions.len() != keys.len() {
             let message = "Remote.read: keys and selections differ in number";
             return Err(to_py_err(py, &CodecError::configuration(message)));

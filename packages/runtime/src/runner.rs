@@ -221,19 +221,19 @@ impl PyRunner {
     }
 
     /// A read of a batch in one call: chunk `i` (bytes, a file's path, or `None` for a missing
-    /// chunk) decoded, its part `chunk_selections[i]` put at `out_selections[i]` of `out`,
-    /// missing chunks as the fill value; of a shard, only the inner chunks its part needs (by
-    /// byte range from a file). Selections are zarr-python's basic ones (tuples of slices and
-    /// integers; an integer drops its dimension from the output). Whether each chunk was
-    /// there, or `None`, with nothing done, where the runtime does not take `out` or a
-    /// selection.
-    #[pyo3(signature = (sources, chunk_selections, out_selections, out, threads=None))]
+    /// chunk) decoded, its part put at its place in `out`, missing chunks as the fill value;
+    /// of a shard, only the inner chunks its part needs (by byte range from a file).
+    /// `selections` is a `Cut` (whose keys name the chunk files when `sources` is `None`) or a
+    /// pair of lists as zarr-python's batches give them: each chunk's part (a tuple of slices
+    /// and integers; an integer drops its dimension from the output) and its place in `out`
+    /// (slices). Whether each chunk was there, or `None`, with nothing done, where the runtime
+    /// does not take `out` or a selection.
+    #[pyo3(signature = (sources, selections, out, threads=None))]
     fn read(
         &self,
         py: Python<'_>,
         sources: &Bound<'_, PyAny>,
-        chunk_selections: &Bound<'_, PyAny>,
-        out_selections: &Bound<'_, PyAny>,
+        selections: &Bound<'_, PyAny>,
         out: &Bound<'_, PyAny>,
         threads: Option<i64>,
     ) -> PyResult<Option<Vec<bool>>> {
@@ -242,7 +242,6 @@ impl PyRunner {
         }
         let threads = thread_count(py, threads, "read")?;
         let (fill, shape) = (&self.fill, self.chunk_shape());
-        let selections = (chunk_selections, out_selections);
         read_with(
             py,
             sources,
@@ -258,20 +257,20 @@ impl PyRunner {
         )
     }
 
-    /// A write of a batch of chunk files in one call: file `paths[i]` gets the values at
-    /// `value_selections[i]` of `values` at `chunk_selections[i]`, merged with its old
+    /// A write of a batch of chunk files in one call (`paths`: `None` for a `Cut`'s keys;
+    /// `selections` as for `read`, places in `values`): each file gets the values at its place
+    /// in `values` at its part, merged with its old
     /// contents (the fill value where there is no file) when that is not the whole chunk; a
     /// chunk left all fill value has its file removed unless `write_empty_chunks`. Whether
     /// each chunk is stored, or `None`, with nothing done, where the runtime does not take
     /// `values`, a selection or the data type's empty chunks.
-    #[pyo3(signature = (paths, chunk_selections, value_selections, values, write_empty_chunks=false, threads=None))]
+    #[pyo3(signature = (paths, selections, values, write_empty_chunks=false, threads=None))]
     #[allow(clippy::too_many_arguments)]
     fn write_files(
         &self,
         py: Python<'_>,
         paths: &Bound<'_, PyAny>,
-        chunk_selections: &Bound<'_, PyAny>,
-        value_selections: &Bound<'_, PyAny>,
+        selections: &Bound<'_, PyAny>,
         values: &Bound<'_, PyAny>,
         write_empty_chunks: bool,
         threads: Option<i64>,
@@ -284,7 +283,6 @@ impl PyRunner {
         };
         let threads = thread_count(py, threads, "write")?;
         let (fill, shape) = (&self.fill, self.chunk_shape());
-        let selections = (chunk_selections, value_selections);
         write_files_with(
             py,
             paths,
@@ -301,19 +299,18 @@ impl PyRunner {
     }
 
     /// A write of a batch of chunks kept in memory (any store but local files) in one call:
-    /// chunk `i` gets the values at `value_selections[i]` of `values` at
-    /// `chunk_selections[i]`, merged with its old stored bytes `olds[i]` (`None`: the fill
+    /// chunk `i` gets the values at its place in `values` at its part (`selections` as for
+    /// `write_files`), merged with its old stored bytes `olds[i]` (`None`: the fill
     /// value) when that is not the whole chunk. Each chunk's new stored bytes (`bytes`, or for
     /// a shard a `uint8` array that owns them), or `None` for a chunk not stored (its key
     /// deleted); `None` for the list, with nothing done, where `write_files` would return it.
-    #[pyo3(signature = (olds, chunk_selections, value_selections, values, write_empty_chunks=false, threads=None))]
+    #[pyo3(signature = (olds, selections, values, write_empty_chunks=false, threads=None))]
     #[allow(clippy::too_many_arguments)]
     fn write_buffers<'py>(
         &self,
         py: Python<'py>,
         olds: &Bound<'py, PyAny>,
-        chunk_selections: &Bound<'py, PyAny>,
-        value_selections: &Bound<'py, PyAny>,
+        selections: &Bound<'py, PyAny>,
         values: &Bound<'py, PyAny>,
         write_empty_chunks: bool,
         threads: Option<i64>,
@@ -326,9 +323,7 @@ impl PyRunner {
         };
         let threads = thread_count(py, threads, "write")?;
         let (fill, shape) = (&self.fill, self.chunk_shape());
-        let Some((view, placed)) =
-            resolve(values, false, chunk_selections, value_selections, shape)?
-        else {
+        let Some((view, placed)) = resolve(values, false, selections, shape)? else {
             return Ok(None);
         };
         let olds = olds_of(olds)?;
@@ -429,13 +424,12 @@ impl PyRunner {
     /// A read of a batch of shards fetched in parts (see `needed`): `fetched[i]` is shard
     /// `i`'s encoded index (`None`: no shard) and the `(inner chunk, bytes)` pairs fetched;
     /// otherwise as `read`.
-    #[pyo3(signature = (fetched, chunk_selections, out_selections, out, threads=None))]
+    #[pyo3(signature = (fetched, selections, out, threads=None))]
     fn read_fetched(
         &self,
         py: Python<'_>,
         fetched: &Bound<'_, PyAny>,
-        chunk_selections: &Bound<'_, PyAny>,
-        out_selections: &Bound<'_, PyAny>,
+        selections: &Bound<'_, PyAny>,
         out: &Bound<'_, PyAny>,
         threads: Option<i64>,
     ) -> PyResult<Option<Vec<bool>>> {
@@ -445,8 +439,7 @@ impl PyRunner {
         }
         let threads = thread_count(py, threads, "read")?;
         let shape = sharding.shard_shape();
-        let Some((view, placed)) = resolve(out, true, chunk_selections, out_selections, shape)?
-        else {
+        let Some((view, placed)) = resolve(out, true, selections, shape)? else {
             return Ok(None);
         };
         let mut shards: Vec<Fetched> = Vec::new();

@@ -17,6 +17,8 @@ use zarr_codec_runtime::{
 };
 use zarr_codec_shapes::{CodecError, Endian};
 
+use crate::selection::PyCut;
+
 use zarr_codec_python::kernel::ForeignKernel;
 use zarr_codec_python::{
     BytesInput, BytesOutput, checked_buffers, checked_outputs, new_bytes_batch, run, thread_count,
@@ -261,21 +263,37 @@ impl PyPlan {
     }
 }
 
-/// A batch read's arguments as the runtime takes them (see `Plan.read`), run by `run` with
+/// The keys of `selections` when it is a [`PyCut`] and `given` is `None` (a cut of a local
+/// store names its chunk files), else `given`'s items.
+pub(crate) fn named<'py>(
+    given: &Bound<'py, PyAny>,
+    selections: &Bound<'py, PyAny>,
+) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    match selections.cast::<PyCut>() {
+        Ok(cut) if given.is_none() => cut
+            .get()
+            .keys
+            .iter()
+            .map(|key| Ok(PyString::new(given.py(), key).into_any()))
+            .collect(),
+        _ => given.try_iter()?.collect(),
+    }
+}
+
+/// A batch read's arguments as the runtime takes them (see `Runner.read`), run by `run` with
 /// the GIL released; `None`, with nothing done, when a selection or `out` is of another kind.
 pub(crate) fn read_with(
     py: Python<'_>,
     sources: &Bound<'_, PyAny>,
-    (chunk_selections, out_selections): (&Bound<'_, PyAny>, &Bound<'_, PyAny>),
+    selections: &Bound<'_, PyAny>,
     out: &Bound<'_, PyAny>,
     chunk_shape: &[usize],
     run: impl Send + FnOnce(&[ReadItem<'_>], &OutArray<'_>) -> Result<Vec<bool>, ChunkError>,
 ) -> PyResult<Option<Vec<bool>>> {
-    let Some((view, placed)) = resolve(out, true, chunk_selections, out_selections, chunk_shape)?
-    else {
+    let Some((view, placed)) = resolve(out, true, selections, chunk_shape)? else {
         return Ok(None);
     };
-    let sources: Vec<Bound<'_, PyAny>> = sources.try_iter()?.collect::<PyResult<_>>()?;
+    let sources = named(sources, selections)?;
     if sources.len() != placed.regions.len() {
         let message = "read: sources and selections differ in number";
         return Err(to_py_err(py, &CodecError::configuration(message)));
@@ -325,22 +343,18 @@ pub(crate) fn out_array<'a>(
 pub(crate) fn write_files_with(
     py: Python<'_>,
     paths: &Bound<'_, PyAny>,
-    (chunk_selections, value_selections): (&Bound<'_, PyAny>, &Bound<'_, PyAny>),
+    selections: &Bound<'_, PyAny>,
     values: &Bound<'_, PyAny>,
     chunk_shape: &[usize],
     run: impl Send + FnOnce(&[WriteItem<'_>], &InArray<'_>) -> Result<Vec<bool>, ChunkError>,
 ) -> PyResult<Option<Vec<bool>>> {
-    let Some((view, placed)) = resolve(
-        values,
-        false,
-        chunk_selections,
-        value_selections,
-        chunk_shape,
-    )?
-    else {
+    let Some((view, placed)) = resolve(values, false, selections, chunk_shape)? else {
         return Ok(None);
     };
-    let paths = paths_of(paths)?;
+    let paths = named(paths, selections)?
+        .iter()
+        .map(PyAnyMethods::extract)
+        .collect::<PyResult<Vec<PathBuf>>>()?;
     if paths.len() != placed.regions.len() {
         let message = "write: paths and selections differ in number";
         return Err(to_py_err(py, &CodecError::configuration(message)));
@@ -451,8 +465,7 @@ impl ArrayView {
 pub(crate) fn resolve(
     array: &Bound<'_, PyAny>,
     writable: bool,
-    chunk_selections: &Bound<'_, PyAny>,
-    array_selections: &Bound<'_, PyAny>,
+    selections: &Bound<'_, PyAny>,
     chunk_shape: &[usize],
 ) -> PyResult<Option<(ArrayView, Placement)>> {
     let Ok(array) = array.cast::<PyUntypedArray>() else {
@@ -461,10 +474,14 @@ pub(crate) fn resolve(
     let Some(view) = ArrayView::of(array, writable) else {
         return Ok(None);
     };
-    Ok(
-        Placement::of(chunk_selections, array_selections, chunk_shape, &view)?
-            .map(|placed| (view, placed)),
-    )
+    let placed = if let Ok(cut) = selections.cast::<PyCut>() {
+        Placement::of_cut(cut.get(), chunk_shape, &view)
+    } else {
+        let (chunk_selections, array_selections): (Bound<'_, PyAny>, Bound<'_, PyAny>) =
+            selections.extract()?;
+        Placement::of(&chunk_selections, &array_selections, chunk_shape, &view)?
+    };
+    Ok(placed.map(|placed| (view, placed)))
 }
 
 /// The values of a write, `view` of the numpy array `values`, seen as `placed` sees them.
@@ -531,12 +548,33 @@ impl Placement {
             regions.push((chunk, place));
         }
         let dropped = dropped.unwrap_or_else(|| vec![false; chunk_shape.len()]);
+        Ok(Self::widened(regions, &dropped, view))
+    }
+
+    /// From a [`PyCut`] of chunks of `chunk_shape` into the array `view` (of the shape the
+    /// cut selects); `None` for a cut of other chunks or an array of another shape.
+    fn of_cut(cut: &PyCut, chunk_shape: &[usize], view: &ArrayView) -> Option<Self> {
+        if cut.chunk_shape != chunk_shape || cut.shape != view.shape {
+            return None;
+        }
+        let regions = cut
+            .parts
+            .iter()
+            .map(|part| (part.chunk.clone(), part.place.clone()))
+            .collect();
+        Self::widened(regions, &cut.dropped, view)
+    }
+
+    /// `regions` (parts of chunks, and places in `view`'s own dimensions) with `view` and the
+    /// places seen with the chunks' dimensions: a `dropped` dimension (an integer selects it)
+    /// has one element there. `None` when the dimensions disagree.
+    fn widened(regions: Vec<(Region, Region)>, dropped: &[bool], view: &ArrayView) -> Option<Self> {
         if dropped.iter().filter(|&&d| !d).count() != view.shape.len() {
-            return Ok(None);
+            return None;
         }
         let (mut shape, mut strides) = (Vec::new(), Vec::new());
         let mut kept = view.shape.iter().zip(&view.strides);
-        for &is_dropped in &dropped {
+        for &is_dropped in dropped {
             if is_dropped {
                 shape.push(1);
                 strides.push(0);
@@ -547,13 +585,13 @@ impl Placement {
         }
         let regions = regions
             .into_iter()
-            .map(|(chunk, place)| (chunk, widen(&place, &dropped)))
+            .map(|(chunk, place)| (chunk, widen(&place, dropped)))
             .collect();
-        Ok(Some(Self {
+        Some(Self {
             regions,
             shape,
             strides,
-        }))
+        })
     }
 }
 

@@ -1,18 +1,109 @@
 //! `cut_selection`: zarr-python's basic selection of a whole array cut into per-chunk work in
-//! one call (see [`zarr_codec_runtime::selection`]), in the forms `Plan.read` and the write
-//! methods take, so a read or write of any size costs no Python work per chunk.
+//! one call (see [`zarr_codec_runtime::selection`]), kept in Rust as a [`PyCut`] that a
+//! `Runner`'s reads and writes take as it is: a read or write of any size costs no Python work
+//! per chunk, and its selection is checked once.
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyList, PySlice, PyTuple};
-use zarr_codec_runtime::selection::{Axis, ChunkKeys, cut};
+use zarr_codec_runtime::selection::{Axis, ChunkKeys, ChunkPart, cut};
 use zarr_codec_runtime::{Region, Span};
 use zarr_codec_shapes::CodecError;
 
 use zarr_codec_python::{run, to_py_err};
 
-/// What [`cut_selection`] returns: keys, chunk selections, output selections, completeness.
-type Cut<'py> = (
-    Bound<'py, PyList>,
+/// A basic selection of a whole array cut into the chunks it touches, kept in Rust: the reads
+/// and writes of a `Runner` (and `Remote`) take it as it is, with no per-chunk Python objects.
+/// Python sees its keys (to fetch chunks from a store's own memory) and, for tests and
+/// debugging, the parts as zarr-python writes them (`as_lists`).
+#[pyclass(frozen, module = "zarr_codec_runtime._runtime", name = "Cut")]
+pub struct PyCut {
+    /// The chunks touched, in C order: each one's part, place and completeness.
+    pub(crate) parts: Vec<ChunkPart>,
+    /// Each chunk's key, after the prefix (a file's path, for a local store).
+    pub(crate) keys: Vec<String>,
+    /// The dimensions an integer selects (dropped from the output).
+    pub(crate) dropped: Vec<bool>,
+    /// Every chunk's shape.
+    pub(crate) chunk_shape: Vec<usize>,
+    /// The shape of what the selection selects (integer-selected dimensions dropped).
+    pub(crate) shape: Vec<usize>,
+    /// The selection, per dimension (to write the parts as zarr-python does).
+    axes: Vec<Axis>,
+}
+
+#[pymethods]
+impl PyCut {
+    /// How many chunks the selection touches.
+    fn __len__(&self) -> usize {
+        self.parts.len()
+    }
+
+    /// Each chunk's key (after the prefix), in C order.
+    #[getter]
+    fn keys(&self) -> Vec<String> {
+        self.keys.clone()
+    }
+
+    /// Whether each part is all of its chunk inside the array (zarr-python's "complete
+    /// chunk": a write need not read the old one).
+    #[getter]
+    fn complete(&self) -> Vec<bool> {
+        self.parts.iter().map(|part| part.complete).collect()
+    }
+
+    /// Whether each part is all of its chunk, the part of an edge chunk outside the array
+    /// included (a shard can be written without reading it only then).
+    #[getter]
+    fn covered(&self) -> Vec<bool> {
+        self.parts
+            .iter()
+            .map(|part| part.chunk.is_whole(&self.chunk_shape))
+            .collect()
+    }
+
+    /// The shape of what the selection selects.
+    #[getter]
+    fn shape(&self) -> Vec<usize> {
+        self.shape.clone()
+    }
+
+    /// The chunks `start` to `stop` (a batch of a larger cut).
+    fn part(&self, start: usize, stop: usize) -> Self {
+        let stop = stop.min(self.parts.len());
+        let start = start.min(stop);
+        Self {
+            parts: self.parts[start..stop].to_vec(),
+            keys: self.keys[start..stop].to_vec(),
+            dropped: self.dropped.clone(),
+            chunk_shape: self.chunk_shape.clone(),
+            shape: self.shape.clone(),
+            axes: self.axes.clone(),
+        }
+    }
+
+    /// The cut as zarr-python's indexers give it: keys, each chunk's part (slices, and
+    /// integers where the selection has one), its place in the output (slices), and
+    /// completeness.
+    fn as_lists<'py>(&self, py: Python<'py>) -> PyResult<Lists<'py>> {
+        let chunks = PyList::empty(py);
+        let places = PyList::empty(py);
+        for part in &self.parts {
+            chunks.append(chunk_selection(py, &part.chunk, &self.axes)?)?;
+            let place = part
+                .place
+                .spans
+                .iter()
+                .map(|span| slice_of(py, *span))
+                .collect::<PyResult<Vec<_>>>()?;
+            places.append(PyTuple::new(py, place)?)?;
+        }
+        Ok((self.keys(), chunks, places, self.complete()))
+    }
+}
+
+/// What [`PyCut::as_lists`] returns: keys, chunk selections, output selections, completeness.
+type Lists<'py> = (
+    Vec<String>,
     Bound<'py, PyList>,
     Bound<'py, PyList>,
     Vec<bool>,
@@ -20,22 +111,20 @@ type Cut<'py> = (
 
 /// The chunks that `selection` (one `int` or `slice` with a positive step per dimension, as
 /// zarr-python's `BasicIndexer` normalises it) of an array of `shape` in chunks of
-/// `chunk_shape` touches, in C order: their keys (after `prefix`, with `encoding` "default" or
-/// "v2" and `separator`), the part of each (a tuple of slices, and integers where the
-/// selection has one), where it goes in the output (a tuple of slices; integer-selected
-/// dimensions dropped), and whether it covers the chunk's part inside the array.
+/// `chunk_shape` touches, in C order, with their keys (after `prefix`, with `encoding`
+/// "default" or "v2" and `separator`): a [`PyCut`], cut in one call.
 #[pyfunction]
 #[allow(clippy::needless_pass_by_value)] // pyo3 extracts the shapes into owned vectors
 #[pyo3(signature = (shape, chunk_shape, selection, prefix, encoding, separator))]
-pub fn cut_selection<'py>(
-    py: Python<'py>,
+pub fn cut_selection(
+    py: Python<'_>,
     shape: Vec<usize>,
     chunk_shape: Vec<usize>,
-    selection: &Bound<'py, PyAny>,
+    selection: &Bound<'_, PyAny>,
     prefix: &str,
     encoding: &str,
     separator: &str,
-) -> PyResult<Cut<'py>> {
+) -> PyResult<PyCut> {
     let configuration = |message: String| to_py_err(py, &CodecError::configuration(message));
     let keys = match (encoding, separator) {
         ("default", "/" | ".") => ChunkKeys::Default {
@@ -50,7 +139,7 @@ pub fn cut_selection<'py>(
             )));
         }
     };
-    let items: Vec<Bound<'py, PyAny>> = selection.try_iter()?.collect::<PyResult<_>>()?;
+    let items: Vec<Bound<'_, PyAny>> = selection.try_iter()?.collect::<PyResult<_>>()?;
     if items.len() != shape.len() {
         return Err(configuration(format!(
             "a selection of {} dimensions of an array of {}",
@@ -64,23 +153,29 @@ pub fn cut_selection<'py>(
         .map(|(item, &len)| axis_of(py, item, len))
         .collect::<PyResult<Vec<Axis>>>()?;
     let parts = run(py, || cut(&shape, &chunk_shape, &axes))?;
-    let keys_out = PyList::empty(py);
-    let chunks = PyList::empty(py);
-    let places = PyList::empty(py);
-    let mut complete = Vec::with_capacity(parts.len());
-    for part in &parts {
-        keys_out.append(keys.key(prefix, &part.coords))?;
-        chunks.append(chunk_selection(py, &part.chunk, &axes)?)?;
-        let place = part
-            .place
-            .spans
-            .iter()
-            .map(|span| slice_of(py, *span))
-            .collect::<PyResult<Vec<_>>>()?;
-        places.append(PyTuple::new(py, place)?)?;
-        complete.push(part.complete);
-    }
-    Ok((keys_out, chunks, places, complete))
+    let keys = parts
+        .iter()
+        .map(|part| keys.key(prefix, &part.coords))
+        .collect();
+    let dropped = axes
+        .iter()
+        .map(|axis| matches!(axis, Axis::Index(_)))
+        .collect();
+    let selected = axes
+        .iter()
+        .filter_map(|axis| match axis {
+            Axis::Span(span) => Some(span.count),
+            Axis::Index(_) => None,
+        })
+        .collect();
+    Ok(PyCut {
+        parts,
+        keys,
+        dropped,
+        chunk_shape,
+        shape: selected,
+        axes,
+    })
 }
 
 /// One dimension of a selection: an integer (negative ones count from the end, as numpy's) or

@@ -10,16 +10,25 @@ runs a chain's reads and writes, plain or sharded):
 reads fetch only the inner chunks they need, writes lay shards out as zarr-python does.
 :class:`Remote` fetches
 chunks from object storage (S3, HTTP) itself and decodes each as it arrives.
-:func:`cut_selection` cuts a selection of a whole array into its chunks' keys and parts in
-one call.
+:func:`cut_selection` cuts a selection of a whole array into its chunks in one call: a
+:class:`Cut`, kept in Rust, which reads and writes take as it is.
 """
 
 from __future__ import annotations
 
-from zarr_codec_runtime._runtime import Plan, Remote, Runner, cut_selection
+from zarr_codec_runtime._runtime import Cut, Plan, Remote, Runner, cut_selection
 from zarr_codec_runtime.chain import Chain
 from zarr_codec_runtime.sharding import Sharding
 from zarr_codec_runtime.transpose import Transpose
 
-__all__ = ["Chain", "Plan", "Remote", "Runner", "Sharding", "Transpose", "cut_selection"]
+__all__ = [
+    "Chain",
+    "Cut",
+    "Plan",
+    "Remote",
+    "Runner",
+    "Sharding",
+    "Transpose",
+    "cut_selection",
+]
 __version__ = "0.1.0"

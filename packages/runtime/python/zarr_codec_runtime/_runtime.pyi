@@ -89,20 +89,19 @@ class Runner:
         """The stored size of a shard's index (sharded runners only)."""
     def read(
         self,
-        sources: Sequence[Buffer | str | None],
-        chunk_selections: Sequence[tuple[Any, ...]],
-        out_selections: Sequence[tuple[Any, ...]],
+        sources: Sequence[Buffer | str | None] | None,
+        selections: Selections,
         out: np.ndarray[Any, Any],
         threads: int | None = None,
     ) -> list[bool] | None:
         """A batch read into places of ``out`` in one call: chunk ``i`` (bytes, a file's
-        path, or ``None``: missing, the fill value), its part ``chunk_selections[i]`` at
-        ``out_selections[i]``; of a shard, only the inner chunks needed are read."""
+        path, or ``None``: missing, the fill value; ``sources`` ``None``: a :class:`Cut`'s
+        keys, as files), its part at its place; of a shard, only the inner chunks needed are
+        read. ``selections``: a :class:`Cut`, or each chunk's part and place as two lists."""
     def write_files(
         self,
-        paths: Sequence[str],
-        chunk_selections: Sequence[tuple[Any, ...]],
-        value_selections: Sequence[tuple[Any, ...]],
+        paths: Sequence[str] | None,
+        selections: Selections,
         values: np.ndarray[Any, Any],
         write_empty_chunks: bool = False,
         threads: int | None = None,
@@ -113,8 +112,7 @@ class Runner:
     def write_buffers(
         self,
         olds: Sequence[Buffer | None],
-        chunk_selections: Sequence[tuple[Any, ...]],
-        value_selections: Sequence[tuple[Any, ...]],
+        selections: Selections,
         values: np.ndarray[Any, Any],
         write_empty_chunks: bool = False,
         threads: int | None = None,
@@ -129,8 +127,7 @@ class Runner:
     def read_fetched(
         self,
         fetched: Sequence[tuple[Buffer | None, Sequence[tuple[int, Buffer]]]],
-        chunk_selections: Sequence[tuple[Any, ...]],
-        out_selections: Sequence[tuple[Any, ...]],
+        selections: Selections,
         out: np.ndarray[Any, Any],
         threads: int | None = None,
     ) -> list[bool] | None:
@@ -169,9 +166,8 @@ class Remote:
     def read(
         self,
         runner: Runner,
-        keys: Sequence[str],
-        chunk_selections: Sequence[tuple[Any, ...]],
-        out_selections: Sequence[tuple[Any, ...]],
+        keys: Sequence[str] | None,
+        selections: Selections,
         out: np.ndarray[Any, Any],
         limit: int,
         threads: int | None = None,
@@ -190,6 +186,35 @@ class Remote:
         with nothing fetched, for selections or an ``out`` of another kind. A store's error,
         or a shard replaced between two requests, is an ``OSError`` naming the key."""
 
+class Cut:
+    """A basic selection of a whole array cut into the chunks it touches, kept in Rust: a
+    :class:`Runner`'s reads and writes (and :meth:`Remote.read`) take it as it is."""
+
+    def __len__(self) -> int: ...
+    @property
+    def keys(self) -> list[str]:
+        """Each chunk's key (after the prefix), in C order."""
+    @property
+    def complete(self) -> list[bool]:
+        """Whether each part is all of its chunk inside the array (zarr-python's "complete
+        chunk")."""
+    @property
+    def covered(self) -> list[bool]:
+        """Whether each part is all of its chunk, outside the array included."""
+    @property
+    def shape(self) -> list[int]:
+        """The shape of what the selection selects."""
+    def part(self, start: int, stop: int) -> Cut:
+        """The chunks ``start`` to ``stop``."""
+    def as_lists(
+        self,
+    ) -> tuple[list[str], list[tuple[Any, ...]], list[tuple[slice, ...]], list[bool]]:
+        """Keys, each chunk's part (slices, and integers where the selection has one), its
+        place in the output (slices; integer-selected dimensions dropped), completeness."""
+
+#: A :class:`Cut`, or each chunk's part and place as two lists (zarr-python's batches).
+Selections = Cut | tuple[Sequence[tuple[Any, ...]], Sequence[tuple[Any, ...]]]
+
 def cut_selection(
     shape: Sequence[int],
     chunk_shape: Sequence[int],
@@ -197,10 +222,8 @@ def cut_selection(
     prefix: str,
     encoding: str,
     separator: str,
-) -> tuple[list[str], list[tuple[Any, ...]], list[tuple[slice, ...]], list[bool]]:
+) -> Cut:
     """A basic selection (an ``int`` or a ``slice`` with a positive step per dimension) of an
     array of ``shape`` in chunks of ``chunk_shape``, cut into the chunks it touches, in C order,
-    in one call: their keys (``prefix`` then the ``encoding``, ``"default"`` or ``"v2"``, with
-    ``separator``), each chunk's part (slices, and integers where the selection has one), its
-    place in the output (slices; integer-selected dimensions dropped), and whether the part
-    covers the chunk's elements inside the array (zarr-python's "complete chunk")."""
+    in one call, their keys ``prefix`` then the ``encoding`` (``"default"`` or ``"v2"``) with
+    ``separator``."""

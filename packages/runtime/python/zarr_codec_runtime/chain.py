@@ -32,11 +32,16 @@ from zarr_codec_shapes.errors import ConfigurationError
 from zarr_codec_shapes.protocols import Codec
 from zarr_codec_shapes.registry import get_codec
 
-from zarr_codec_runtime._runtime import Plan, Remote, Runner, plan_chain
+from zarr_codec_runtime._runtime import Cut, Plan, Remote, Runner, plan_chain
 from zarr_codec_runtime.sharding import Sharding
 from zarr_codec_runtime.transpose import Transpose
 
 __all__ = ["Chain"]
+
+
+#: What a read or write is told of its chunks: a :class:`Cut` of the whole array, or each
+#: chunk's part (a tuple of slices and integers) and its place (slices), as two lists.
+Selections = Cut | tuple[Sequence[tuple[Any, ...]], Sequence[tuple[Any, ...]]]
 
 #: The byte order of this machine, as the ``bytes`` codec spells it.
 NATIVE: Literal["little", "big"] = "little" if sys.byteorder == "little" else "big"
@@ -375,12 +380,9 @@ class Chain:
 
     def _encode_shard(self, array: np.ndarray[Any, Any]) -> Buffer:
         """One shard with every inner chunk stored (none elided)."""
+        whole = ([self._whole()], [self._whole()])
         stored = self.write_buffers(
-            [None],
-            [self._whole()],
-            [self._whole()],
-            np.ascontiguousarray(array),
-            write_empty_chunks=True,
+            [None], whole, np.ascontiguousarray(array), write_empty_chunks=True
         )
         if stored is None or stored[0] is None:
             raise ConfigurationError("sharding_indexed: the runtime cannot encode these shards")
@@ -388,49 +390,43 @@ class Chain:
 
     def _decode_shard(self, data: Buffer) -> np.ndarray[Any, Any]:
         out = np.empty(self.spec.shape, self.spec.numpy_dtype)
-        if self.read([data], [self._whole()], [self._whole()], out) is None:
+        if self.read([data], ([self._whole()], [self._whole()]), out) is None:
             raise ConfigurationError("sharding_indexed: the runtime cannot decode these shards")
         return out
 
     # -- reads into a larger array and writes from one (the runner's, see Runner) --------
 
     def read(
-        self,
-        sources: Sequence[Buffer | str | None],
-        chunk_selections: Sequence[tuple[Any, ...]],
-        out_selections: Sequence[tuple[Any, ...]],
-        out: np.ndarray[Any, Any],
+        self, sources: Sequence[Buffer | str | None] | None, selections: Selections, out: Any
     ) -> list[bool] | None:
         """A batch read in one runtime call: chunk ``i`` (stored bytes, a chunk file's path, or
-        ``None`` for a missing chunk) decoded, its part ``chunk_selections[i]`` put at
-        ``out_selections[i]`` of ``out``, missing chunks as the fill value. Selections are
-        tuples of slices and integers (zarr-python's basic indexing). Returns whether each
-        chunk was there; ``None``, with nothing done, where the runtime does not take the
-        chain, the selections or ``out``."""
+        ``None`` for a missing chunk) decoded, its part put at its place in ``out``, missing
+        chunks as the fill value. ``selections`` is a :class:`Cut` of the array (with
+        ``sources`` ``None``, its keys are the chunk files) or a pair of lists as zarr-python's
+        batches give them: each chunk's part (a tuple of slices and integers) and its place in
+        ``out`` (slices). Returns whether each chunk was there; ``None``, with nothing done,
+        where the runtime does not take the chain, the selections or ``out``."""
         runner = self.runner
-        if runner is None:
-            return None
-        return runner.read(sources, chunk_selections, out_selections, out)
+        return None if runner is None else runner.read(sources, selections, out)
 
     def read_remote(
         self,
         remote: Remote,
-        keys: Sequence[str],
-        chunk_selections: Sequence[tuple[Any, ...]],
-        out_selections: Sequence[tuple[Any, ...]],
-        out: np.ndarray[Any, Any],
+        keys: Sequence[str] | None,
+        selections: Selections,
+        out: Any,
         limit: int,
         whole: Sequence[bool] | None = None,
     ) -> list[bool] | None:
-        """:meth:`read` with chunk ``i`` the object ``keys[i]`` of ``remote``, fetched by the
-        runtime (at most ``limit`` objects' requests in flight) and decoded as it arrives: each
-        chunk whole; a shard whole where ``whole[i]`` (by default where its part is all of
-        it), else its index and then the inner chunks needed. ``None``, with nothing fetched,
-        where :meth:`read` would decline."""
+        """:meth:`read` with chunk ``i`` the object ``keys[i]`` of ``remote`` (``None``: the
+        cut's keys), fetched by the runtime (at most ``limit`` objects' requests in flight)
+        and decoded as it arrives: each chunk whole; a shard whole where ``whole[i]`` (by
+        default where its part is all of it), else its index and then the inner chunks
+        needed. ``None``, with nothing fetched, where :meth:`read` would decline."""
         runner = self.runner
         if runner is None:
             return None
-        return remote.read(runner, keys, chunk_selections, out_selections, out, limit, whole=whole)
+        return remote.read(runner, keys, selections, out, limit, whole=whole)
 
     @property
     def index_range(self) -> tuple[int, int] | None:
@@ -457,16 +453,15 @@ class Chain:
     def read_fetched(
         self,
         fetched: Sequence[tuple[Buffer | None, Sequence[tuple[int, Buffer]]]],
-        chunk_selections: Sequence[tuple[Any, ...]],
-        out_selections: Sequence[tuple[Any, ...]],
-        out: np.ndarray[Any, Any],
+        selections: Selections,
+        out: Any,
     ) -> list[bool] | None:
         """:meth:`read` for shards fetched in parts: each shard's encoded index (``None``: no
         shard) and the ``(inner chunk, bytes)`` that :meth:`needed` named."""
         runner = self.runner
         if runner is None or not runner.is_sharded:
             return None
-        return runner.read_fetched(fetched, chunk_selections, out_selections, out)
+        return runner.read_fetched(fetched, selections, out)
 
     @functools.cached_property
     def _fill_bytes(self) -> bytes:
@@ -475,51 +470,42 @@ class Chain:
 
     def write_files(
         self,
-        paths: Sequence[str | os.PathLike[str]],
-        chunk_selections: Sequence[tuple[Any, ...]],
-        value_selections: Sequence[tuple[Any, ...]],
-        values: np.ndarray[Any, Any],
+        paths: Sequence[str | os.PathLike[str]] | None,
+        selections: Selections,
+        values: Any,
         *,
         write_empty_chunks: bool = False,
     ) -> list[bool] | None:
-        """A batch write of chunk files in one runtime call: chunk file ``paths[i]`` gets the
-        elements ``value_selections[i]`` of ``values`` at ``chunk_selections[i]``, merged with
-        its old contents when that is only part of it (a missing file: the fill value). A chunk
-        left all fill value is not stored (its file removed), as zarr-python decides, unless
-        ``write_empty_chunks``. Returns whether each chunk is stored; ``None``, with nothing
-        done, where the runtime does not take the chain, ``values`` or a selection."""
+        """A batch write of chunk files in one runtime call (``paths`` ``None``: a cut's keys):
+        each file gets the values at its place in ``values`` at its part (``selections`` as
+        for :meth:`read`), merged with its old contents when that is only part of it (a
+        missing file: the fill value). A chunk left all fill value is not stored (its file
+        removed), as zarr-python decides, unless ``write_empty_chunks``. Returns whether each
+        chunk is stored; ``None``, with nothing done, where the runtime does not take the
+        chain, ``values`` or a selection."""
         runner = self.runner
         if runner is None:
             return None
-        return runner.write_files(
-            [os.fspath(path) for path in paths],
-            chunk_selections,
-            value_selections,
-            values,
-            write_empty_chunks,
-        )
+        named = None if paths is None else [os.fspath(path) for path in paths]
+        return runner.write_files(named, selections, values, write_empty_chunks)
 
     def write_buffers(
         self,
         olds: Sequence[Buffer | None],
-        chunk_selections: Sequence[tuple[Any, ...]],
-        value_selections: Sequence[tuple[Any, ...]],
-        values: np.ndarray[Any, Any],
+        selections: Selections,
+        values: Any,
         *,
         write_empty_chunks: bool = False,
     ) -> list[Buffer | None] | None:
-        """:meth:`write_files` for chunks kept anywhere but in files: chunk ``i`` gets the
-        elements ``value_selections[i]`` of ``values`` at ``chunk_selections[i]``, merged with
-        its old stored bytes ``olds[i]`` (``None``: the fill value) when that is only part of
-        it. Returns each chunk's new stored bytes, or ``None`` for a chunk left all fill value
-        (not stored: its key deleted); ``None`` for the list, with nothing done, where
-        :meth:`write_files` would return it."""
+        """:meth:`write_files` for chunks kept anywhere but in files: chunk ``i`` gets its
+        values merged with its old stored bytes ``olds[i]`` (``None``: the fill value) when
+        they are only part of it. Returns each chunk's new stored bytes, or ``None`` for a
+        chunk left all fill value (not stored: its key deleted); ``None`` for the list, with
+        nothing done, where :meth:`write_files` would return it."""
         runner = self.runner
         if runner is None:
             return None
-        return runner.write_buffers(
-            list(olds), chunk_selections, value_selections, values, write_empty_chunks
-        )
+        return runner.write_buffers(list(olds), selections, values, write_empty_chunks)
 
     def _empty_rule(self) -> str | None:
         """Which chunks a write leaves out, in the runtime's terms: zarr-python's rule (every

@@ -214,12 +214,11 @@ def decode_groups(
         for members, read in ((parts, chain.read_fetched), (rest, chain.read)):
             if not members:
                 continue
-            there = read(
-                [source_of[i] for i in members],
+            parts_and_places = (
                 [selections[i][0] for i in members],
                 [selections[i][1] for i in members],
-                target,
             )
+            there = read([source_of[i] for i in members], parts_and_places, target)
             if there is None:
                 return None
             found.update(zip(members, there, strict=True))

@@ -39,7 +39,7 @@ from zarr.storage import MemoryStore
 from zarr_codec_runtime import cut_selection
 from zarr_codec_shapes.errors import UnsupportedError
 
-from zarr_codecs._arrays import broadcast, covers, raw
+from zarr_codecs._arrays import raw
 from zarr_codecs._direct_stores import files_root
 from zarr_codecs._fetching import limit
 from zarr_codecs._remote_stores import remote_of
@@ -388,10 +388,8 @@ class _Cut:
         self.store = layout.store
         self.root = layout.root
         self.layout = layout
-        self.keys: list[str] = []
-        self.chunk_selections: list[tuple[Any, ...]] = []
-        self.places: list[tuple[slice, ...]] = []
-        self.complete: list[bool] = []
+        #: The selection cut into its chunks, kept in Rust (``zarr_codec_runtime.Cut``).
+        self.parts: Any = None
 
     def cut(self, selection: _Selection) -> bool:
         """Cut the selection; ``False`` (nothing cut) for one of more chunks than
@@ -399,7 +397,7 @@ class _Cut:
         layout = self.layout
         encoding, separator = layout.key_encoding
         try:
-            cut = cut_selection(
+            self.parts = cut_selection(
                 layout.shape,
                 layout.spec.shape,
                 selection.items,
@@ -409,7 +407,6 @@ class _Cut:
             )
         except UnsupportedError:
             return False
-        self.keys, self.chunk_selections, self.places, self.complete = cut
         return True
 
     def inline(self, selected_bytes: int) -> bool:
@@ -418,7 +415,7 @@ class _Cut:
         assert chain is not None
         if chain.stored_as_is and chain.shards is None:
             return selected_bytes <= INLINE_BYTES
-        return len(self.keys) * chain.spec.num_bytes <= INLINE_BYTES
+        return len(self.parts) * chain.spec.num_bytes <= INLINE_BYTES
 
 
 def _prepared(
@@ -552,10 +549,10 @@ class _Read:
         if remote is not None:
             try:
                 # A shard all of whose elements within the array are read is fetched whole.
+                parts = cut.parts
                 found = chain.read_remote(
-                    remote, cut.keys, cut.chunk_selections, cut.places, self.target, limit(),
-                    whole=cut.complete,
-                )  # fmt: skip
+                    remote, None, parts, self.target, limit(), whole=parts.complete
+                )
             except OSError:
                 # A request failed in the runtime's client: this array is read through the
                 # store's own client from now on, which retries as it does and raises its
@@ -566,11 +563,12 @@ class _Read:
                 count("remote_read", len(found))
         else:
             if self.files:
-                sources = list(cut.keys)
+                found = chain.read(None, cut.parts, self.target)  # the keys are the files
             else:
                 stored = cut.store._store_dict
-                sources = [None if (c := stored.get(k)) is None else raw(c) for k in cut.keys]
-            found = chain.read(sources, cut.chunk_selections, cut.places, self.target)
+                keys = cut.parts.keys
+                sources = [None if (c := stored.get(k)) is None else raw(c) for k in keys]
+                found = chain.read(sources, cut.parts, self.target)
         if found is None:
             return NotImplemented
         count("runtime_read", len(found))
@@ -668,7 +666,7 @@ class _Write:
         if not self.cut.cut(self.selection):
             return False
         if self.values.ndim == 0:
-            self.values = broadcast(self.values, self.cut.places)
+            self.values = np.broadcast_to(self.values, tuple(self.cut.parts.shape))
         return True
 
     @property
@@ -684,14 +682,11 @@ class _Write:
         chain = cut.chain
         assert chain is not None
         empty = bool(cut.config.write_empty_chunks)
-        keys, chunk_selections, places = cut.keys, cut.chunk_selections, cut.places
-        values = self.values
+        parts, values = cut.parts, self.values
         if cut.root is not None:
 
             def write_files() -> bool:
-                written = chain.write_files(
-                    keys, chunk_selections, places, values, write_empty_chunks=empty
-                )
+                written = chain.write_files(None, parts, values, write_empty_chunks=empty)
                 self.chunks += 0 if written is None else len(written)
                 return written is not None
 
@@ -701,26 +696,22 @@ class _Write:
         # In groups, each stored before the next is encoded: the old chunks each group replaces
         # are freed before the next group's memory is taken, which the allocator then reuses
         # (fresh pages cost more than encoding without a compressor), and at most one group's
-        # new chunks are held at once.
+        # new chunks are held at once. A shard is read first unless all of it is written.
         group = max(1, _GROUP_BYTES // max(1, chain.spec.num_bytes))
-        for first in range(0, len(keys), group):
-            part = slice(first, first + group)
+        whole = parts.complete if chain.shards is None else parts.covered
+        for first in range(0, len(parts), group):
 
-            def write_group(part: slice = part) -> bool:
+            def write_group(first: int = first) -> bool:
+                some = parts.part(first, first + group)
+                keys = some.keys
                 olds = [
-                    None
-                    if complete and (chain.shards is None or covers(selection, chain.spec.shape))
-                    else (None if (c := stored.get(key)) is None else raw(c))
-                    for key, selection, complete in zip(
-                        keys[part], chunk_selections[part], cut.complete[part], strict=True
-                    )
+                    None if written else (None if (c := stored.get(key)) is None else raw(c))
+                    for key, written in zip(keys, whole[first : first + group], strict=True)
                 ]
-                encoded = chain.write_buffers(
-                    olds, chunk_selections[part], places[part], values, write_empty_chunks=empty
-                )
+                encoded = chain.write_buffers(olds, some, values, write_empty_chunks=empty)
                 if encoded is None:
                     return False
-                for key, data in zip(keys[part], encoded, strict=True):
+                for key, data in zip(keys, encoded, strict=True):
                     if data is None:
                         stored.pop(key, None)
                     else:

@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 import numpy as np
 from zarr_codec_runtime import Chain
+from zarr_codec_runtime.chain import Selections
 from zarr_codec_shapes import ChunkSpec
 
 __all__ = ["StoredOrderChain", "native_view"]
@@ -47,56 +48,31 @@ class StoredOrderChain(Chain):
         real = ChunkSpec(self.spec.shape, self.spec.data_type, self.real_fill)
         return (type(self), (list(self.codecs), real, self.order))
 
-    def read(
-        self,
-        sources: Sequence[Any],
-        chunk_selections: Sequence[tuple[Any, ...]],
-        out_selections: Sequence[tuple[Any, ...]],
-        out: np.ndarray[Any, Any],
-    ) -> list[bool] | None:
-        return super().read(sources, chunk_selections, out_selections, native_view(out))
+    def read(self, sources: Any, selections: Selections, out: Any) -> list[bool] | None:
+        return super().read(sources, selections, native_view(out))
 
     def read_fetched(
-        self,
-        fetched: Sequence[Any],
-        chunk_selections: Sequence[tuple[Any, ...]],
-        out_selections: Sequence[tuple[Any, ...]],
-        out: np.ndarray[Any, Any],
+        self, fetched: Sequence[Any], selections: Selections, out: Any
     ) -> list[bool] | None:
-        return super().read_fetched(fetched, chunk_selections, out_selections, native_view(out))
+        return super().read_fetched(fetched, selections, native_view(out))
 
     def write_files(
-        self,
-        paths: Sequence[Any],
-        chunk_selections: Sequence[tuple[Any, ...]],
-        value_selections: Sequence[tuple[Any, ...]],
-        values: np.ndarray[Any, Any],
-        *,
-        write_empty_chunks: bool = False,
+        self, paths: Any, selections: Selections, values: Any, *, write_empty_chunks: bool = False
     ) -> list[bool] | None:
-        return super().write_files(
-            paths,
-            chunk_selections,
-            value_selections,
-            self._stored_values(values),
-            write_empty_chunks=write_empty_chunks,
-        )
+        stored = self._stored_values(values)
+        return super().write_files(paths, selections, stored, write_empty_chunks=write_empty_chunks)
 
     def write_buffers(
         self,
         olds: Sequence[Any],
-        chunk_selections: Sequence[tuple[Any, ...]],
-        value_selections: Sequence[tuple[Any, ...]],
-        values: np.ndarray[Any, Any],
+        selections: Selections,
+        values: Any,
         *,
         write_empty_chunks: bool = False,
     ) -> list[Any] | None:
+        stored = self._stored_values(values)
         return super().write_buffers(
-            olds,
-            chunk_selections,
-            value_selections,
-            self._stored_values(values),
-            write_empty_chunks=write_empty_chunks,
+            olds, selections, stored, write_empty_chunks=write_empty_chunks
         )
 
     def _stored_values(self, values: Any) -> Any:

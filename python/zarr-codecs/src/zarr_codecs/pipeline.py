@@ -516,8 +516,7 @@ class ChainCodecPipeline(BatchedCodecPipeline):
             for group in by_chain(range(len(batch)), chains).values():
                 written = chains[group[0]].write_buffers(
                     [olds[i] for i in group],
-                    [cast(tuple[Any, ...], batch[i][2]) for i in group],
-                    [cast(tuple[Any, ...], batch[i][3]) for i in group],
+                    _parts_and_places(batch, group),
                     values,
                     write_empty_chunks=empty,
                 )
@@ -557,6 +556,15 @@ class ChainCodecPipeline(BatchedCodecPipeline):
             for setter, buffer in zip(setters, buffers, strict=True)
         )
         return True
+
+
+def _parts_and_places(batch: Sequence[WriteItem], group: Sequence[int]) -> Any:
+    """The chunk selections and value selections of the items ``group`` of ``batch``, as the
+    runtime takes them."""
+    return (
+        [cast(tuple[Any, ...], batch[i][2]) for i in group],
+        [cast(tuple[Any, ...], batch[i][3]) for i in group],
+    )
 
 
 def _basic(batch: Sequence[ReadItem | WriteItem]) -> bool:
@@ -724,8 +732,7 @@ async def _write_local_files(
         for group in by_chain(range(len(batch)), chains).values():
             stored = chains[group[0]].write_files(
                 [paths[i] for i in group],
-                [cast(tuple[Any, ...], batch[i][2]) for i in group],
-                [cast(tuple[Any, ...], batch[i][3]) for i in group],
+                _parts_and_places(batch, group),
                 values,
                 write_empty_chunks=write_empty,
             )
