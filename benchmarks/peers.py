@@ -66,8 +66,8 @@ def _smooth_field(shape: tuple[int, int]) -> np.ndarray[Any, Any]:
     """Broad waves in both directions, kept to hundredths (a temperature field, say)."""
     y = np.linspace(0, 6 * np.pi, shape[0], dtype="float64")[:, None]
     x = np.linspace(0, 4 * np.pi, shape[1], dtype="float64")[None, :]
-    field = 15 + 10 * np.sin(y) * np.cos(x) + 3 * np.sin(3 * x + y / 2)
-    return np.round(field, 2).astype("float32")
+    field: np.ndarray[Any, Any] = 15 + 10 * np.sin(y) * np.cos(x) + 3 * np.sin(3 * x + y / 2)
+    return np.round(field, 2).astype(np.float32)
 
 
 #: The data of each array, by name (``--data``).
