@@ -3,7 +3,7 @@
 //! Use it from Rust alone, no Python involved: `cargo add zarr-codec-crc32c` (the examples in
 //! `examples/` run with `cargo run --example <name> -p zarr-codec-crc32c`).
 //!
-//! - Spec (v3): `shared/specs/crc32c.rst` (<https://zarr-specs.readthedocs.io/en/latest/v3/codecs/crc32c/>):
+//! - Spec (v3): <https://zarr-specs.readthedocs.io/en/latest/v3/codecs/crc32c/>:
 //!   no configuration; the output is the input followed by the CRC-32C (RFC 3720) of the
 //!   input as a little-endian `u32`. It guards every shard index in zarr-python's default
 //!   sharded layout.

@@ -3,7 +3,7 @@
 //! Use it from Rust alone, no Python involved: `cargo add zarr-codec-zstd` (the examples in
 //! `examples/` run with `cargo run --example <name> -p zarr-codec-zstd`).
 //!
-//! - Spec (v3): `shared/specs/zstd.md` (<https://zarr-specs.readthedocs.io/en/latest/v3/codecs/zstd/>):
+//! - Spec (v3): <https://zarr-specs.readthedocs.io/en/latest/v3/codecs/zstd/>:
 //!   `{"level": -131072..=22, "checksum": bool}`, level 0 meaning libzstd's default. v2
 //!   metadata is numcodecs' `{"id": "zstd", "level": N, "checksum": bool}`, both optional
 //!   (level 0 and no checksum by default, as in numcodecs).
