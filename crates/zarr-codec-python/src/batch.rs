@@ -26,37 +26,6 @@ pub fn thread_count(py: Python<'_>, requested: Option<i64>, codec: &str) -> PyRe
     }
 }
 
-/// Decodes each buffer of `chunks` into the matching writable buffer of `outs`, on up to
-/// `threads` threads with the GIL released, one Python call for the whole batch; returns the
-/// bytes written into each. `decode` is one chunk's `decode_into`.
-///
-/// The outputs are written concurrently, so they must not overlap one another or any input
-/// (a `ConfigurationError` naming `codec` otherwise); different counts of chunks and outputs
-/// are one too. Nothing is decoded unless every buffer passes those checks.
-pub fn decode_batch_into<F>(
-    py: Python<'_>,
-    chunks: &Bound<'_, PyAny>,
-    outs: &Bound<'_, PyAny>,
-    threads: usize,
-    codec: &str,
-    decode: F,
-) -> PyResult<Vec<usize>>
-where
-    F: Fn(&[u8], &mut [u8]) -> zarr_codec_shapes::Result<usize> + Sync,
-{
-    let (inputs, mut outputs) = checked_buffers(py, chunks, outs, codec)?;
-    let mut jobs: Vec<(&[u8], &mut [u8])> = inputs
-        .iter()
-        .map(BytesInput::as_slice)
-        .zip(outputs.iter_mut().map(BytesOutput::as_mut_slice))
-        .collect();
-    run(py, || {
-        parallel_map(&mut jobs, threads, |(input, output)| decode(input, output))
-            .into_iter()
-            .collect()
-    })
-}
-
 /// The buffers of `chunks` and of the writable `outs`, as many of each, no output
 /// overlapping another or a chunk (a `ConfigurationError` naming `codec` otherwise).
 pub fn checked_buffers<'py>(
@@ -175,7 +144,7 @@ type ClaimedJob<'a> = (&'a [u8], Option<&'a mut [MaybeUninit<u8>]>);
 /// size the stream itself records, already checked against any limit). `fill` decodes into
 /// that storage and says whether it filled it exactly; a chunk without a claim, or whose claim
 /// proved wrong, goes through `decode` into a `Vec` (one copy more).
-pub fn decode_batch_claimed<'py, C, F, D>(
+pub(crate) fn decode_batch_claimed<'py, C, F, D>(
     py: Python<'py>,
     chunks: &Bound<'py, PyAny>,
     threads: usize,

@@ -43,18 +43,6 @@ pub fn canonical_of(py: Python<'_>, codec: &dyn Codec, zarr_format: u8) -> PyRes
     Ok(config.to_string())
 }
 
-/// The canonical configuration of codec metadata `json` (JSON text) in Zarr format
-/// `zarr_format` (2 or 3), as the codec type `C` reads it and writes it back in that format
-/// (see [`canonical_of`]). A `ConfigurationError` for anything the type refuses.
-pub fn canonical_configuration<C: CodecFromJson>(
-    py: Python<'_>,
-    json: &str,
-    zarr_format: u8,
-) -> PyResult<String> {
-    let codec: C = parse_codec_json(py, json, zarr_format)?;
-    canonical_of(py, &codec, zarr_format)
-}
-
 /// The Zarr format of a Python argument (2 or 3).
 fn zarr_format_of(zarr_format: u8) -> Result<ZarrFormat> {
     match zarr_format {
