@@ -17,6 +17,7 @@ zarr-python's per-chunk Python (``zarr_codecs._selections``).
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -32,7 +33,7 @@ from zarr.core.indexing import BasicIndexer  # noqa: E402
 from zarr.storage import LocalStore, MemoryStore  # noqa: E402
 from zarr_codec_runtime import cut_selection  # noqa: E402
 from zarr_codec_shapes.errors import CorruptInputError  # noqa: E402
-from zarr_codecs import _selections  # noqa: E402
+from zarr_codecs import _bridge, _selections  # noqa: E402
 
 ZSTD = {"name": "zstd", "configuration": {"level": 0, "checksum": False}}
 
@@ -304,18 +305,18 @@ def test_what_it_does_not_take_goes_to_zarr_python() -> None:
 def test_unhook_puts_zarr_pythons_functions_back() -> None:
     import zarr.core.array as array_module
 
-    assert array_module._get_selection is _selections._get_selection
-    _selections.unhook()
+    assert array_module._get_selection is _bridge._get_selection
+    _bridge.unhook()
     try:
-        assert array_module._get_selection is not _selections._get_selection
+        assert array_module._get_selection is not _bridge._get_selection
         with _ours(pipeline=True):
             array = zarr.create_array(MemoryStore(), shape=(4,), chunks=(2,), dtype="u1")
             array[:] = 7
             assert array[:].tolist() == [7] * 4
             assert zarr_codecs.usage()["selections_read"] == 0
     finally:
-        _selections.hook()
-    assert array_module._get_selection is _selections._get_selection
+        _bridge.hook()
+    assert array_module._get_selection is _bridge._get_selection
 
 
 def test_big_endian_arrays_read_in_their_byte_order() -> None:
@@ -376,17 +377,18 @@ def _coroutines_through_zarrs_loop() -> Iterator[list[str]]:
     """The names of the coroutines zarr-python's synchronous ``Array`` hands to its event
     loop's thread while the block runs."""
     handed: list[str] = []
-    original = _selections._ORIGINALS["sync"]
+    original = _bridge._ORIGINALS["sync"]
 
     def recording(coro: Any, loop: Any = None, timeout: Any = None) -> Any:
-        handed.append(coro.__qualname__)
+        pending = type(coro) is _bridge._Pending
+        handed.append(coro.method.__qualname__ if pending else coro.__qualname__)
         return original(coro, loop=loop, timeout=timeout)
 
-    _selections._ORIGINALS["sync"] = recording
+    _bridge._ORIGINALS["sync"] = recording
     try:
         yield handed
     finally:
-        _selections._ORIGINALS["sync"] = original
+        _bridge._ORIGINALS["sync"] = original
 
 
 @pytest.mark.parametrize("store_kind", ["local", "memory", "fsspec"])
@@ -495,7 +497,7 @@ def test_getitem_of_integers_and_slices_is_zarr_pythons() -> None:
     values, type, data type and shape, or its exception."""
     rng = np.random.default_rng(23)
     with _ours(pipeline=True):
-        original = _selections._ORIGINALS["getitem"]
+        original = _bridge._ORIGINALS["getitem"]
         taken = 0
         for ndim in (1, 2, 3):
             shape = tuple(int(n) for n in rng.integers(1, 12, ndim))
@@ -514,7 +516,7 @@ def test_getitem_of_integers_and_slices_is_zarr_pythons() -> None:
                         array[key]
                     continue
                 found = array[key]
-                taken += _selections._from_key(key, shape) is not None
+                taken += _selections.from_key(key, shape) is not None
                 assert type(found) is type(expected), key
                 assert found.dtype == expected.dtype and found.shape == expected.shape, key
                 np.testing.assert_array_equal(found, expected)
@@ -528,7 +530,7 @@ def test_setitem_of_integers_and_slices_is_zarr_pythons() -> None:
     its exception."""
     rng = np.random.default_rng(29)
     with _ours(pipeline=True):
-        original = _selections._ORIGINALS["setitem"]
+        original = _bridge._ORIGINALS["setitem"]
         taken = 0
         for ndim in (1, 2, 3):
             shape = tuple(int(n) for n in rng.integers(1, 10, ndim))
@@ -565,7 +567,98 @@ def test_setitem_of_integers_and_slices_is_zarr_pythons() -> None:
                         arrays[1][key] = value
                     continue
                 arrays[1][key] = value
-                taken += _selections._from_key(key, shape) is not None
+                taken += _selections.from_key(key, shape) is not None
                 np.testing.assert_array_equal(arrays[1][...], arrays[0][...])
             assert arrays[0].store._store_dict.keys() == arrays[1].store._store_dict.keys()
     assert taken > 400  # written without zarr-python's indexers
+
+
+# -- the bridge: only proven zarr-python versions, only functions of the proven shape ------------
+
+
+@contextmanager
+def _unhooked(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The bridge taken down for the block, and put back after it (and after what the block
+    patched is undone)."""
+    _bridge.unhook()
+    try:
+        yield
+    finally:
+        _bridge.unhook()
+        monkeypatch.undo()
+        _bridge.hook()
+    assert _bridge._ORIGINALS
+
+
+@pytest.mark.parametrize("version", ["3.5.0", "3.3.0", "3.4.3.dev4", "4.0.0"])
+def test_an_unproven_zarr_python_keeps_its_own_functions_with_one_warning(
+    version: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another zarr-python version hooks nothing and says why, once; arrays still read and
+    write exactly, through zarr-python's selection path and the pipeline's batches."""
+    import zarr.core.array as array_module
+
+    with _unhooked(monkeypatch):
+        own = array_module._get_selection
+        monkeypatch.setattr(zarr, "__version__", version)
+        with pytest.warns(RuntimeWarning, match=f"zarr-python {version} is not one") as caught:
+            _bridge.hook()
+        assert len(caught) == 1
+        assert array_module._get_selection is own and not _bridge._ORIGINALS
+        with _ours(pipeline=True):
+            array = zarr.create_array(MemoryStore(), shape=(6,), chunks=(2,), dtype="i4")
+            array[1:5] = np.arange(4, dtype="i4")
+            assert array[:].tolist() == [0, 0, 1, 2, 3, 0]
+            counts = zarr_codecs.usage()
+        assert counts["selections_read"] == counts["selections_written"] == 0, counts
+        assert counts["runtime_read"] == 3 and counts["runtime_written"] == 3, counts
+
+
+def test_a_changed_zarr_python_function_keeps_its_own_functions(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A proven version whose hooked function has another shape (a patched zarr-python, say)
+    is left as it is, with the function named in the warning."""
+    import zarr.core.array as array_module
+
+    with _unhooked(monkeypatch):
+
+        def sync(coro: Any, loop: Any = None) -> Any:  # no timeout
+            raise AssertionError("not called")
+
+        monkeypatch.setattr(array_module, "sync", sync)
+        with pytest.warns(RuntimeWarning, match=r"zarr.core.array.sync has changed"):
+            _bridge.hook()
+        assert not _bridge._ORIGINALS and array_module.sync is sync
+
+
+def test_the_proven_versions_include_the_installed_one() -> None:
+    """The suite runs against each proven version (``scripts/test`` runs it against the oldest
+    too): this one is hooked, without a warning."""
+    assert _bridge.refusal() is None
+    assert _bridge._version(zarr.__version__) in (_bridge.PROVEN[0], _bridge.PROVEN[-1])
+
+
+def test_a_write_stores_repaired_metadata_first(tmp_path: Path) -> None:
+    """zarr-python 3.4.2 stores a repaired metadata document before the first chunk written
+    under it (a stored chunk size of 0, read as 1); the synchronous write on the caller's
+    thread leaves that to zarr-python's own method, so the repair is stored as it would be."""
+    import json
+
+    import zarr.core.array as array_module
+
+    if not hasattr(array_module.AsyncArray, "_store_repaired_document"):
+        pytest.skip("this zarr-python stores no repairs")
+    root = tmp_path / "a.zarr"
+    root.mkdir()
+    document = {
+        "zarr_format": 2, "shape": [5], "chunks": [0], "dtype": "<i2", "compressor": None,
+        "fill_value": 0, "order": "C", "filters": None,
+    }  # fmt: skip
+    (root / ".zarray").write_text(json.dumps(document))
+    with _ours(pipeline=True), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # zarr-python's warning about the chunk size
+        array = zarr.open_array(root, mode="r+")
+        array[1:4] = np.array([1, 2, 3], dtype="i2")
+        assert array[:].tolist() == [0, 1, 2, 3, 0]
+    assert json.loads((root / ".zarray").read_text())["chunks"] == [1]

@@ -3,12 +3,13 @@ shared by the pipeline's batch path and its whole-selection path."""
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-__all__ = ["broadcast", "covers", "raw"]
+__all__ = ["broadcast", "chunk_spec", "covers", "raw", "same_chunks"]
 
 
 def raw(buffer: Any) -> Any:
@@ -46,3 +47,27 @@ def covers(selection: Any, shape: tuple[int, ...]) -> bool:
         if not whole:
             return False
     return True
+
+
+def chunk_spec(spec: Any) -> Any:
+    """Our chunk spec for zarr-python's ``ArraySpec``, or ``None`` for data types we lack."""
+    from zarr_codec_shapes.errors import CodecError
+    from zarr_codec_shapes.zarr_python import chunk_spec_from_zarr
+
+    try:
+        with warnings.catch_warnings():  # zarr warns about data types without a v3 spec
+            warnings.simplefilter("ignore")
+            return chunk_spec_from_zarr(spec)
+    except (CodecError, TypeError, ValueError):
+        return None
+
+
+def same_chunks(spec: Any, other: Any) -> bool:
+    """Whether two of zarr-python's chunk specs give the same chain: equal shapes and the very
+    same data type and fill value objects (zarr builds every chunk's spec from the array's
+    own), which is cheap to check, unlike converting the spec to look its chain up."""
+    return spec is other or (
+        spec.shape == other.shape
+        and spec.dtype is other.dtype
+        and spec.fill_value is other.fill_value
+    )

@@ -12,12 +12,22 @@ import os
 from collections.abc import Iterable, MutableMapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from zarr_codecs._arrays import raw
+
 if TYPE_CHECKING:
     from zarr.abc.store import ByteSetter
     from zarr.storage import MemoryStore
     from zarr_codec_runtime import Chain
 
-__all__ = ["by_chain", "files_root", "memory_store_of", "plain_store_of"]
+__all__ = [
+    "by_chain",
+    "files_root",
+    "local_files",
+    "memory_chunks",
+    "memory_store_of",
+    "plain_store_of",
+    "write_memory",
+]
 
 
 def by_chain(indices: Iterable[int], chains: Sequence[Chain]) -> dict[int, list[int]]:
@@ -71,3 +81,55 @@ def files_root(store: Any) -> str | None:
     if type(fs) is LocalFileSystem and isinstance(path, str) and os.path.isabs(path):
         return path
     return None
+
+
+def memory_chunks(
+    stored: Any, keys: Sequence[str], wanted: Sequence[bool] | None = None
+) -> list[Any]:
+    """The stored bytes of chunks ``keys`` of a ``MemoryStore``'s dict ``stored`` (``None``
+    where missing, or not ``wanted``), as ``MemoryStore.get`` finds them, without its task."""
+    if wanted is None:
+        return [None if (c := stored.get(key)) is None else raw(c) for key in keys]
+    return [
+        None if not w or (c := stored.get(key)) is None else raw(c)
+        for key, w in zip(keys, wanted, strict=True)
+    ]
+
+
+def write_memory(
+    stored: Any,
+    chain: Chain,
+    keys: Sequence[str],
+    merged: Sequence[bool],
+    selections: Any,
+    values: Any,
+    write_empty: bool,
+    buffer: Any,
+) -> bool:
+    """Chunks ``keys`` of a ``MemoryStore``'s dict ``stored`` written by the runtime in one
+    call (the old chunk merged where ``merged``), then put straight into the dict: the
+    runtime's bytes are the chunks' own memory, so ``MemoryStore.set``'s copy is not needed.
+    ``False``, with nothing stored, where the runtime does not take them."""
+    olds = memory_chunks(stored, keys, merged)
+    encoded = chain.write_buffers(olds, selections, values, write_empty_chunks=write_empty)
+    if encoded is None:
+        return False
+    for key, data in zip(keys, encoded, strict=True):
+        if data is None:
+            stored.pop(key, None)
+        else:
+            stored[key] = buffer.from_bytes(data)
+    return True
+
+
+def local_files(paths: Sequence[Any]) -> list[str] | None:
+    """The chunk files of ``paths`` (a batch's byte getters or setters), when every chunk is a
+    key of one plain ``LocalStore``: joined as strings, which for a batch of many chunks is
+    several times cheaper than ``Path``."""
+    from zarr.storage import LocalStore
+
+    store = plain_store_of(paths, LocalStore)
+    if store is None:
+        return None
+    root = os.fspath(store.root)
+    return [os.path.join(root, path.path) for path in paths]

@@ -13,7 +13,7 @@ in Rust, or handed back to be stored (into a ``MemoryStore``'s dict without its 
 copy, into any other store through zarr's concurrent sets).
 
 zarr-python also offers it whole selections (``read_selection`` / ``write_selection``, through
-``_selections.hook``): integers and slices of a regular grid in a plain ``LocalStore`` or
+``_bridge``): integers and slices of a regular grid in a plain ``LocalStore`` or
 ``MemoryStore`` are cut into chunks in Rust, with no Python work per chunk at all.
 
 It handles arrays whose every codec the ``zarr_codec_shapes`` registry has (plus ``bytes``);
@@ -33,10 +33,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import os
-import warnings
-from collections.abc import Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, cast
 
@@ -47,15 +44,20 @@ from zarr_codec_runtime.chain import NATIVE
 from zarr_codec_shapes.bytes_codec import BytesCodec
 from zarr_codec_shapes.errors import CodecError
 from zarr_codec_shapes.registry import get_codec
-from zarr_codec_shapes.zarr_python import chunk_spec_from_zarr
 
-from zarr_codecs import _fetching, _selections
-from zarr_codecs._arrays import broadcast as _broadcast
-from zarr_codecs._arrays import covers as _covers
-from zarr_codecs._arrays import raw as _raw
-from zarr_codecs._direct_stores import by_chain, memory_store_of, plain_store_of
+from zarr_codecs import _bridge, _fetching, _selections
+from zarr_codecs._arrays import broadcast, chunk_spec, covers, raw, same_chunks
+from zarr_codecs._direct_stores import (
+    by_chain,
+    local_files,
+    memory_chunks,
+    memory_store_of,
+    plain_store_of,
+    write_memory,
+)
 from zarr_codecs._stored_order import StoredOrderChain
 from zarr_codecs._usage import count
+from zarr_codecs.gpu import reads as device
 
 if TYPE_CHECKING:
     from zarr.abc.codec import GetResult
@@ -100,16 +102,6 @@ def _ours(codec: Any) -> Any:
     if data.get("name") == "bytes":
         return BytesCodec.from_json(data, 3)
     return get_codec(data, 3)
-
-
-def _chunk_spec(spec: ArraySpec) -> Any:
-    """Our chunk spec for zarr's, or ``None`` for data types we lack."""
-    try:
-        with warnings.catch_warnings():  # zarr warns about data types without a v3 spec
-            warnings.simplefilter("ignore")
-            return chunk_spec_from_zarr(spec)
-    except (CodecError, TypeError, ValueError):
-        return None
 
 
 #: zarr-python's own codec classes whose chunks ours read and write identically (exact
@@ -187,17 +179,6 @@ def _replaceable(codec: Any) -> bool:
     return _qualified(cls) in _ZARR_EQUIVALENTS
 
 
-def _same_chunks(spec: ArraySpec, other: ArraySpec) -> bool:
-    """Whether two chunk specs give the same chain: equal shapes and the very same data type
-    and fill value objects (zarr builds every chunk's spec from the array's own), which is
-    cheap to check, unlike converting the spec to look its chain up."""
-    return spec is other or (
-        spec.shape == other.shape
-        and spec.dtype is other.dtype
-        and spec.fill_value is other.fill_value
-    )
-
-
 @dataclass(frozen=True)
 class ChainCodecPipeline(BatchedCodecPipeline):
     """zarr-python's batched pipeline, with whole batches run through a :class:`Chain` for
@@ -243,13 +224,13 @@ class ChainCodecPipeline(BatchedCodecPipeline):
         hit = seen.get(quick)
         if hit is not None and hit[0] is spec.dtype and hit[1] is spec.fill_value:
             return hit[2]
-        chunk_spec = _chunk_spec(spec)
-        if chunk_spec is None:
+        ours = chunk_spec(spec)
+        if ours is None:
             return None
         cache: dict[Any, Chain | None] = self.__dict__["_chain_cache"]
         # A v2 array's chunks are stored in its memory order and its byte order.
         byte_order = _foreign_byte_order(spec)
-        key = (chunk_spec, spec.order, byte_order)
+        key = (ours, spec.order, byte_order)
         if key not in cache:
             chain: Chain | None = None
             order = None
@@ -258,9 +239,9 @@ class ChainCodecPipeline(BatchedCodecPipeline):
                 codecs = _v2_chain(codecs[0], spec)
             with contextlib.suppress(CodecError, TypeError, ValueError, AttributeError):
                 if order is None:
-                    chain = Chain(codecs, chunk_spec)
+                    chain = Chain(codecs, ours)
                 else:
-                    chain = StoredOrderChain(codecs, chunk_spec, order)
+                    chain = StoredOrderChain(codecs, ours, order)
             if len(cache) >= _MAX_CACHED:
                 cache.clear()
             cache[key] = chain
@@ -277,7 +258,7 @@ class ChainCodecPipeline(BatchedCodecPipeline):
         chains: list[Chain] = []
         last: tuple[ArraySpec, Chain] | None = None
         for _, spec, *_ in batch:
-            if last is not None and _same_chunks(spec, last[0]):
+            if last is not None and same_chunks(spec, last[0]):
                 chains.append(last[1])  # the common case: every chunk of a regular grid
                 continue
             chain = self.chain(spec)
@@ -287,7 +268,7 @@ class ChainCodecPipeline(BatchedCodecPipeline):
             chains.append(chain)
         return chains
 
-    # -- whole selections (offered by zarr-python through ``_selections.hook``) -------------
+    # -- whole selections (offered by zarr-python, see ``_bridge``) --------------------------
 
     async def read_selection(
         self,
@@ -300,28 +281,15 @@ class ChainCodecPipeline(BatchedCodecPipeline):
     ) -> Any:
         """A whole basic selection read with no Python work per chunk (see ``_selections``),
         or ``NotImplemented``: zarr-python cuts it into batches for :meth:`read`."""
-        if self._codecs() is None:
-            return NotImplemented
-        return await _selections.read(
-            self, store_path, metadata, config, chunk_grid, indexer, prototype
-        )
+        where = (store_path, metadata, config, chunk_grid, indexer, prototype)
+        planned = None if self._codecs() is None else _selections.plan_read(self, *where)
+        return NotImplemented if planned is None else await planned.run_async()
 
-    def read_selection_now(
-        self,
-        store_path: Any,
-        metadata: Any,
-        config: Any,
-        chunk_grid: Any,
-        indexer: Any,
-        prototype: Any,
-    ) -> Any:
+    def read_selection_now(self, *where: Any) -> Any:
         """:meth:`read_selection` on the caller's thread, for zarr-python's synchronous
         ``Array`` (no hop to its event loop's thread), or ``NotImplemented``."""
-        if self._codecs() is None:
-            return NotImplemented
-        return _selections.read_now(
-            self, store_path, metadata, config, chunk_grid, indexer, prototype
-        )
+        planned = None if self._codecs() is None else _selections.plan_read(self, *where)
+        return NotImplemented if planned is None else planned.run()
 
     async def write_selection(
         self,
@@ -335,29 +303,15 @@ class ChainCodecPipeline(BatchedCodecPipeline):
     ) -> Any:
         """A whole basic selection written with no Python work per chunk, or
         ``NotImplemented``: zarr-python cuts it into batches for :meth:`write`."""
-        if self._codecs() is None:
-            return NotImplemented
-        return await _selections.write(
-            self, store_path, metadata, config, chunk_grid, indexer, value, prototype
-        )
+        where = (store_path, metadata, config, chunk_grid, indexer, value, prototype)
+        planned = None if self._codecs() is None else _selections.plan_write(self, *where)
+        return NotImplemented if planned is None else await planned.run_async()
 
-    def write_selection_now(
-        self,
-        store_path: Any,
-        metadata: Any,
-        config: Any,
-        chunk_grid: Any,
-        indexer: Any,
-        value: Any,
-        prototype: Any,
-    ) -> Any:
+    def write_selection_now(self, *where: Any) -> Any:
         """:meth:`write_selection` on the caller's thread, for zarr-python's synchronous
         ``Array`` (no hop to its event loop's thread), or ``NotImplemented``."""
-        if self._codecs() is None:
-            return NotImplemented
-        return _selections.write_now(
-            self, store_path, metadata, config, chunk_grid, indexer, value, prototype
-        )
+        planned = None if self._codecs() is None else _selections.plan_write(self, *where)
+        return NotImplemented if planned is None else planned.run()
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -373,8 +327,8 @@ class ChainCodecPipeline(BatchedCodecPipeline):
         take (selections other than slices and integers, a chain without kernels, an output
         that is not a numpy array) is zarr-python's own read. Counted in :func:`usage`."""
         batch = list(batch_info)
-        if _on_device(out):
-            found = await self._read_on_device(batch, out, drop_axes)
+        if device.holds_device_memory(out):
+            found = await device.read_batch(self._codecs(), batch, out, drop_axes)
             if found is not None:
                 count("device_read", len(batch))
                 return tuple(_PRESENT if present else _MISSING for present in found)
@@ -387,47 +341,6 @@ class ChainCodecPipeline(BatchedCodecPipeline):
         count("runtime_read", len(batch))
         return tuple(_PRESENT if present else _MISSING for present in found)
 
-    async def _read_on_device(
-        self, batch: Sequence[ReadItem], out: NDBuffer, drop_axes: tuple[int, ...]
-    ) -> list[bool] | None:
-        """zarr-python's GPU mode: the batch decoded on the device into ``out`` (a CuPy array),
-        or ``None`` (nothing written) where part of the chain has no device path."""
-        codecs = self._codecs()
-        if codecs is None or drop_axes or not batch:
-            return None
-        from zarr_codecs.gpu import reads
-
-        spec = batch[0][1]
-        if spec.order != "C" or not all(_same_chunks(item[1], spec) for item in batch):
-            return None
-        chunk_spec = _chunk_spec(spec)
-        plan = None if chunk_spec is None else reads.plan_for(codecs, chunk_spec)
-        if plan is None:
-            return None
-        files = _local_files(batch)
-        if files is not None:  # read by threads, without a task per chunk
-            chunks: list[Any] = await asyncio.to_thread(_read_files, files)
-        else:
-            from zarr.core.buffer import default_buffer_prototype
-
-            host = default_buffer_prototype()
-
-            async def fetch(item: ReadItem) -> Any:
-                found = await item[0].get(prototype=host)
-                return None if found is None else found.as_numpy_array()
-
-            chunks = await _fetching.gather(functools.partial(fetch, item) for item in batch)
-        fill = spec.fill_value
-        return await asyncio.to_thread(
-            reads.read_into,
-            plan,
-            chunks,
-            [item[2] for item in batch],
-            [item[3] for item in batch],
-            out.as_ndarray_like(),
-            fill,
-        )
-
     async def _read_in_runtime(
         self, batch: Sequence[ReadItem], out: NDBuffer, drop_axes: tuple[int, ...]
     ) -> list[bool] | None:
@@ -439,7 +352,7 @@ class ChainCodecPipeline(BatchedCodecPipeline):
             return None
         # Files and a MemoryStore's values cost nothing to name; the runtime checks the
         # selections before it reads any. Other stores are read first: check before that.
-        sources: list[Any] | None = _local_files(batch)
+        sources: list[Any] | None = local_files([item[0] for item in batch])
         if sources is None:
             sources = _memory_chunks(batch)
         if sources is None and not _basic(batch):
@@ -485,7 +398,7 @@ class ChainCodecPipeline(BatchedCodecPipeline):
         not take is zarr-python's own write. Counted in :func:`usage`."""
         batch = list(batch_info)
         # zarr-python's GPU mode: encoding stays on the CPU, after one copy to the host.
-        host_value = _to_host(value) if _on_device(value) else value
+        host_value = device.to_host(value) if device.holds_device_memory(value) else value
         if await self._write_in_runtime(batch, host_value, drop_axes):
             count("runtime_written", len(batch))
         else:
@@ -502,60 +415,96 @@ class ChainCodecPipeline(BatchedCodecPipeline):
         if chains is None or values is None or len(write_empty) != 1:
             return False
         empty = write_empty.pop()
-        if await _write_local_files(chains, batch, values, empty):
-            return True
         setters = [setter for setter, *_ in batch]
-        memory = memory_store_of(setters)
+        small = sum(chain.spec.num_bytes for chain in chains) <= _INLINE_BYTES
+        paths = local_files(setters)
+        memory = None if paths is not None else memory_store_of(setters)
+        if paths is not None or memory is not None:
+            store: Any = setters[0].store  # type: ignore[attr-defined]
+            store._check_writable()
+            await store._ensure_open()
+        if paths is not None:
+
+            def write_file_group(chain: Chain, group: list[int], selections: Any) -> bool:
+                files = [paths[i] for i in group]
+                written = chain.write_files(files, selections, values, write_empty_chunks=empty)
+                return written is not None
+
+            write = functools.partial(_per_chain, batch, chains, write_file_group)
+            return write() if small else await asyncio.to_thread(write)
         if not _basic(batch):  # checked by the runtime too, but old chunks are read first
             return False
-        olds = await _old_chunks(batch, chains, memory)
-        small = sum(chain.spec.num_bytes for chain in chains) <= _INLINE_BYTES
-
-        def encode() -> list[Any] | None:
-            stored: list[Any] = [None] * len(batch)
-            for group in by_chain(range(len(batch)), chains).values():
-                written = chains[group[0]].write_buffers(
-                    [olds[i] for i in group],
-                    _parts_and_places(batch, group),
-                    values,
-                    write_empty_chunks=empty,
-                )
-                if written is None:
-                    return None
-                for index, data in zip(group, written, strict=True):
-                    stored[index] = data
-            return stored
-
-        stored = encode() if small else await asyncio.to_thread(encode)
-        if stored is None:  # nothing was stored yet
-            return False
-        buffers = [
-            None if data is None else spec.prototype.buffer.from_bytes(data)
-            for data, (_, spec, *_) in zip(stored, batch, strict=True)
-        ]
+        merged = _merged(batch, chains)
         if memory is not None:
-            # Straight into the store's dict: the runtime's bytes are the chunks' own memory,
-            # so MemoryStore.set's per-chunk copy is not needed.
-            memory._check_writable()
-            await memory._ensure_open()
-            for setter, buffer in zip(setters, buffers, strict=True):
-                if buffer is None:
-                    memory._store_dict.pop(setter.path, None)  # type: ignore[attr-defined]
-                else:
-                    memory._store_dict[setter.path] = buffer  # type: ignore[attr-defined]
-            return True
+            stored, buffer = memory._store_dict, batch[0][1].prototype.buffer
 
-        async def store(setter: ByteSetter, data: Buffer | None) -> None:
-            if data is None:
-                await setter.delete()
-            else:
-                await setter.set(data)
+            def write_memory_group(chain: Chain, group: list[int], selections: Any) -> bool:
+                keys = [setters[i].path for i in group]  # type: ignore[attr-defined]
+                was = [merged[i] for i in group]
+                return write_memory(stored, chain, keys, was, selections, values, empty, buffer)
 
-        await _fetching.gather(
-            functools.partial(store, setter, buffer)
-            for setter, buffer in zip(setters, buffers, strict=True)
-        )
-        return True
+            write = functools.partial(_per_chain, batch, chains, write_memory_group)
+            return write() if small else await asyncio.to_thread(write)
+        return await _write_through_zarr(batch, chains, merged, values, empty, small)
+
+
+def _per_chain(
+    batch: Sequence[WriteItem], chains: Sequence[Chain], run: Callable[..., bool]
+) -> bool:
+    """``run(chain, indices, selections)`` for each group of ``batch`` with one chain; whether
+    every one ran (``False`` from the first that did not). A group the runtime does not take
+    sends the whole batch to zarr-python's path, which writes again what groups before it
+    wrote: the same values, so the same chunks."""
+    for group in by_chain(range(len(batch)), chains).values():
+        if not run(chains[group[0]], group, _parts_and_places(batch, group)):
+            return False
+    return True
+
+
+async def _write_through_zarr(
+    batch: Sequence[WriteItem],
+    chains: Sequence[Chain],
+    merged: Sequence[bool],
+    values: Any,
+    empty: bool,
+    small: bool,
+) -> bool:
+    """A write to any other store: the old chunks to merge fetched through zarr's gets, every
+    chunk encoded by the runtime, then stored through zarr's concurrent sets (deleted where
+    left empty). ``False``, with nothing stored, where the runtime does not take the batch."""
+
+    async def existing(setter: ByteSetter | None, spec: ArraySpec) -> Buffer | None:
+        return None if setter is None else await setter.get(prototype=spec.prototype)
+
+    fetched = await _fetching.gather(
+        functools.partial(existing, setter if m else None, spec)
+        for (setter, spec, *_), m in zip(batch, merged, strict=True)
+    )
+    olds = [None if data is None else raw(data) for data in fetched]
+    encoded: list[Any] = [None] * len(batch)
+
+    def encode_group(chain: Chain, group: list[int], selections: Any) -> bool:
+        old = [olds[i] for i in group]
+        written = chain.write_buffers(old, selections, values, write_empty_chunks=empty)
+        for index, data in zip(group, written or (), strict=False):
+            encoded[index] = data
+        return written is not None
+
+    encode = functools.partial(_per_chain, batch, chains, encode_group)
+    if not (encode() if small else await asyncio.to_thread(encode)):
+        return False  # nothing was stored yet
+
+    async def store(setter: ByteSetter, spec: ArraySpec, data: Any) -> None:
+        if data is None:
+            await setter.delete()
+        else:
+            await setter.set(spec.prototype.buffer.from_bytes(data))
+
+    await _fetching.gather(
+        functools.partial(store, setter, spec, data)
+        for (setter, spec, *_), data in zip(batch, encoded, strict=True)
+    )
+    return True
 
 
 def _parts_and_places(batch: Sequence[WriteItem], group: Sequence[int]) -> Any:
@@ -580,34 +529,15 @@ def _basic(batch: Sequence[ReadItem | WriteItem]) -> bool:
     return True
 
 
-async def _old_chunks(
-    batch: Sequence[WriteItem], chains: Sequence[Chain], memory: Any
-) -> list[Any]:
-    """The stored bytes of the chunks only part of which is written (``None`` for the others
-    and for missing ones): from a ``MemoryStore``'s dict, else through zarr's gets. A shard
-    counts as partly written unless all of it is: zarr calls a write complete when it covers
-    the part of an edge shard inside the array, but the rest of the shard, left by a
+def _merged(batch: Sequence[WriteItem], chains: Sequence[Chain]) -> list[bool]:
+    """Which chunks of ``batch`` are only partly written, so merged with their old bytes. A
+    shard counts as partly written unless all of it is: zarr calls a write complete when it
+    covers the part of an edge shard inside the array, but the rest of the shard, left by a
     shrinking resize, is kept as zarr's sharding keeps it."""
-    partial = [
-        not complete or (chain.shards is not None and not _covers(selection, chain.spec.shape))
+    return [
+        not complete or (chain.shards is not None and not covers(selection, chain.spec.shape))
         for (_, _, selection, _, complete), chain in zip(batch, chains, strict=True)
     ]
-    if memory is not None:
-        stored = memory._store_dict
-        found = [
-            stored.get(s.path) if p else None  # type: ignore[attr-defined]
-            for (s, *_), p in zip(batch, partial, strict=True)
-        ]
-        return [None if data is None else _raw(data) for data in found]
-
-    async def existing(setter: ByteSetter | None, spec: ArraySpec) -> Buffer | None:
-        return None if setter is None else await setter.get(prototype=spec.prototype)
-
-    fetched = await _fetching.gather(
-        functools.partial(existing, setter if p else None, spec)
-        for (setter, spec, *_), p in zip(batch, partial, strict=True)
-    )
-    return [None if data is None else _raw(data) for data in fetched]
 
 
 def _values_of(value: NDBuffer, batch: Sequence[WriteItem]) -> Any:
@@ -617,7 +547,7 @@ def _values_of(value: NDBuffer, batch: Sequence[WriteItem]) -> Any:
     if not isinstance(values, np.ndarray):
         return None
     if values.ndim == 0:
-        return _broadcast(values, [item[3] for item in batch])
+        return broadcast(values, [item[3] for item in batch])
     return values
 
 
@@ -646,33 +576,6 @@ def _small(batch: Sequence[ReadItem], chains: Sequence[Chain]) -> bool:
     return True
 
 
-def _read_files(paths: Sequence[str]) -> list[bytes | None]:
-    """Each file's bytes (``None`` where there is none), read by a pool of threads."""
-
-    def read(path: str) -> bytes | None:
-        try:
-            with open(path, "rb") as file:
-                return file.read()
-        except FileNotFoundError:
-            return None
-
-    with ThreadPoolExecutor(max_workers=min(32, (os.cpu_count() or 1) * 2)) as pool:
-        return list(pool.map(read, paths))
-
-
-def _on_device(buffer: NDBuffer) -> bool:
-    """Whether zarr's buffer holds device memory (zarr-python's GPU mode: CuPy arrays)."""
-    return hasattr(buffer.as_ndarray_like(), "__cuda_array_interface__")
-
-
-def _to_host(buffer: NDBuffer) -> NDBuffer:
-    """A host copy of a device buffer, as zarr's CPU ``NDBuffer``."""
-    import cupy
-    from zarr.core.buffer import cpu
-
-    return cpu.NDBuffer.from_ndarray_like(cupy.asnumpy(buffer.as_ndarray_like()))
-
-
 _PRESENT: GetResult = {"status": "present"}  # zarr's GetResult is a TypedDict
 _MISSING: GetResult = {"status": "missing"}
 
@@ -690,61 +593,10 @@ def _memory_chunks(batch: Sequence[ReadItem]) -> list[Any] | None:
         return None
     if not all(spec.prototype.buffer is cpu.Buffer for _, spec, *_ in batch):
         return None
-    stored = store._store_dict
-    chunks = [stored.get(getter.path) for getter in getters]  # type: ignore[attr-defined]
-    return [None if chunk is None else _raw(chunk) for chunk in chunks]
-
-
-def _local_files(batch: Sequence[ReadItem]) -> list[str] | None:
-    """The chunk files' paths, when every chunk is a key of one plain ``LocalStore``: joined
-    as strings, which for a batch of many chunks is several times cheaper than ``Path``."""
-    from zarr.storage import LocalStore
-
-    getters = [getter for getter, *_ in batch]
-    store = plain_store_of(getters, LocalStore)
-    if store is None:
-        return None
-    root = os.fspath(store.root)
-    return [os.path.join(root, getter.path) for getter in getters]  # type: ignore[attr-defined]
-
-
-async def _write_local_files(
-    chains: Sequence[Chain], batch: Sequence[WriteItem], values: Any, write_empty: bool
-) -> bool:
-    """A write into a plain ``LocalStore`` in one runtime call per chain: each chunk's values
-    gathered from ``values``, merged with the chunk's file where only part of it is written,
-    encoded and written (or its file removed when it is left empty), in Rust. ``False``, with
-    nothing written, where the runtime does not take the batch."""
-    from zarr.storage import LocalStore
-
-    setters = [setter for setter, *_ in batch]
-    store = plain_store_of(setters, LocalStore)
-    if store is None:
-        return False
-    store._check_writable()
-    await store._ensure_open()
-    root = os.fspath(store.root)
-    paths = [os.path.join(root, setter.path) for setter in setters]  # type: ignore[attr-defined]
-
-    def write() -> bool:
-        # A group the runtime does not take sends the whole batch to the other path, which
-        # writes again what groups before it wrote: the same values, so the same files.
-        for group in by_chain(range(len(batch)), chains).values():
-            stored = chains[group[0]].write_files(
-                [paths[i] for i in group],
-                _parts_and_places(batch, group),
-                values,
-                write_empty_chunks=write_empty,
-            )
-            if stored is None:
-                return False
-        return True
-
-    small = sum(chain.spec.num_bytes for chain in chains) <= _INLINE_BYTES
-    return write() if small else await asyncio.to_thread(write)
+    return memory_chunks(store._store_dict, [getter.path for getter in getters])  # type: ignore[attr-defined]
 
 
 # zarr-python offers whole selections to pipelines that take them (this one's
 # ``read_selection`` and ``write_selection``); any other pipeline is unaffected.
 with contextlib.suppress(ImportError, AttributeError):
-    _selections.hook()
+    _bridge.hook()

@@ -12,17 +12,23 @@ pipeline then hands the batch to zarr-python, which behaves as its GPU mode does
 
 from __future__ import annotations
 
+import asyncio
+import functools
+import os
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from zarr_codec_shapes import BytesCodec, ChunkSpec, CorruptInputError
 
+from zarr_codecs._arrays import chunk_spec, same_chunks
+from zarr_codecs._direct_stores import local_files
 from zarr_codecs.gpu.codecs import DeviceArrayCodec, cupy_has
 from zarr_codecs.gpu.decompress import NVCOMP_NAMES, decompress_batch
 
-__all__ = ["DevicePlan", "plan_for", "read_into"]
+__all__ = ["DevicePlan", "holds_device_memory", "plan_for", "read_batch", "read_into", "to_host"]
 
 
 @dataclass(frozen=True)
@@ -174,3 +180,71 @@ def _decode_group(
     decoded = array.reshape((len(present), *plan.spec.shape))
     for k, i in enumerate(present):
         target[out_selections[i]] = decoded[k][chunk_selections[i]]
+
+
+def holds_device_memory(buffer: Any) -> bool:
+    """Whether zarr's buffer holds device memory (zarr-python's GPU mode: CuPy arrays)."""
+    return hasattr(buffer.as_ndarray_like(), "__cuda_array_interface__")
+
+
+def to_host(buffer: Any) -> Any:
+    """A host copy of a device buffer, as zarr's CPU ``NDBuffer``."""
+    import cupy
+    from zarr.core.buffer import cpu
+
+    return cpu.NDBuffer.from_ndarray_like(cupy.asnumpy(buffer.as_ndarray_like()))
+
+
+async def read_batch(
+    codecs: Sequence[Any] | None, batch: Sequence[Any], out: Any, drop_axes: tuple[int, ...]
+) -> list[bool] | None:
+    """zarr-python's GPU mode: a pipeline's batch (zarr-python's read items) decoded on the
+    device into ``out`` (a CuPy array), or ``None`` (nothing written) where part of the chain
+    (``codecs``, ours) has no device path."""
+    if codecs is None or drop_axes or not batch:
+        return None
+    spec = batch[0][1]
+    if spec.order != "C" or not all(same_chunks(item[1], spec) for item in batch):
+        return None
+    ours = chunk_spec(spec)
+    plan = None if ours is None else plan_for(codecs, ours)
+    if plan is None:
+        return None
+    files = local_files([item[0] for item in batch])
+    if files is not None:  # read by threads, without a task per chunk
+        chunks: list[Any] = await asyncio.to_thread(_read_files, files)
+    else:
+        from zarr.core.buffer import default_buffer_prototype
+
+        from zarr_codecs import _fetching
+
+        host = default_buffer_prototype()
+
+        async def fetch(item: Any) -> Any:
+            found = await item[0].get(prototype=host)
+            return None if found is None else found.as_numpy_array()
+
+        chunks = await _fetching.gather(functools.partial(fetch, item) for item in batch)
+    return await asyncio.to_thread(
+        read_into,
+        plan,
+        chunks,
+        [item[2] for item in batch],
+        [item[3] for item in batch],
+        out.as_ndarray_like(),
+        spec.fill_value,
+    )
+
+
+def _read_files(paths: Sequence[str]) -> list[bytes | None]:
+    """Each file's bytes (``None`` where there is none), read by a pool of threads."""
+
+    def read(path: str) -> bytes | None:
+        try:
+            with open(path, "rb") as file:
+                return file.read()
+        except FileNotFoundError:
+            return None
+
+    with ThreadPoolExecutor(max_workers=min(32, (os.cpu_count() or 1) * 2)) as pool:
+        return list(pool.map(read, paths))
