@@ -845,7 +845,8 @@ def test_sharded_all_fill_inner_chunks_follow_write_empty_chunks(
             array[20:, 28:] = np.nan  # an edge shard's part inside the array
             stores[path] = _contents(store)
     assert stores[PATH] == stores[DEFAULT]
-    assert ("c/1/1" in stores[PATH]) == write_empty_chunks
+    if zarr.__version__ != "3.4.0":  # which deletes a shard left all fill either way
+        assert ("c/1/1" in stores[PATH]) == write_empty_chunks
 
 
 @pytest.mark.usefixtures("ours")

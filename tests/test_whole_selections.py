@@ -288,11 +288,14 @@ def test_what_it_does_not_take_goes_to_zarr_python() -> None:
             )
             array.get_basic_selection((slice(0, 2), slice(None)), out=out)
             found.append(out.as_numpy_array().copy())
-            strict = zarr.open_array(array.store, mode="r", config={"read_missing_chunks": False})
-            del array.store._store_dict["c/2/0"]
-            with pytest.raises(zarr.errors.ChunkNotFoundError) as error:
-                strict[:]
-            found.append(re.sub(r"memory://\d+", "memory://", str(error.value)))
+            if _bridge._version(zarr.__version__) >= (3, 4, 2):  # 3.4.0 reads it as fill
+                strict = zarr.open_array(
+                    array.store, mode="r", config={"read_missing_chunks": False}
+                )
+                del array.store._store_dict["c/2/0"]
+                with pytest.raises(zarr.errors.ChunkNotFoundError) as error:
+                    strict[:]
+                found.append(re.sub(r"memory://\d+", "memory://", str(error.value)))
             results.append(found)
             if pipeline:
                 counts = zarr_codecs.usage()
