@@ -355,14 +355,14 @@ def test_memory_writes_in_groups_match(layout: str, monkeypatch: pytest.MonkeyPa
 def test_a_selection_of_too_many_chunks_takes_zarr_pythons_path(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """``cut_selection`` refuses selections of more than ``MAX_PARTS`` chunks (2**26, too
-    many to build here); the pipeline then hands the selection back and zarr-python cuts it."""
+    """The runtime cuts at most ``MAX_PARTS`` chunks in one call (2**26, too many to build
+    here, so the limit is lowered); a selection of more is handed back and zarr-python cuts
+    it, and the runtime's own limit refuses it too."""
     from zarr_codec_shapes.errors import UnsupportedError
 
-    def refuse(*args: Any) -> Any:
-        raise UnsupportedError("a selection of more than 67108864 chunks in one call")
-
-    monkeypatch.setattr(_selections, "cut_selection", refuse)
+    monkeypatch.setattr(_selections, "MAX_CHUNKS", 2)
+    with pytest.raises(UnsupportedError, match="more than 67108864 chunks"):
+        cut_selection([1 << 14] * 2, [1, 1], [slice(0, 1 << 14, 1)] * 2, "", "default", "/")
     with _ours(pipeline=True):
         array = zarr.create_array(MemoryStore(), shape=(6,), chunks=(2,), dtype="i2")
         array[:] = np.arange(6, dtype="i2")

@@ -13,7 +13,7 @@ mod runtime;
 mod selection;
 
 /// The module: `plan_chain`, the plans it makes, the `Runner` of a chain's reads and writes,
-/// `Remote` stores and `cut_selection`.
+/// `Remote` stores, `ChunkGrid` and `cut_selection`.
 #[pymodule]
 fn _runtime(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(runtime::plan_chain, module)?)?;
@@ -21,6 +21,7 @@ fn _runtime(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<runner::PyRunner>()?;
     module.add_class::<remote::PyRemote>()?;
     module.add_class::<selection::PyCut>()?;
+    module.add_class::<selection::PyChunkGrid>()?;
     module.add_function(wrap_pyfunction!(selection::cut_selection, module)?)?;
     module.add(
         "KERNEL_CAPSULE",

@@ -27,6 +27,7 @@ use zarr_codec_shapes::CodecError;
 
 use crate::runner::{PyRunner, Runs};
 use crate::runtime::{named, out_array, resolve, run_chunks};
+use crate::selection::{complete_of, cut_now};
 use zarr_codec_python::{thread_count, to_py_err};
 
 /// Shards of at least this many decoded bytes have their index (at the end) fetched by a
@@ -270,12 +271,14 @@ impl PyRemote {
     }
 
     /// A read of a batch in one call, as `Runner.read` (`runner`) reads one (`selections`
-    /// likewise), with chunk `i` the object `keys[i]` (`None`: a `Cut`'s keys): every object fetched (at most `limit` requests in
+    /// likewise), with chunk `i` the object `keys[i]` (`None`: a `Cut`'s keys; `selections` may also be
+    /// `(ChunkGrid, selection)`, cut here): every object fetched (at most `limit` requests in
     /// flight) and decoded as it arrives, the GIL released throughout. A missing object is
     /// its chunk's fill value. Returns whether each was there; `None`, with nothing fetched,
     /// when a selection or `out` is of another kind or a key is not a valid object name (a
     /// `.` or `..` part, a control character). Each chunk is fetched whole. A shard is fetched
-    /// whole where `whole[i]` (by default, where its part is all of it), its inner chunks
+    /// whole where `whole[i]` (by default, where its part is all of it within the array for a
+    /// cut, else all of the shard), its inner chunks
     /// decoded as its body streams in (its index, at the end, fetched by a request of its own
     /// beside the body's when a shard holds 1 MiB or more); else its index, then the inner
     /// chunks needed, by byte ranges (the indexes read are kept, so that a later read of the
@@ -296,6 +299,8 @@ impl PyRemote {
         threads: Option<i64>,
         whole: Option<Vec<bool>>,
     ) -> PyResult<Option<Vec<bool>>> {
+        let selections = &cut_now(selections)?;
+        let whole = whole.or_else(|| complete_of(selections));
         if !runner.takes(py, out) {
             return Ok(None);
         }

@@ -20,6 +20,7 @@ use crate::runtime::{
     PyPlan, chunk_region, in_array, olds_of, out_array, read_with, resolve, run_chunks,
     write_files_with,
 };
+use crate::selection::cut_now;
 use zarr_codec_python::{BytesInput, UninitBytes, numpy_from_vec, run, thread_count, to_py_err};
 
 /// A shard fetched in parts, as Python gave it: its index (if any) and inner chunks.
@@ -237,6 +238,7 @@ impl PyRunner {
         out: &Bound<'_, PyAny>,
         threads: Option<i64>,
     ) -> PyResult<Option<Vec<bool>>> {
+        let selections = &cut_now(selections)?;
         if !self.takes(py, out) {
             return Ok(None);
         }
@@ -275,6 +277,7 @@ impl PyRunner {
         write_empty_chunks: bool,
         threads: Option<i64>,
     ) -> PyResult<Option<Vec<bool>>> {
+        let selections = &cut_now(selections)?;
         let Some(empty) = self
             .rule(write_empty_chunks)
             .filter(|_| self.takes(py, values))
@@ -315,6 +318,7 @@ impl PyRunner {
         write_empty_chunks: bool,
         threads: Option<i64>,
     ) -> PyResult<Option<Vec<Option<Bound<'py, PyAny>>>>> {
+        let selections = &cut_now(selections)?;
         let Some(empty) = self
             .rule(write_empty_chunks)
             .filter(|_| self.takes(py, values))
@@ -433,6 +437,7 @@ impl PyRunner {
         out: &Bound<'_, PyAny>,
         threads: Option<i64>,
     ) -> PyResult<Option<Vec<bool>>> {
+        let selections = &cut_now(selections)?;
         let sharding = self.sharding(py, "read_fetched")?;
         if !self.takes(py, out) {
             return Ok(None);

@@ -1,5 +1,5 @@
-//! `cut_selection`: zarr-python's basic selection of a whole array cut into per-chunk work in
-//! one call (see [`zarr_codec_runtime::selection`]), kept in Rust as a [`PyCut`] that a
+//! `ChunkGrid.cut` (and `cut_selection`): zarr-python's basic selection of a whole array cut
+//! into per-chunk work in one call (see [`zarr_codec_runtime::selection`]), kept in Rust as a [`PyCut`] that a
 //! `Runner`'s reads and writes take as it is: a read or write of any size costs no Python work
 //! per chunk, and its selection is checked once.
 
@@ -109,73 +109,131 @@ type Lists<'py> = (
     Vec<bool>,
 );
 
-/// The chunks that `selection` (one `int` or `slice` with a positive step per dimension, as
-/// zarr-python's `BasicIndexer` normalises it) of an array of `shape` in chunks of
-/// `chunk_shape` touches, in C order, with their keys (after `prefix`, with `encoding`
-/// "default" or "v2" and `separator`): a [`PyCut`], cut in one call.
+/// An array's regular chunk grid and chunk keys: what every selection of the array is cut
+/// against. A `Runner`'s reads and writes take `(grid, selection)` in place of a [`PyCut`] and
+/// cut it themselves, so a whole read or write of local files or a remote store is one call.
+#[pyclass(frozen, module = "zarr_codec_runtime._runtime", name = "ChunkGrid")]
+pub struct PyChunkGrid {
+    shape: Vec<usize>,
+    chunk_shape: Vec<usize>,
+    prefix: String,
+    keys: ChunkKeys,
+}
+
+#[pymethods]
+impl PyChunkGrid {
+    /// The grid of an array of `shape` in chunks of `chunk_shape`, whose chunk keys come after
+    /// `prefix`, with `encoding` "default" or "v2" and `separator` "/" or ".".
+    #[new]
+    fn new(
+        py: Python<'_>,
+        shape: Vec<usize>,
+        chunk_shape: Vec<usize>,
+        prefix: String,
+        encoding: &str,
+        separator: &str,
+    ) -> PyResult<Self> {
+        let keys = match (encoding, separator) {
+            ("default", "/" | ".") => ChunkKeys::Default {
+                separator: separator.chars().next().unwrap_or('/'),
+            },
+            ("v2", "/" | ".") => ChunkKeys::V2 {
+                separator: separator.chars().next().unwrap_or('.'),
+            },
+            _ => {
+                let message = format!("chunk keys {encoding:?} with separator {separator:?}");
+                return Err(to_py_err(py, &CodecError::configuration(message)));
+            }
+        };
+        Ok(Self {
+            shape,
+            chunk_shape,
+            prefix,
+            keys,
+        })
+    }
+
+    /// The chunks that `selection` (one `int` or `slice` with a positive step per dimension,
+    /// as zarr-python's `BasicIndexer` normalises it) touches, in C order, with their keys: a
+    /// [`PyCut`], cut in one call.
+    fn cut(&self, py: Python<'_>, selection: &Bound<'_, PyAny>) -> PyResult<PyCut> {
+        let (shape, chunk_shape) = (&self.shape, &self.chunk_shape);
+        let items: Vec<Bound<'_, PyAny>> = selection.try_iter()?.collect::<PyResult<_>>()?;
+        if items.len() != shape.len() {
+            let message = format!(
+                "a selection of {} dimensions of an array of {}",
+                items.len(),
+                shape.len()
+            );
+            return Err(to_py_err(py, &CodecError::configuration(message)));
+        }
+        let axes = items
+            .iter()
+            .zip(shape)
+            .map(|(item, &len)| axis_of(py, item, len))
+            .collect::<PyResult<Vec<Axis>>>()?;
+        let parts = run(py, || cut(shape, chunk_shape, &axes))?;
+        let keys = parts
+            .iter()
+            .map(|part| self.keys.key(&self.prefix, &part.coords))
+            .collect();
+        let dropped = axes
+            .iter()
+            .map(|axis| matches!(axis, Axis::Index(_)))
+            .collect();
+        let selected = axes
+            .iter()
+            .filter_map(|axis| match axis {
+                Axis::Span(span) => Some(span.count),
+                Axis::Index(_) => None,
+            })
+            .collect();
+        Ok(PyCut {
+            parts,
+            keys,
+            dropped,
+            chunk_shape: chunk_shape.clone(),
+            shape: selected,
+            axes,
+        })
+    }
+}
+
+/// `selections` as a read or write takes it: a `(ChunkGrid, selection)` pair cut now (into a
+/// [`PyCut`]), anything else as it is.
+pub(crate) fn cut_now<'py>(selections: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    if let Ok(pair) = selections.cast::<PyTuple>()
+        && pair.len() == 2
+        && let Ok(grid) = pair.get_item(0)?.cast::<PyChunkGrid>()
+    {
+        let cut = grid.get().cut(selections.py(), &pair.get_item(1)?)?;
+        return Ok(Bound::new(selections.py(), cut)?.into_any());
+    }
+    Ok(selections.clone())
+}
+
+/// Whether each part of a [`PyCut`] is all of its chunk within the array (a shard read so is
+/// fetched whole); `None` for selections of another kind.
+pub(crate) fn complete_of(selections: &Bound<'_, PyAny>) -> Option<Vec<bool>> {
+    let cut = selections.cast::<PyCut>().ok()?;
+    Some(cut.get().parts.iter().map(|part| part.complete).collect())
+}
+
+/// [`PyChunkGrid::cut`] of a grid made for one selection: the chunks of an array of `shape`
+/// in chunks of `chunk_shape` that `selection` touches, keys after `prefix` with `encoding`
+/// and `separator`.
 #[pyfunction]
-#[allow(clippy::needless_pass_by_value)] // pyo3 extracts the shapes into owned vectors
 #[pyo3(signature = (shape, chunk_shape, selection, prefix, encoding, separator))]
 pub fn cut_selection(
     py: Python<'_>,
     shape: Vec<usize>,
     chunk_shape: Vec<usize>,
     selection: &Bound<'_, PyAny>,
-    prefix: &str,
+    prefix: String,
     encoding: &str,
     separator: &str,
 ) -> PyResult<PyCut> {
-    let configuration = |message: String| to_py_err(py, &CodecError::configuration(message));
-    let keys = match (encoding, separator) {
-        ("default", "/" | ".") => ChunkKeys::Default {
-            separator: separator.chars().next().unwrap_or('/'),
-        },
-        ("v2", "/" | ".") => ChunkKeys::V2 {
-            separator: separator.chars().next().unwrap_or('.'),
-        },
-        _ => {
-            return Err(configuration(format!(
-                "chunk keys {encoding:?} with separator {separator:?}"
-            )));
-        }
-    };
-    let items: Vec<Bound<'_, PyAny>> = selection.try_iter()?.collect::<PyResult<_>>()?;
-    if items.len() != shape.len() {
-        return Err(configuration(format!(
-            "a selection of {} dimensions of an array of {}",
-            items.len(),
-            shape.len()
-        )));
-    }
-    let axes = items
-        .iter()
-        .zip(&shape)
-        .map(|(item, &len)| axis_of(py, item, len))
-        .collect::<PyResult<Vec<Axis>>>()?;
-    let parts = run(py, || cut(&shape, &chunk_shape, &axes))?;
-    let keys = parts
-        .iter()
-        .map(|part| keys.key(prefix, &part.coords))
-        .collect();
-    let dropped = axes
-        .iter()
-        .map(|axis| matches!(axis, Axis::Index(_)))
-        .collect();
-    let selected = axes
-        .iter()
-        .filter_map(|axis| match axis {
-            Axis::Span(span) => Some(span.count),
-            Axis::Index(_) => None,
-        })
-        .collect();
-    Ok(PyCut {
-        parts,
-        keys,
-        dropped,
-        chunk_shape,
-        shape: selected,
-        axes,
-    })
+    PyChunkGrid::new(py, shape, chunk_shape, prefix, encoding, separator)?.cut(py, selection)
 }
 
 /// One dimension of a selection: an integer (negative ones count from the end, as numpy's) or

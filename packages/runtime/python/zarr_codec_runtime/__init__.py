@@ -10,19 +10,21 @@ runs a chain's reads and writes, plain or sharded):
 reads fetch only the inner chunks they need, writes lay shards out as zarr-python does.
 :class:`Remote` fetches
 chunks from object storage (S3, HTTP) itself and decodes each as it arrives.
-:func:`cut_selection` cuts a selection of a whole array into its chunks in one call: a
-:class:`Cut`, kept in Rust, which reads and writes take as it is.
+:class:`ChunkGrid` cuts a selection of a whole array into its chunks in one call: a
+:class:`Cut`, kept in Rust, which reads and writes take as it is (or cut themselves, given
+the grid and the selection).
 """
 
 from __future__ import annotations
 
-from zarr_codec_runtime._runtime import Cut, Plan, Remote, Runner, cut_selection
+from zarr_codec_runtime._runtime import ChunkGrid, Cut, Plan, Remote, Runner, cut_selection
 from zarr_codec_runtime.chain import Chain
 from zarr_codec_runtime.sharding import Sharding
 from zarr_codec_runtime.transpose import Transpose
 
 __all__ = [
     "Chain",
+    "ChunkGrid",
     "Cut",
     "Plan",
     "Remote",

@@ -212,8 +212,32 @@ class Cut:
         """Keys, each chunk's part (slices, and integers where the selection has one), its
         place in the output (slices; integer-selected dimensions dropped), completeness."""
 
-#: A :class:`Cut`, or each chunk's part and place as two lists (zarr-python's batches).
-Selections = Cut | tuple[Sequence[tuple[Any, ...]], Sequence[tuple[Any, ...]]]
+class ChunkGrid:
+    """An array's regular chunk grid and chunk keys: an array of ``shape`` in chunks of
+    ``chunk_shape``, whose keys are ``prefix`` then the ``encoding`` (``"default"`` or
+    ``"v2"``) with ``separator``. Reads and writes take ``(grid, selection)`` in place of a
+    :class:`Cut` and cut it themselves: a whole read of files is one call."""
+
+    def __init__(
+        self,
+        shape: Sequence[int],
+        chunk_shape: Sequence[int],
+        prefix: str,
+        encoding: str,
+        separator: str,
+    ) -> None: ...
+    def cut(self, selection: Sequence[int | slice]) -> Cut:
+        """A basic selection (an ``int`` or a ``slice`` with a positive step per dimension)
+        cut into the chunks it touches, in C order, in one call; ``UnsupportedError`` for one
+        of more chunks than one call names."""
+
+#: A :class:`Cut`, a :class:`ChunkGrid` and a basic selection to cut, or each chunk's part and
+#: place as two lists (zarr-python's batches).
+Selections = (
+    Cut
+    | tuple[ChunkGrid, Sequence[int | slice]]
+    | tuple[Sequence[tuple[Any, ...]], Sequence[tuple[Any, ...]]]
+)
 
 def cut_selection(
     shape: Sequence[int],
@@ -223,7 +247,4 @@ def cut_selection(
     encoding: str,
     separator: str,
 ) -> Cut:
-    """A basic selection (an ``int`` or a ``slice`` with a positive step per dimension) of an
-    array of ``shape`` in chunks of ``chunk_shape``, cut into the chunks it touches, in C order,
-    in one call, their keys ``prefix`` then the ``encoding`` (``"default"`` or ``"v2"``) with
-    ``separator``."""
+    """``ChunkGrid(shape, chunk_shape, prefix, encoding, separator).cut(selection)``."""

@@ -32,16 +32,21 @@ from zarr_codec_shapes.errors import ConfigurationError
 from zarr_codec_shapes.protocols import Codec
 from zarr_codec_shapes.registry import get_codec
 
-from zarr_codec_runtime._runtime import Cut, Plan, Remote, Runner, plan_chain
+from zarr_codec_runtime._runtime import ChunkGrid, Cut, Plan, Remote, Runner, plan_chain
 from zarr_codec_runtime.sharding import Sharding
 from zarr_codec_runtime.transpose import Transpose
 
 __all__ = ["Chain"]
 
 
-#: What a read or write is told of its chunks: a :class:`Cut` of the whole array, or each
-#: chunk's part (a tuple of slices and integers) and its place (slices), as two lists.
-Selections = Cut | tuple[Sequence[tuple[Any, ...]], Sequence[tuple[Any, ...]]]
+#: What a read or write is told of its chunks: a :class:`Cut` of the whole array, a
+#: :class:`ChunkGrid` and a selection to cut, or each chunk's part (a tuple of slices and
+#: integers) and its place (slices), as two lists.
+Selections = (
+    Cut
+    | tuple[ChunkGrid, Sequence[int | slice]]
+    | tuple[Sequence[tuple[Any, ...]], Sequence[tuple[Any, ...]]]
+)
 
 #: The byte order of this machine, as the ``bytes`` codec spells it.
 NATIVE: Literal["little", "big"] = "little" if sys.byteorder == "little" else "big"

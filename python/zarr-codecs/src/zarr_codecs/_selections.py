@@ -26,8 +26,7 @@ import numpy as np
 from zarr.core.buffer import cpu
 from zarr.core.indexing import BasicIndexer, IntDimIndexer, OrthogonalIndexer, SliceDimIndexer
 from zarr.storage import MemoryStore
-from zarr_codec_runtime import cut_selection
-from zarr_codec_shapes.errors import UnsupportedError
+from zarr_codec_runtime import ChunkGrid
 
 from zarr_codecs._direct_stores import files_root, memory_chunks, write_memory
 from zarr_codecs._fetching import limit
@@ -42,6 +41,10 @@ __all__ = ["Selection", "from_key", "plan_read", "plan_write"]
 #: Reads and writes of at most this many bytes run on the event loop's thread (a hop to a
 #: worker thread costs more than they do).
 INLINE_BYTES = 4 << 20
+
+#: The most chunks one selection is cut into in one call (the runtime's ``MAX_PARTS``): a
+#: selection of more is zarr-python's to cut.
+MAX_CHUNKS = 1 << 26
 
 #: A write to a ``MemoryStore`` encodes and stores its chunks in groups of about this many
 #: bytes (decoded).
@@ -80,23 +83,26 @@ class _Layout:
             if remote is not None:
                 self.remote, before = remote
                 self.prefix = before + self.prefix
+        #: What every selection of the array is cut against, in Rust.
+        self.grid = ChunkGrid(self.shape, chain.spec.shape, self.prefix, *encoding)
 
-    def cut(self, selection: Selection) -> Any:
-        """The selection cut into its chunks (a ``zarr_codec_runtime.Cut``), or ``None`` for
-        one of more chunks than ``cut_selection`` names in one call."""
-        try:
-            return cut_selection(
-                self.shape, self.chain.spec.shape, selection.items, self.prefix, *self.encoding
-            )
-        except UnsupportedError:
-            return None
+    def chunks(self, selection: Selection) -> int:
+        """How many chunks ``selection`` touches (at most: a step longer than a chunk skips
+        some), from its items alone."""
+        touched = 1
+        for item, chunk in zip(selection.items, self.chain.spec.shape, strict=True):
+            if type(item) is slice:
+                count = len(range(item.start, item.stop, item.step))
+                last = item.start + max(count - 1, 0) * item.step
+                touched *= (last // chunk - item.start // chunk + 1) if count else 0
+        return touched
 
-    def inline(self, cut: Any, selected_bytes: int) -> bool:
+    def inline(self, selection: Selection, selected_bytes: int) -> bool:
         """Whether the work is small enough for the event loop's thread."""
         chain = self.chain
         if chain.stored_as_is and chain.shards is None:
             return selected_bytes <= INLINE_BYTES
-        return len(cut) * chain.spec.num_bytes <= INLINE_BYTES
+        return self.chunks(selection) * chain.spec.num_bytes <= INLINE_BYTES
 
 
 def _layout(
@@ -158,7 +164,9 @@ def _taken(
     if prototype.buffer is not cpu.Buffer or prototype.nd_buffer is not cpu.NDBuffer:
         return None
     layout = _layout(pipeline, *array, prototype)
-    return None if layout is None else (layout, selection)
+    if layout is None or layout.chunks(selection) > MAX_CHUNKS:
+        return None
+    return layout, selection
 
 
 def from_indexer(indexer: Any) -> Selection | None:
@@ -244,32 +252,31 @@ def _prefix(root: str | None, path: str) -> str:
 
 
 class _Read:
-    """A whole-selection read, planned: its chunks cut, its output made; nothing read yet."""
+    """A whole-selection read, planned: its output made; nothing read yet."""
 
-    def __init__(self, layout: _Layout, cut: Any, out: Any, scalar: bool) -> None:
-        self.layout, self.cut, self.out, self.scalar = layout, cut, out, scalar
+    def __init__(self, layout: _Layout, selection: Selection, out: Any) -> None:
+        self.layout, self.selection, self.out = layout, selection, out
         self.target = out.as_ndarray_like()
-        # A remote read waits on the network: never on the event loop's thread.
-        self.inline = layout.remote is None and layout.inline(cut, self.target.nbytes)
 
     async def run_async(self) -> Any:
         """:meth:`run` on a worker thread, or after one turn of the event loop (as any
-        awaiting read gives: concurrent reads start together) where it is small."""
-        if not self.inline:
+        awaiting read gives: concurrent reads start together) where it is small. A remote
+        read waits on the network: never on the event loop's thread."""
+        layout = self.layout
+        if layout.remote is not None or not layout.inline(self.selection, self.target.nbytes):
             return await asyncio.to_thread(self.run)
         await asyncio.sleep(0)
         return self.run()
 
     def run(self) -> Any:
         """The selection, read (zarr-python's ``_get_selection`` result), or
-        ``NotImplemented`` where the runtime declines the chain."""
-        layout, cut, chain = self.layout, self.cut, self.layout.chain
+        ``NotImplemented`` where the runtime declines the chain. For files and object stores
+        one call, which cuts the selection too."""
+        layout, chain = self.layout, self.layout.chain
+        selection = (layout.grid, self.selection.items)
         if layout.remote is not None:
             try:
-                # A shard all of whose elements within the array are read is fetched whole.
-                found = chain.read_remote(
-                    layout.remote, None, cut, self.target, limit(), whole=cut.complete
-                )
+                found = chain.read_remote(layout.remote, None, selection, self.target, limit())
             except OSError:
                 # A request failed in the runtime's client: this array is read through the
                 # store's own client from now on, which retries as it does and raises its
@@ -279,14 +286,15 @@ class _Read:
             if found is not None:
                 count("remote_read", len(found))
         elif layout.root is not None:
-            found = chain.read(None, cut, self.target)  # the cut's keys are the files
+            found = chain.read(None, selection, self.target)  # the cut's keys are the files
         else:
+            cut = layout.grid.cut(self.selection.items)
             found = chain.read(memory_chunks(layout.store._store_dict, cut.keys), cut, self.target)
         if found is None:
             return NotImplemented
         count("runtime_read", len(found))
         count("selections_read", 1)
-        return self.out.as_scalar() if self.scalar else self.target
+        return self.out.as_scalar() if self.selection.scalar else self.target
 
 
 def plan_read(pipeline: _Chains, *where: Any) -> _Read | None:
@@ -302,13 +310,10 @@ def plan_read(pipeline: _Chains, *where: Any) -> _Read | None:
         return None
     if layout.root is None and layout.remote is None and type(layout.store) is not MemoryStore:
         return None  # an object store handed back to its own client after a failed request
-    cut = layout.cut(selection)
-    if cut is None:
-        return None
     out = prototype.nd_buffer.empty(
         shape=selection.shape, dtype=layout.chain.spec.numpy_dtype, order=layout.config.order
     )
-    return _Read(layout, cut, out, selection.scalar)
+    return _Read(layout, selection, out)
 
 
 class _Write:
@@ -327,42 +332,33 @@ class _Write:
         small."""
         await self.store._ensure_open()
         steps = self.steps()
-        if steps is None:
-            return NotImplemented
-        inline = self.inline
         for step in steps:
-            if not (step() if inline else await asyncio.to_thread(step)):
+            if not (step() if self.inline else await asyncio.to_thread(step)):
                 return NotImplemented
         return self.done()
 
     def run(self) -> Any:
         """The write done on this thread (``None``), or ``NotImplemented`` with nothing
         written (also for a store not yet open, which zarr-python's path opens)."""
-        steps = self.steps() if self.store._is_open else None
-        if steps is None or not all(step() for step in steps):  # only the first can decline
-            return NotImplemented
+        if not self.store._is_open or not all(step() for step in self.steps()):
+            return NotImplemented  # only the first step can decline
         return self.done()
 
-    def steps(self) -> Iterator[Callable[[], bool]] | None:
-        """The write's steps, to be run in turn, each on any thread, or ``None`` for a
-        selection ``cut_selection`` does not take. A step that returns ``False`` has written
-        nothing, and only the first can (the runtime takes every group of a chain alike):
-        zarr-python's path then writes it all."""
-        layout = self.layout
-        cut = layout.cut(self.selection)
-        if cut is None:
-            return None
+    def steps(self) -> Iterator[Callable[[], bool]]:
+        """The write's steps, to be run in turn, each on any thread. A step that returns
+        ``False`` has written nothing, and only the first can (the runtime takes every group
+        of a chain alike): zarr-python's path then writes it all."""
+        layout, selection = self.layout, self.selection
         if self.values.ndim == 0:
-            self.values = np.broadcast_to(self.values, tuple(cut.shape))
-        self.inline = layout.inline(cut, self.values.nbytes)
-        return self._steps(cut)
-
-    def _steps(self, cut: Any) -> Iterator[Callable[[], bool]]:
-        chain, values = self.layout.chain, self.values
-        empty = bool(self.layout.config.write_empty_chunks)
-        if self.layout.root is not None:
+            self.values = np.broadcast_to(self.values, selection.shape)
+        self.inline = layout.inline(selection, self.values.nbytes)
+        chain, values = layout.chain, self.values
+        empty = bool(layout.config.write_empty_chunks)
+        if layout.root is not None:
 
             def write_files() -> bool:
+                # One call, which cuts the selection too: the cut's keys are the files.
+                cut = (layout.grid, selection.items)
                 written = chain.write_files(None, cut, values, write_empty_chunks=empty)
                 self.chunks += 0 if written is None else len(written)
                 return written is not None
@@ -374,6 +370,7 @@ class _Write:
         # are freed before the next group's memory is taken, which the allocator then reuses
         # (fresh pages cost more than encoding without a compressor), and at most one group's
         # new chunks are held at once. A shard is read first unless all of it is written.
+        cut = layout.grid.cut(selection.items)
         group = max(1, _GROUP_BYTES // max(1, chain.spec.num_bytes))
         whole = cut.complete if chain.shards is None else cut.covered
         for first in range(0, len(cut), group):

@@ -185,12 +185,13 @@ class ChainCodecPipeline(BatchedCodecPipeline):
     arrays whose codecs ``zarr_codec_shapes`` has."""
 
     def __getstate__(self) -> dict[str, Any]:
-        """The pipeline's fields, without the chains worked out from them (compiled plans
-        do not pickle; a worker plans its own)."""
+        """The pipeline's fields, without the chains and layouts worked out from them
+        (compiled plans do not pickle; a worker plans its own)."""
         state = dict(self.__dict__)
         state.pop("_our_codecs", None)
         state.pop("_chain_cache", None)
         state.pop("_seen_specs", None)
+        state.pop("_selection_layouts", None)
         return state
 
     def _codecs(self) -> tuple[Any, ...] | None:
