@@ -3,7 +3,7 @@
 For each compiled package (``packages/*``): a wheel built by maturin in the release profile,
 linked by zig against glibc 2.17 (``--zig --compatibility manylinux_2_17``, so it installs on
 every Linux that manylinux2014 covers) and its sdist; for the pure-Python projects published
-beside them (``python/zarr-codec-shapes``, ``python/zarr-codecs``): a wheel and an sdist by
+beside them (``api/zarr-codec-shapes``, ``python/zarr-codecs``): a wheel and an sdist by
 ``uv build``. Then, as an index and a user would see them:
 
 1. ``auditwheel show``: every compiled wheel is consistent with its manylinux tag;
@@ -36,7 +36,8 @@ from versions import wheel_dirs
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Published pure-Python projects (zarr-codecs-bench is development only).
-PYTHON_PROJECTS = ("zarr-codec-shapes", "zarr-codecs")
+#: The pure-Python distributions, by folder: the API below the wheels, the bundle above them.
+PYTHON_PROJECTS = ("api/zarr-codec-shapes", "python/zarr-codecs")
 DEFAULT_POLICY = "manylinux_2_17"
 
 
@@ -127,8 +128,8 @@ def build_compiled(folder: str, out: Path, policy: str) -> None:
 
 
 def build_python(project: str, out: Path) -> None:
-    """The wheel and the sdist of ``python/<project>``."""
-    _run([_tool("uv"), "build", "--out-dir", out, ROOT / "python" / project])
+    """The wheel and the sdist of the folder ``project`` (one of :data:`PYTHON_PROJECTS`)."""
+    _run([_tool("uv"), "build", "--out-dir", out, ROOT / project])
 
 
 def audit(wheel: Path, policy: str) -> str:

@@ -121,7 +121,7 @@ def build_wheels(uv: str, trees: dict[str, Path], wheels: Path) -> None:
         del release
         env = {"SETUPTOOLS_SCM_PRETEND_VERSION": local}
         run([uv, "build", "--wheel", "--out-dir", str(wheels), str(trees[project])], env=env)
-    pure = [ROOT / "python" / "zarr-codec-shapes", ROOT / "python" / "zarr-codecs"]
+    pure = [ROOT / "api" / "zarr-codec-shapes", ROOT / "python" / "zarr-codecs"]
     compiled = sorted(p for p in (ROOT / "packages").iterdir() if (p / "pyproject.toml").exists())
     for folder in pure:
         run([uv, "build", "--wheel", "--out-dir", str(wheels), str(folder)])

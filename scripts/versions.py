@@ -6,7 +6,8 @@ Everything else must agree with it:
 * every ``Cargo.toml`` under ``crates/`` and ``packages/`` uses ``version.workspace = true``;
 * internal dependencies (those with a ``path``) in ``[workspace.dependencies]`` and in member
   manifests carry that version;
-* the root ``pyproject.toml`` and each ``python/*/pyproject.toml`` have it as static version;
+* the root ``pyproject.toml`` and each ``api/*/pyproject.toml`` and ``python/*/pyproject.toml``
+  have it as static version;
 * each ``packages/*/pyproject.toml`` declares ``dynamic = ["version"]`` (maturin takes Cargo's);
 * every pin of one of our own distributions (``zarr-codec*``) in a pyproject is ``==<version>``;
 * a literal ``__version__`` in a package ``__init__.py`` equals it;
@@ -76,8 +77,9 @@ def member_manifests(root: Path) -> list[Path]:
 
 
 def python_projects(root: Path) -> list[Path]:
-    """The pure-Python distributions: ``python/*/pyproject.toml`` (static versions)."""
-    return sorted(root.glob("python/*/pyproject.toml"))
+    """The pure-Python distributions: ``api/*/pyproject.toml`` (the API) and
+    ``python/*/pyproject.toml`` (the bundle and the benchmarks), with static versions."""
+    return sorted([*root.glob("api/*/pyproject.toml"), *root.glob("python/*/pyproject.toml")])
 
 
 def wheel_projects(root: Path) -> list[Path]:
@@ -93,6 +95,7 @@ def wheel_dirs(root: Path) -> list[str]:
 def version_modules(root: Path) -> list[Path]:
     """``__init__.py`` files that may define ``__version__``."""
     found = [
+        *root.glob("api/*/src/*/__init__.py"),
         *root.glob("python/*/src/*/__init__.py"),
         *root.glob("packages/*/python/*/__init__.py"),
     ]

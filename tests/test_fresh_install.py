@@ -40,7 +40,7 @@ def _tool(name: str) -> str:
 @pytest.fixture(scope="module")
 def wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("wheels")
-    for project in ("python/zarr-codec-shapes", "python/zarr-codecs"):
+    for project in ("api/zarr-codec-shapes", "python/zarr-codecs"):
         proc = _run(_tool("uv"), "build", "--wheel", "--out-dir", out, ROOT / project)
         assert proc.returncode == 0, proc.stderr
     listed = _run(sys.executable, ROOT / "scripts" / "list-wheels")
