@@ -1,6 +1,7 @@
 """Codecs whose work is compiled: the protocols of the glue's two generic bindings (a compiled
 bytes codec, and an element-wise array codec bound to an array's data type) and a base class
-that hands every call of a bytes codec to its compiled one.
+that hands every call of a bytes codec to its compiled one (and a mixin that does the same for
+an element-wise array codec).
 
 A codec wheel registers its Rust codec type with the glue's generic binding
 (``add_bytes_codec``), which gives its module a constructor ``name(json, zarr_format)``
@@ -15,17 +16,20 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Buffer, Callable, Sequence
-from typing import Any, ClassVar, Literal, Protocol
+from typing import Any, ClassVar, Literal, Protocol, Self
 
 import numpy as np
 
-from zarr_codec_shapes.base import BytesBytesCodecBase
+from zarr_codec_shapes.base import BytesBytesCodecBase, fill_array, writable_in_place
+from zarr_codec_shapes.capabilities import PartialDecodeCapability
 from zarr_codec_shapes.chunk_spec import ChunkSpec
 from zarr_codec_shapes.codec_json import canonical_configuration
+from zarr_codec_shapes.data_types import DataType
 from zarr_codec_shapes.errors import ConfigurationError
 
 __all__ = [
     "CompiledArrayCodec",
+    "CompiledArrayMethods",
     "CompiledBytesCodec",
     "CompiledBytesCodecBase",
     "check_max_decoded_size",
@@ -120,6 +124,17 @@ class CompiledBytesCodecBase(BytesBytesCodecBase):
 
         return canonical_configuration(check, name, config, zarr_format)
 
+    @classmethod
+    def from_configuration(cls, config: dict[str, Any]) -> Self:
+        """The codec of a v3 configuration, as the Rust configuration type reads it."""
+        return cls(**cls._configured(config, 3))
+
+    @classmethod
+    def from_v2_configuration(cls, config: dict[str, Any]) -> Self:
+        """The codec of a v2 (numcodecs) configuration: numcodecs' defaults (and its
+        leniencies, such as clamped levels) are the Rust configuration type's."""
+        return cls(**cls._configured(config, 2))
+
     @functools.cached_property
     def compiled(self) -> CompiledBytesCodec:
         """The compiled codec doing the work (made once per object, on first use)."""
@@ -173,3 +188,73 @@ class CompiledBytesCodecBase(BytesBytesCodecBase):
     def encode_kernel(self, spec: ChunkSpec | None = None) -> object | None:
         """Encoding as a compiled kernel for ``zarr_codec_runtime.Chain``."""
         return self.compiled.encode_kernel()
+
+
+class CompiledArrayMethods:
+    """An element-wise array codec's methods, each delegated to its compiled codec for the
+    chunk's data type: ``bind(data_type)``, which the codec class defines (and caches); ``spec``
+    is the array's decoded spec. Mixed into a codec class before ``ArrayArrayCodecBase``."""
+
+    def bind(self, data_type: DataType) -> CompiledArrayCodec:
+        """The compiled codec for arrays of ``data_type``."""
+        raise NotImplementedError
+
+    def partial_decode_capability(self) -> PartialDecodeCapability:
+        """Each element is encoded on its own: any part of a chunk reads and decodes alone."""
+        return PartialDecodeCapability.ELEMENTWISE
+
+    def encode(self, array: Any, spec: ChunkSpec) -> np.ndarray[Any, Any]:
+        """Encode ``array`` (of ``spec``'s data type) into a new array."""
+        return self.bind(spec.data_type).encode(array)
+
+    def decode(self, array: Any, spec: ChunkSpec) -> np.ndarray[Any, Any]:
+        """Decode ``array`` back to ``spec``'s data type."""
+        return self.bind(spec.data_type).decode(array)
+
+    def encode_into(self, array: Any, out: Any, spec: ChunkSpec) -> int:
+        """Encode straight into ``out`` (C-contiguous, native order), or through a copy;
+        returns the bytes written."""
+        if not writable_in_place(out):
+            return fill_array(out, self.encode(array, spec))
+        self.bind(spec.data_type).encode_into(array, out)
+        return int(out.nbytes)
+
+    def decode_into(self, array: Any, out: Any, spec: ChunkSpec) -> int:
+        """Decode straight into ``out`` (C-contiguous, native order), or through a copy;
+        returns the bytes written."""
+        if not writable_in_place(out):
+            return fill_array(out, self.decode(array, spec))
+        self.bind(spec.data_type).decode_into(array, out)
+        return int(out.nbytes)
+
+    def encode_batch(
+        self, chunks: Sequence[Any], spec: ChunkSpec, threads: int | None = None
+    ) -> list[np.ndarray[Any, Any]]:
+        """Encode many chunks of ``spec``'s data type in parallel (GIL released)."""
+        return self.bind(spec.data_type).encode_batch(chunks, threads)
+
+    def decode_batch(
+        self, chunks: Sequence[Any], spec: ChunkSpec, threads: int | None = None
+    ) -> list[np.ndarray[Any, Any]]:
+        """Decode many chunks in parallel (GIL released)."""
+        return self.bind(spec.data_type).decode_batch(chunks, threads)
+
+    def decode_batch_into(
+        self,
+        chunks: Sequence[Any],
+        spec: ChunkSpec,
+        outs: Sequence[np.ndarray[Any, Any]],
+        threads: int | None = None,
+    ) -> None:
+        """Decode each chunk into the matching ``outs`` array, in parallel."""
+        self.bind(spec.data_type).decode_batch_into(chunks, outs, threads)
+
+    def decode_kernel(self, spec: ChunkSpec) -> object:
+        """Decoding to ``spec``'s data type as a compiled kernel, so that a
+        :class:`zarr_codec_runtime.Chain` of our codecs decodes each chunk through all of them in
+        Rust."""
+        return self.bind(spec.data_type).decode_kernel()
+
+    def encode_kernel(self, spec: ChunkSpec) -> object:
+        """Encoding from ``spec``'s data type as a compiled kernel (see ``decode_kernel``)."""
+        return self.bind(spec.data_type).encode_kernel()

@@ -14,16 +14,13 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar
 
-import numpy as np
 from zarr_codec_shapes import (
     ArrayArrayCodecBase,
     ChunkSpec,
     ConfigurationError,
     DataType,
-    PartialDecodeCapability,
 )
-from zarr_codec_shapes.base import fill_array, writable_in_place
-from zarr_codec_shapes.compiled import CompiledArrayCodec
+from zarr_codec_shapes.compiled import CompiledArrayCodec, CompiledArrayMethods
 from zarr_codec_shapes.fill_value import fill_value_from_json
 
 from zarr_codec_cast_value import _cast_value
@@ -53,7 +50,7 @@ def _pairs(entries: object) -> object:
     return entries
 
 
-class CastValue(ArrayArrayCodecBase):
+class CastValue(CompiledArrayMethods, ArrayArrayCodecBase):
     """Cast elements to ``data_type`` when encoding, and back to the array's type when decoding.
 
     ``rounding`` is one of :data:`ROUNDING_MODES`; ``out_of_range`` is ``None`` (an error),
@@ -146,67 +143,6 @@ class CastValue(ArrayArrayCodecBase):
         return ChunkSpec(
             spec.shape, self.data_type, fill_value_from_json(json.loads(fill), self.data_type)
         )
-
-    def partial_decode_capability(self) -> PartialDecodeCapability:
-        """Each element is encoded on its own: any part of a chunk reads and decodes alone."""
-        return PartialDecodeCapability.ELEMENTWISE
-
-    def encode(self, array: Any, spec: ChunkSpec) -> np.ndarray[Any, Any]:
-        """Cast ``array`` (of ``spec``'s data type) to ``data_type``."""
-        return self.bind(spec.data_type).encode(array)
-
-    def decode(self, array: Any, spec: ChunkSpec) -> np.ndarray[Any, Any]:
-        """Cast ``array`` (of ``data_type``) back to ``spec``'s data type."""
-        return self.bind(spec.data_type).decode(array)
-
-    def encode_into(self, array: Any, out: Any, spec: ChunkSpec) -> int:
-        """Encode straight into ``out`` (C-contiguous, native order), or through a copy;
-        returns the bytes written."""
-        if not writable_in_place(out):
-            return fill_array(out, self.encode(array, spec))
-        self.bind(spec.data_type).encode_into(array, out)
-        return int(out.nbytes)
-
-    def decode_into(self, array: Any, out: Any, spec: ChunkSpec) -> int:
-        """Decode straight into ``out`` (C-contiguous, native order), or through a copy;
-        returns the bytes written."""
-        if not writable_in_place(out):
-            return fill_array(out, self.decode(array, spec))
-        self.bind(spec.data_type).decode_into(array, out)
-        return int(out.nbytes)
-
-    def encode_batch(
-        self, chunks: Sequence[Any], spec: ChunkSpec, threads: int | None = None
-    ) -> list[np.ndarray[Any, Any]]:
-        """Encode many chunks of ``spec``'s data type in parallel (GIL released)."""
-        return self.bind(spec.data_type).encode_batch(chunks, threads)
-
-    def decode_batch(
-        self, chunks: Sequence[Any], spec: ChunkSpec, threads: int | None = None
-    ) -> list[np.ndarray[Any, Any]]:
-        """Decode many chunks back to ``spec``'s data type in parallel (GIL released)."""
-        return self.bind(spec.data_type).decode_batch(chunks, threads)
-
-    def encode_kernel(self, spec: ChunkSpec) -> object:
-        """Encoding from ``spec``'s data type as a compiled kernel (see ``decode_kernel``)."""
-        return self.bind(spec.data_type).encode_kernel()
-
-    def decode_kernel(self, spec: ChunkSpec) -> object:
-        """Decoding to ``spec``'s data type as a compiled kernel, so that a
-        :class:`zarr_codec_runtime.Chain` of our codecs decodes each chunk through all of them in
-        Rust."""
-        return self.bind(spec.data_type).decode_kernel()
-
-    def decode_batch_into(
-        self,
-        chunks: Sequence[Any],
-        spec: ChunkSpec,
-        outs: Sequence[np.ndarray[Any, Any]],
-        threads: int | None = None,
-    ) -> None:
-        """Decode each chunk into the matching ``outs`` array (C-contiguous, native order, of
-        ``spec``'s data type: e.g. the chunk slots of a caller's array), in parallel."""
-        self.bind(spec.data_type).decode_batch_into(chunks, outs, threads)
 
 
 def _rebuild(config: dict[str, Any]) -> CastValue:

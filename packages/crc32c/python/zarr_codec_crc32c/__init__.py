@@ -61,14 +61,6 @@ class Crc32c(CompiledBytesCodecBase):
         # The v2 form: the only one that can say where the checksum is.
         return _crc32c.crc32c(json.dumps(self.to_json(2)), 2)
 
-    @classmethod
-    def from_configuration(cls, config: dict[str, Any]) -> Crc32c:
-        return cls(**cls._configured(config, 3))
-
-    @classmethod
-    def from_v2_configuration(cls, config: dict[str, Any]) -> Crc32c:
-        return cls(**cls._configured(config, 2))
-
     def max_encoded_size(self, decoded_size: int) -> int:
         """Always ``decoded_size + 4``."""
         return decoded_size + 4

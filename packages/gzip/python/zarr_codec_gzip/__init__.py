@@ -42,15 +42,6 @@ class _Deflate(CompiledBytesCodecBase):
     def __copy__(self) -> Self:
         return type(self)(self.level, max_decoded_size=self.max_decoded_size)
 
-    @classmethod
-    def from_configuration(cls, config: dict[str, Any]) -> Self:
-        return cls(**cls._configured(config, 3))
-
-    @classmethod
-    def from_v2_configuration(cls, config: dict[str, Any]) -> Self:
-        # numcodecs' defaults (level 1; -1, zlib's default, is 6) are the Rust type's.
-        return cls(**cls._configured(config, 2))
-
 
 class Gzip(_Deflate):
     """gzip (RFC 1952) compression at ``level`` 0 (stored) to 9 (smallest).

@@ -17,11 +17,10 @@ import json
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from zarr_codec_shapes import ArrayArrayCodecBase, ChunkSpec, ConfigurationError, DataType
-from zarr_codec_shapes.compiled import CompiledArrayCodec
+from zarr_codec_shapes.compiled import CompiledArrayCodec, CompiledArrayMethods
 from zarr_codec_shapes.fill_value import fill_value_from_json
 
 from zarr_codec_scale_offset import _scale_offset
-from zarr_codec_scale_offset._bound import BoundMethods
 
 if TYPE_CHECKING:
     from zarr_codec_scale_offset.fused import ScaleOffsetCast
@@ -30,7 +29,7 @@ __all__ = ["ScaleOffset"]
 __version__ = "0.1.0"
 
 
-class ScaleOffset(BoundMethods, ArrayArrayCodecBase):
+class ScaleOffset(CompiledArrayMethods, ArrayArrayCodecBase):
     """Subtract ``offset``, then multiply by ``scale`` (the identities 0 and 1 by default)."""
 
     name: ClassVar[str] = "scale_offset"

@@ -10,10 +10,9 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from zarr_codec_shapes import ChunkSpec, DataType
-from zarr_codec_shapes.compiled import CompiledArrayCodec
+from zarr_codec_shapes.compiled import CompiledArrayCodec, CompiledArrayMethods
 
 from zarr_codec_scale_offset import _scale_offset
-from zarr_codec_scale_offset._bound import BoundMethods
 
 if TYPE_CHECKING:
     from zarr_codec_scale_offset import ScaleOffset
@@ -21,7 +20,7 @@ if TYPE_CHECKING:
 __all__ = ["ScaleOffsetCast"]
 
 
-class ScaleOffsetCast(BoundMethods):
+class ScaleOffsetCast(CompiledArrayMethods):
     """A ``scale_offset`` codec and the ``cast_value`` codec after it, as one array codec.
 
     ``spec`` arguments describe the array going into ``scale_offset`` (as for the pair).

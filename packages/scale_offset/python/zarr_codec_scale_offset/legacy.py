@@ -29,15 +29,14 @@ from zarr_codec_shapes import (
     DataType,
     UnsupportedError,
 )
-from zarr_codec_shapes.compiled import CompiledArrayCodec
+from zarr_codec_shapes.compiled import CompiledArrayCodec, CompiledArrayMethods
 
 from zarr_codec_scale_offset import _scale_offset
-from zarr_codec_scale_offset._bound import BoundMethods
 
 __all__ = ["FixedScaleOffset"]
 
 
-class FixedScaleOffset(BoundMethods, ArrayArrayCodecBase):
+class FixedScaleOffset(CompiledArrayMethods, ArrayArrayCodecBase):
     """numcodecs' ``FixedScaleOffset(offset, scale, dtype, astype)``."""
 
     name: ClassVar[str] = "numcodecs.fixedscaleoffset"

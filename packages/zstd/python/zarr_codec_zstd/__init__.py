@@ -61,15 +61,6 @@ class Zstd(CompiledBytesCodecBase):
     def __copy__(self) -> Zstd:
         return _rebuild(self.level, self.checksum, self.max_decoded_size)
 
-    @classmethod
-    def from_configuration(cls, config: dict[str, Any]) -> Zstd:
-        return cls(**cls._configured(config, 3))
-
-    @classmethod
-    def from_v2_configuration(cls, config: dict[str, Any]) -> Zstd:
-        # numcodecs' default level and its clamping of any integer level are the Rust type's.
-        return cls(**cls._configured(config, 2))
-
 
 def _rebuild(level: int, checksum: bool, max_decoded_size: int | None) -> Zstd:
     return Zstd(level, checksum, max_decoded_size=max_decoded_size)
