@@ -196,15 +196,7 @@ def _parser() -> argparse.ArgumentParser:
         "--write, store those chunks again in Fortran order. Run it only on arrays that "
         "zarr-codecs 0.1.0 wrote; a repaired array is marked and never rewritten twice.",
     )
-    repair.add_argument("path", help="a local Zarr store (directory)")
-    repair.add_argument(
-        "--write", action="store_true", help="rewrite the chunks (default: dry run)"
-    )
-    repair.add_argument(
-        "--assume-ours",
-        action="store_true",
-        help="blosc chunks too (you know zarr-codecs 0.1.0 wrote them)",
-    )
+    _repair_arguments(repair, "blosc chunks too (you know zarr-codecs 0.1.0 wrote them)")
     repair.set_defaults(run=_repair_order)
 
     complex_repair = commands.add_parser(
@@ -220,14 +212,9 @@ def _parser() -> argparse.ArgumentParser:
         "arrays that zarr-codecs' pipeline wrote; a repaired array is marked and never "
         "rewritten twice.",
     )
-    complex_repair.add_argument("path", help="a local Zarr store (directory)")
-    complex_repair.add_argument(
-        "--write", action="store_true", help="rewrite the chunks (default: dry run)"
-    )
-    complex_repair.add_argument(
-        "--assume-ours",
-        action="store_true",
-        help="you know zarr-codecs' pipeline wrote the arrays (needed to rewrite anything)",
+    _repair_arguments(
+        complex_repair,
+        "you know zarr-codecs' pipeline wrote the arrays (needed to rewrite anything)",
     )
     complex_repair.set_defaults(run=_repair_complex)
 
@@ -244,6 +231,15 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--repeats", type=int, default=3, help="timed runs, median (default 3)")
     demo.set_defaults(run=_demo)
     return parser
+
+
+def _repair_arguments(command: argparse.ArgumentParser, assume_ours: str) -> None:
+    """What both repair commands take: the store, ``--write`` and ``--assume-ours``."""
+    command.add_argument("path", help="a local Zarr store (directory)")
+    command.add_argument(
+        "--write", action="store_true", help="rewrite the chunks (default: dry run)"
+    )
+    command.add_argument("--assume-ours", action="store_true", help=assume_ours)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -271,18 +271,13 @@ class ChainCodecPipeline(BatchedCodecPipeline):
 
     # -- whole selections (offered by zarr-python, see ``_bridge``) --------------------------
 
-    async def read_selection(
-        self,
-        store_path: Any,
-        metadata: Any,
-        config: Any,
-        chunk_grid: Any,
-        indexer: Any,
-        prototype: Any,
-    ) -> Any:
+    # ``where`` is what zarr-python offers a whole selection with: ``store_path, metadata,
+    # config, chunk_grid, indexer, prototype`` for a read, ``value`` before ``prototype`` for
+    # a write (the methods of ``upstream/zarr-python``'s patch 0007).
+
+    async def read_selection(self, *where: Any) -> Any:
         """A whole basic selection read with no Python work per chunk (see ``_selections``),
         or ``NotImplemented``: zarr-python cuts it into batches for :meth:`read`."""
-        where = (store_path, metadata, config, chunk_grid, indexer, prototype)
         planned = None if self._codecs() is None else _selections.plan_read(self, *where)
         return NotImplemented if planned is None else await planned.run_async()
 
@@ -292,19 +287,9 @@ class ChainCodecPipeline(BatchedCodecPipeline):
         planned = None if self._codecs() is None else _selections.plan_read(self, *where)
         return NotImplemented if planned is None else planned.run()
 
-    async def write_selection(
-        self,
-        store_path: Any,
-        metadata: Any,
-        config: Any,
-        chunk_grid: Any,
-        indexer: Any,
-        value: Any,
-        prototype: Any,
-    ) -> Any:
+    async def write_selection(self, *where: Any) -> Any:
         """A whole basic selection written with no Python work per chunk, or
         ``NotImplemented``: zarr-python cuts it into batches for :meth:`write`."""
-        where = (store_path, metadata, config, chunk_grid, indexer, value, prototype)
         planned = None if self._codecs() is None else _selections.plan_write(self, *where)
         return NotImplemented if planned is None else await planned.run_async()
 
