@@ -12,11 +12,9 @@ from __future__ import annotations
 import io
 import sys
 import tarfile
-import tempfile
-from importlib.metadata import version
 from pathlib import Path
 
-from upstream_suites import run_pytest, sdist
+from upstream_suites import run_pytest, unpacked
 
 MODULES = (
     "test_gzip.py",
@@ -49,11 +47,7 @@ def unpack(data: bytes, release: str, into: Path) -> None:
 
 
 def main(argv: list[str]) -> int:
-    release = version("numcodecs")
-    data = sdist("numcodecs", release)
-    with tempfile.TemporaryDirectory(prefix="numcodecs-suite-") as scratch:
-        work = Path(scratch)
-        unpack(data, release, work)
+    with unpacked("numcodecs", unpack) as (release, work):
         arguments = ["-rs", "-q", *(f"tests/{m}" for m in MODULES), *argv]
         title = f"numcodecs {release}'s tests for gzip, blosc and fixedscaleoffset, on ours:"
         return run_pytest(work, "numcodecs_plugin", arguments, title)

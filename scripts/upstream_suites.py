@@ -4,6 +4,7 @@ run, and the pytest run itself, in the unpacked folder with a plugin of ``script
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import json
@@ -11,7 +12,10 @@ import os
 import subprocess
 import sys
 import tarfile
+import tempfile
 import urllib.request
+from collections.abc import Callable, Iterator
+from importlib.metadata import version
 from pathlib import Path
 
 SCRIPTS = Path(__file__).resolve().parent
@@ -40,6 +44,25 @@ def sdist(project: str, release: str) -> bytes:
     CACHE.mkdir(exist_ok=True)
     cached.write_bytes(data)
     return data
+
+
+@contextlib.contextmanager
+def unpacked(
+    project: str, unpack: Callable[[bytes, str, Path], None]
+) -> Iterator[tuple[str, Path]]:
+    """The installed release of ``project`` and a scratch folder (removed after) into which
+    ``unpack(sdist, release, folder)`` put its tests."""
+    release = version(project)
+    data = sdist(project, release)
+    with tempfile.TemporaryDirectory(prefix=f"{project}-suite-") as scratch:
+        work = Path(scratch)
+        unpack(data, release, work)
+        yield release, work
+
+
+def quick_flag(argv: list[str]) -> tuple[bool, list[str]]:
+    """Whether ``--quick`` is among ``argv``, and the other arguments."""
+    return "--quick" in argv, [arg for arg in argv if arg != "--quick"]
 
 
 def extract_tests(

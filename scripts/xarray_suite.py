@@ -16,6 +16,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 from peer_suites import run_compared
+from upstream_suites import quick_flag
 
 #: Which tests: the zarr classes of the backend tests.
 SELECTED = "Zarr"
@@ -39,8 +40,7 @@ EXCLUDED: dict[str, str] = {
 
 
 def main(argv: list[str]) -> int:
-    quick = "--quick" in argv
-    argv = [arg for arg in argv if arg != "--quick"]
+    quick, argv = quick_flag(argv)
     release = version("xarray")
     with tempfile.TemporaryDirectory(prefix="xarray-suite-") as scratch:
         arguments = [

@@ -13,12 +13,10 @@ runs a subset (CI's). Exit status: pytest's. Extra arguments go to pytest.
 from __future__ import annotations
 
 import sys
-import tempfile
 import tomllib
-from importlib.metadata import version
 from pathlib import Path
 
-from upstream_suites import extract_tests, run_pytest, sdist
+from upstream_suites import extract_tests, quick_flag, run_pytest, unpacked
 
 MODULES = (
     "tests/test_array.py",
@@ -69,13 +67,8 @@ def unpack(data: bytes, release: str, into: Path) -> None:
 
 
 def main(argv: list[str]) -> int:
-    quick = "--quick" in argv
-    argv = [arg for arg in argv if arg != "--quick"]
-    release = version("zarr")
-    data = sdist("zarr", release)
-    with tempfile.TemporaryDirectory(prefix="zarr-suite-") as scratch:
-        work = Path(scratch)
-        unpack(data, release, work)
+    quick, argv = quick_flag(argv)
+    with unpacked("zarr", unpack) as (release, work):
         arguments = [
             "-q",
             "-ra",

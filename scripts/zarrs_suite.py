@@ -14,12 +14,10 @@ status: 1 when a test passes with zarrs' pipeline and not with ours.
 from __future__ import annotations
 
 import sys
-import tempfile
-from importlib.metadata import version
 from pathlib import Path
 
 from peer_suites import run_compared
-from upstream_suites import extract_tests, sdist
+from upstream_suites import extract_tests, quick_flag, unpacked
 
 MODULES = ("tests",)
 QUICK = (
@@ -73,13 +71,8 @@ def unpack(data: bytes, release: str, into: Path) -> None:
 
 
 def main(argv: list[str]) -> int:
-    quick = "--quick" in argv
-    argv = [arg for arg in argv if arg != "--quick"]
-    release = version("zarrs")
-    data = sdist("zarrs", release)
-    with tempfile.TemporaryDirectory(prefix="zarrs-suite-") as scratch:
-        work = Path(scratch)
-        unpack(data, release, work)
+    quick, argv = quick_flag(argv)
+    with unpacked("zarrs", unpack) as (release, work):
         modules = QUICK if quick else MODULES
         arguments = [
             "-q",

@@ -117,9 +117,9 @@ class Blosc(BytesBytesCodecBase):
             "blocksize": self.blocksize,
         }
 
-    def _identity(self) -> tuple[Any, ...]:
+    def _arguments(self) -> tuple[Any, ...]:
+        """What :func:`_rebuild` makes this codec again from."""
         return (
-            type(self),
             self.cname,
             self.clevel,
             self.shuffle,
@@ -128,6 +128,9 @@ class Blosc(BytesBytesCodecBase):
             self.max_decoded_size,
             self.threads,
         )
+
+    def _identity(self) -> tuple[Any, ...]:
+        return (type(self), *self._arguments())
 
     def __repr__(self) -> str:
         return (
@@ -136,29 +139,10 @@ class Blosc(BytesBytesCodecBase):
         )
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (
-            _rebuild,
-            (
-                self.cname,
-                self.clevel,
-                self.shuffle,
-                self.typesize,
-                self.blocksize,
-                self.max_decoded_size,
-                self.threads,
-            ),
-        )
+        return (_rebuild, self._arguments())
 
     def __copy__(self) -> Blosc:
-        return _rebuild(
-            self.cname,
-            self.clevel,
-            self.shuffle,
-            self.typesize,
-            self.blocksize,
-            self.max_decoded_size,
-            self.threads,
-        )
+        return _rebuild(*self._arguments())
 
     @classmethod
     def from_configuration(cls, config: dict[str, Any]) -> Blosc:
