@@ -97,7 +97,9 @@ class Runner:
         """A batch read into places of ``out`` in one call: chunk ``i`` (bytes, a file's
         path, or ``None``: missing, the fill value; ``sources`` ``None``: a :class:`Cut`'s
         keys, as files), its part at its place; of a shard, only the inner chunks needed are
-        read. ``selections``: a :class:`Cut`, or each chunk's part and place as two lists."""
+        read. ``selections``: a :class:`Cut`, ``(ChunkGrid, selection)`` (cut in this call), or
+        each chunk's part and place as two lists. ``None``, with nothing done, where the
+        runtime does not take ``out`` or a selection."""
     def write_files(
         self,
         paths: Sequence[str] | None,
@@ -176,7 +178,8 @@ class Remote:
         """:meth:`Runner.read` of the objects ``keys``: at most
         ``limit`` objects' requests in flight, each chunk decoded as it arrives, a missing
         object its fill value. A chunk is fetched whole; so is a shard where ``whole[i]`` (by
-        default, where its part is all of it), its inner chunks decoded as its body streams in
+        default, for a cut, where its part is all of it within the array, else all of it),
+        its inner chunks decoded as its body streams in
         (the index of a shard of 1 MiB or more fetched by a request of its own beside the
         body's); else a shard's index, then the inner chunks needed, by byte ranges (the indexes
         read are kept, so that a later read of part of the same shard is one round trip: on

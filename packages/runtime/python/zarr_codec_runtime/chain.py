@@ -399,18 +399,16 @@ class Chain:
             raise ConfigurationError("sharding_indexed: the runtime cannot decode these shards")
         return out
 
-    # -- reads into a larger array and writes from one (the runner's, see Runner) --------
+    # -- reads into a larger array and writes from one: the runner's (see Runner) ----------
+    # Each is the :class:`Runner` method of the same name (documented there) with this chain's
+    # runner, or ``None``, with nothing done, where the chain has none.
 
     def read(
         self, sources: Sequence[Buffer | str | None] | None, selections: Selections, out: Any
     ) -> list[bool] | None:
-        """A batch read in one runtime call: chunk ``i`` (stored bytes, a chunk file's path, or
-        ``None`` for a missing chunk) decoded, its part put at its place in ``out``, missing
-        chunks as the fill value. ``selections`` is a :class:`Cut` of the array (with
-        ``sources`` ``None``, its keys are the chunk files) or a pair of lists as zarr-python's
-        batches give them: each chunk's part (a tuple of slices and integers) and its place in
-        ``out`` (slices). Returns whether each chunk was there; ``None``, with nothing done,
-        where the runtime does not take the chain, the selections or ``out``."""
+        """:meth:`Runner.read`: chunk ``i`` (stored bytes, a file's path, ``None`` for a
+        missing chunk; ``sources`` ``None``: a cut's keys, as files) decoded, its part put at
+        its place in ``out``; whether each chunk was there."""
         runner = self.runner
         return None if runner is None else runner.read(sources, selections, out)
 
@@ -423,11 +421,8 @@ class Chain:
         limit: int,
         whole: Sequence[bool] | None = None,
     ) -> list[bool] | None:
-        """:meth:`read` with chunk ``i`` the object ``keys[i]`` of ``remote`` (``None``: the
-        cut's keys), fetched by the runtime (at most ``limit`` objects' requests in flight)
-        and decoded as it arrives: each chunk whole; a shard whole where ``whole[i]`` (by
-        default where its part is all of it), else its index and then the inner chunks
-        needed. ``None``, with nothing fetched, where :meth:`read` would decline."""
+        """:meth:`Remote.read`: :meth:`read` with chunk ``i`` the object ``keys[i]`` of
+        ``remote`` (``None``: the cut's keys), fetched by the runtime."""
         runner = self.runner
         if runner is None:
             return None
@@ -446,14 +441,14 @@ class Chain:
     def needed(
         self, index: Buffer, chunk_selection: tuple[Any, ...]
     ) -> list[tuple[int, int, int]] | None:
-        """For a sharded chain read from a store by byte ranges: the stored inner chunks that
-        ``chunk_selection`` of a shard needs, as ``(inner chunk, start, stop)`` byte ranges,
-        from the shard's encoded ``index`` alone; ``None`` for another chain or a selection
-        other than slices and integers."""
+        """:meth:`Runner.needed` of a sharded chain: the ``(inner chunk, start, stop)`` byte
+        ranges of a shard that ``chunk_selection`` needs, from its encoded ``index``."""
         runner = self.runner
-        if runner is None or not runner.is_sharded:
-            return None
-        return runner.needed(index, chunk_selection)
+        return (
+            None
+            if runner is None or not runner.is_sharded
+            else runner.needed(index, chunk_selection)
+        )
 
     def read_fetched(
         self,
@@ -461,8 +456,7 @@ class Chain:
         selections: Selections,
         out: Any,
     ) -> list[bool] | None:
-        """:meth:`read` for shards fetched in parts: each shard's encoded index (``None``: no
-        shard) and the ``(inner chunk, bytes)`` that :meth:`needed` named."""
+        """:meth:`Runner.read_fetched`: :meth:`read` for shards fetched in parts."""
         runner = self.runner
         if runner is None or not runner.is_sharded:
             return None
@@ -481,13 +475,10 @@ class Chain:
         *,
         write_empty_chunks: bool = False,
     ) -> list[bool] | None:
-        """A batch write of chunk files in one runtime call (``paths`` ``None``: a cut's keys):
-        each file gets the values at its place in ``values`` at its part (``selections`` as
-        for :meth:`read`), merged with its old contents when that is only part of it (a
-        missing file: the fill value). A chunk left all fill value is not stored (its file
-        removed), as zarr-python decides, unless ``write_empty_chunks``. Returns whether each
-        chunk is stored; ``None``, with nothing done, where the runtime does not take the
-        chain, ``values`` or a selection."""
+        """:meth:`Runner.write_files`: each chunk file (``paths`` ``None``: a cut's keys) gets
+        the values at its place in ``values``, merged with its old contents where only part
+        of it is written; a chunk left all fill value is removed, as zarr-python decides,
+        unless ``write_empty_chunks``. Whether each chunk is stored."""
         runner = self.runner
         if runner is None:
             return None
@@ -502,11 +493,9 @@ class Chain:
         *,
         write_empty_chunks: bool = False,
     ) -> list[Buffer | None] | None:
-        """:meth:`write_files` for chunks kept anywhere but in files: chunk ``i`` gets its
-        values merged with its old stored bytes ``olds[i]`` (``None``: the fill value) when
-        they are only part of it. Returns each chunk's new stored bytes, or ``None`` for a
-        chunk left all fill value (not stored: its key deleted); ``None`` for the list, with
-        nothing done, where :meth:`write_files` would return it."""
+        """:meth:`Runner.write_buffers`: :meth:`write_files` for chunks kept anywhere else,
+        merged with their old stored bytes ``olds[i]`` (``None``: the fill value); each
+        chunk's new stored bytes, or ``None`` for a chunk not stored."""
         runner = self.runner
         if runner is None:
             return None
