@@ -35,15 +35,12 @@ import contextlib
 import functools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 from zarr.core.codec_pipeline import BatchedCodecPipeline
-from zarr_codec_runtime import Chain, Sharding, Transpose
-from zarr_codec_runtime.chain import NATIVE
-from zarr_codec_shapes.bytes_codec import BytesCodec
+from zarr_codec_runtime import Chain
 from zarr_codec_shapes.errors import CodecError
-from zarr_codec_shapes.registry import get_codec
 
 from zarr_codecs import _bridge, _fetching, _selections
 from zarr_codecs._arrays import broadcast, chunk_spec, covers, raw, same_chunks
@@ -55,6 +52,7 @@ from zarr_codecs._direct_stores import (
     plain_store_of,
     write_memory,
 )
+from zarr_codecs._from_zarr import V2Chunks, foreign_byte_order, ours, replaceable, v2_chain
 from zarr_codecs._stored_order import StoredOrderChain
 from zarr_codecs._usage import count
 from zarr_codecs.gpu import reads as device
@@ -76,107 +74,6 @@ WriteItem = tuple["ByteSetter", "ArraySpec", "SelectorTuple", "SelectorTuple", b
 
 #: Chains kept per pipeline object, one per kind of chunk (regular grids have one).
 _MAX_CACHED = 64
-
-
-def _ours(codec: Any) -> Any:
-    """Our codec object for one of the pipeline's: the one our adapter already holds, or, for
-    zarr-python's own classes, ours made from its JSON (the only form they share); for
-    zarr-python's sharding, ours of its inner and index codecs."""
-    held = getattr(codec, "codec", None)
-    if type(codec).__module__.startswith("zarr_codec") and held is not None:
-        return held
-    if _qualified(type(codec)) == _V2:
-        compressor = codec.compressor
-        return _V2Chunks(None if compressor is None else _v2_compressor(compressor))
-    if _qualified(type(codec)) == _SHARDING:
-        return Sharding(
-            chunk_shape=tuple(codec.chunk_shape),
-            codecs=tuple(_ours(inner) for inner in codec.codecs),
-            index_codecs=tuple(_ours(inner) for inner in codec.index_codecs),
-            index_location=str(getattr(codec.index_location, "value", codec.index_location)),
-            write_order=getattr(codec, "subchunk_write_order", "morton"),
-        )
-    data = codec.to_dict()
-    if data.get("name") == "transpose":
-        return Transpose.from_json(data, 3)
-    if data.get("name") == "bytes":
-        return BytesCodec.from_json(data, 3)
-    return get_codec(data, 3)
-
-
-#: zarr-python's own codec classes whose chunks ours read and write identically (exact
-#: classes: a subclass may behave differently).
-_ZARR_EQUIVALENTS = frozenset(
-    {
-        "zarr.codecs.bytes.BytesCodec",
-        "zarr.codecs.gzip.GzipCodec",
-        "zarr.codecs.blosc.BloscCodec",
-        "zarr.codecs.zstd.ZstdCodec",
-        "zarr.codecs.crc32c_.Crc32cCodec",
-        "zarr.codecs.cast_value.CastValue",
-        "zarr.codecs.scale_offset.ScaleOffset",
-        "zarr.codecs.numcodecs._codecs.FixedScaleOffset",
-        "zarr.codecs.transpose.TransposeCodec",
-    }
-)
-
-
-#: zarr-python's sharding codec, which ours runs when it can run every codec inside it.
-_SHARDING = "zarr.codecs.sharding.ShardingCodec"
-#: zarr-python's codec for Zarr v2 arrays: numcodecs filters and compressor.
-_V2 = "zarr.codecs._v2.V2Codec"
-
-
-@dataclass(frozen=True)
-class _V2Chunks:
-    """A Zarr v2 array's chunks without filters: the elements in the array's byte order and
-    memory order (Fortran order: dimensions reversed), then ``compressor`` (ours, from its
-    numcodecs configuration) if any. Made into a v3 chain per chunk spec (:func:`_v2_chain`)."""
-
-    compressor: Any | None
-
-
-def _v2_compressor(compressor: Any) -> Any:
-    """Ours for a numcodecs compressor, from its configuration (raises when we lack it)."""
-    return get_codec(compressor.get_config(), 2)
-
-
-def _v2_chain(chunks: _V2Chunks, spec: ArraySpec) -> tuple[Any, ...]:
-    """The v3 codecs that store a v2 array's chunks as zarr-python's ``V2Codec`` does, for
-    chunks of ``spec``: the elements' bytes as they are (an array of the other byte order is
-    handed over and stored in that order: :class:`StoredOrderChain` takes it)."""
-    dtype = spec.dtype.to_native_dtype()
-    endian = BytesCodec(NATIVE if dtype.itemsize > 1 else None)
-    codecs: tuple[Any, ...] = (endian,)
-    if spec.order == "F" and len(spec.shape) > 1:
-        codecs = (Transpose.reversing(len(spec.shape)), endian)
-    return codecs if chunks.compressor is None else (*codecs, chunks.compressor)
-
-
-def _foreign_byte_order(spec: ArraySpec) -> Literal["<", ">"] | None:
-    """The byte order zarr-python hands the chunks of ``spec`` over in, when it is not this
-    machine's (Zarr v2 data types such as ``">f4"``); ``None`` when it is."""
-    dtype = spec.dtype.to_native_dtype()
-    if dtype.isnative:
-        return None
-    return "<" if dtype.byteorder == "<" else ">"
-
-
-def _qualified(cls: type) -> str:
-    return f"{cls.__module__}.{cls.__qualname__}"
-
-
-def _replaceable(codec: Any) -> bool:
-    """Ours (the zarr_codec_shapes adapters of our wheels), one of :data:`_ZARR_EQUIVALENTS`,
-    or zarr-python's sharding of codecs that are."""
-    cls = type(codec)
-    if cls.__module__.startswith("zarr_codec"):
-        return True
-    if _qualified(cls) == _SHARDING:
-        return all(_replaceable(inner) for inner in (*codec.codecs, *codec.index_codecs))
-    if _qualified(cls) == _V2:
-        return not codec.filters
-    return _qualified(cls) in _ZARR_EQUIVALENTS
 
 
 @dataclass(frozen=True)
@@ -202,10 +99,10 @@ class ChainCodecPipeline(BatchedCodecPipeline):
         cached: object = self.__dict__.get("_our_codecs", _UNSET)
         if cached is _UNSET:
             cached = None
-            if all(_replaceable(codec) for codec in self):
+            if all(replaceable(codec) for codec in self):
                 failures = (CodecError, TypeError, ValueError, AttributeError, NotImplementedError)
                 with contextlib.suppress(*failures):
-                    cached = tuple(_ours(codec) for codec in self)
+                    cached = tuple(ours(codec) for codec in self)
             object.__setattr__(self, "_our_codecs", cached)  # a cache, not a field
             object.__setattr__(self, "_chain_cache", {})
             object.__setattr__(self, "_seen_specs", {})
@@ -230,14 +127,14 @@ class ChainCodecPipeline(BatchedCodecPipeline):
             return None
         cache: dict[Any, Chain | None] = self.__dict__["_chain_cache"]
         # A v2 array's chunks are stored in its memory order and its byte order.
-        byte_order = _foreign_byte_order(spec)
+        byte_order = foreign_byte_order(spec)
         key = (ours, spec.order, byte_order)
         if key not in cache:
             chain: Chain | None = None
             order = None
-            if len(codecs) == 1 and isinstance(codecs[0], _V2Chunks):
+            if len(codecs) == 1 and isinstance(codecs[0], V2Chunks):
                 order = byte_order
-                codecs = _v2_chain(codecs[0], spec)
+                codecs = v2_chain(codecs[0], spec)
             with contextlib.suppress(CodecError, TypeError, ValueError, AttributeError):
                 if order is None:
                     chain = Chain(codecs, ours)
