@@ -7,6 +7,7 @@
 
 use std::mem::MaybeUninit;
 
+use zarr_codec_shapes::codec::as_uninit_mut;
 use zarr_codec_shapes::{CodecError, Result};
 
 use crate::engine::{Inflated, crc32, inflate};
@@ -184,7 +185,7 @@ pub fn decode(input: &[u8], limit: Option<usize>) -> Result<Vec<u8>> {
 pub fn decode_into(input: &[u8], out: &mut [u8]) -> Result<usize> {
     // SAFETY: viewing initialised bytes as `MaybeUninit` is sound as long as only initialised
     // values are written through the view, and libdeflate only writes bytes.
-    let out = unsafe { &mut *(std::ptr::from_mut(out) as *mut [MaybeUninit<u8>]) };
+    let out = unsafe { as_uninit_mut(out) };
     decode_into_uninit(input, out)
 }
 

@@ -10,10 +10,11 @@
 use std::mem::MaybeUninit;
 
 use serde::{Deserialize, Serialize};
+use zarr_codec_shapes::codec::as_uninit_mut;
 use zarr_codec_shapes::json::{
     ZarrFormat, parse_v2_config, parse_v3_config, to_v2_json, to_v3_json,
 };
-use zarr_codec_shapes::{BytesToBytesCodec, ChunkSpec, Codec, CodecError, CodecFromJson, Result};
+use zarr_codec_shapes::{Codec, CodecError, CodecFromJson, Result, UninitBytesCodec};
 
 use crate::decode::{Fixed, Growable, Sink};
 use crate::engine::{self, adler32};
@@ -97,7 +98,7 @@ pub fn zlib_encode_into_uninit(
 pub fn zlib_encode_into(input: &[u8], level: Level, out: &mut [u8]) -> Result<usize> {
     // SAFETY: viewing initialised bytes as `MaybeUninit` is sound as long as only initialised
     // values are written through the view, and libdeflate only writes bytes.
-    let view = unsafe { &mut *(std::ptr::from_mut(out) as *mut [MaybeUninit<u8>]) };
+    let view = unsafe { as_uninit_mut(out) };
     zlib_encode_into_uninit(input, level, view)
 }
 
@@ -167,7 +168,7 @@ pub fn zlib_decode_into_uninit(input: &[u8], out: &mut [MaybeUninit<u8>]) -> Res
 pub fn zlib_decode_into(input: &[u8], out: &mut [u8]) -> Result<usize> {
     // SAFETY: viewing initialised bytes as `MaybeUninit` is sound as long as only initialised
     // values are written through the view, and libdeflate only writes bytes.
-    let out = unsafe { &mut *(std::ptr::from_mut(out) as *mut [MaybeUninit<u8>]) };
+    let out = unsafe { as_uninit_mut(out) };
     zlib_decode_into_uninit(input, out)
 }
 
@@ -195,52 +196,26 @@ impl CodecFromJson for Zlib {
     }
 }
 
-impl BytesToBytesCodec for Zlib {
-    fn encode(&self, input: &[u8], _spec: &ChunkSpec) -> Result<Vec<u8>> {
+// SAFETY: libdeflate writes only bytes into the `MaybeUninit` memory it is given.
+unsafe impl UninitBytesCodec for Zlib {
+    fn encode_bytes(&self, input: &[u8]) -> Result<Vec<u8>> {
         zlib_encode(input, self.level)
     }
 
-    fn decode(&self, input: &[u8], _spec: &ChunkSpec) -> Result<Vec<u8>> {
-        zlib_decode(input, None)
-    }
-
-    fn encode_into(&self, input: &[u8], out: &mut [u8], _spec: &ChunkSpec) -> Result<usize> {
-        zlib_encode_into(input, self.level, out)
-    }
-
-    fn decode_into(&self, input: &[u8], out: &mut [u8], _spec: &ChunkSpec) -> Result<usize> {
-        zlib_decode_into(input, out)
-    }
-
-    fn max_encoded_size(&self, decoded_len: usize) -> Option<usize> {
-        zlib_max_encoded_size(decoded_len, self.level).ok()
-    }
-
-    fn decode_limited(
-        &self,
-        input: &[u8],
-        limit: Option<usize>,
-        _spec: &ChunkSpec,
-    ) -> Result<Vec<u8>> {
+    fn decode_bytes(&self, input: &[u8], limit: Option<usize>) -> Result<Vec<u8>> {
         zlib_decode(input, limit)
     }
 
-    fn encode_into_uninit(
-        &self,
-        input: &[u8],
-        out: &mut [MaybeUninit<u8>],
-        _spec: &ChunkSpec,
-    ) -> Result<usize> {
+    fn encode_bytes_uninit(&self, input: &[u8], out: &mut [MaybeUninit<u8>]) -> Result<usize> {
         zlib_encode_into_uninit(input, self.level, out)
     }
 
-    fn decode_into_uninit(
-        &self,
-        input: &[u8],
-        out: &mut [MaybeUninit<u8>],
-        _spec: &ChunkSpec,
-    ) -> Result<usize> {
+    fn decode_bytes_uninit(&self, input: &[u8], out: &mut [MaybeUninit<u8>]) -> Result<usize> {
         zlib_decode_into_uninit(input, out)
+    }
+
+    fn max_encoded_len(&self, decoded_len: usize) -> Option<usize> {
+        zlib_max_encoded_size(decoded_len, self.level).ok()
     }
 }
 
