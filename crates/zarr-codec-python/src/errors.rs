@@ -59,38 +59,50 @@ pub fn to_py_err(py: Python<'_>, err: &CodecError) -> PyErr {
     PyErr::from_type(class.bind(py).clone(), message)
 }
 
+/// The exception of class `class` (one of `zarr_codec_shapes.errors`) with `message`, or
+/// `fallback`'s (that class's builtin base) should the module be missing.
+fn raise(
+    py: Python<'_>,
+    class: impl FnOnce(&Classes) -> &Py<PyType>,
+    fallback: fn(String) -> PyErr,
+    message: String,
+) -> PyErr {
+    match classes(py) {
+        Ok(found) => PyErr::from_type(class(found).bind(py).clone(), message),
+        Err(_) => fallback(message),
+    }
+}
+
 /// The base class `zarr_codec_shapes.CodecError`, for errors with no more specific kind.
 pub(crate) fn codec_error(py: Python<'_>, message: String) -> PyErr {
-    match classes(py) {
-        Ok(found) => PyErr::from_type(found.base.bind(py).clone(), message),
-        Err(_) => PyValueError::new_err(message),
-    }
+    raise(py, |found| &found.base, PyValueError::new_err, message)
 }
 
 /// `zarr_codec_shapes.OutputSizeError`, raised for unusable caller buffers.
 pub(crate) fn output_error(py: Python<'_>, message: String) -> PyErr {
-    match classes(py) {
-        Ok(found) => PyErr::from_type(found.output_size.bind(py).clone(), message),
-        Err(_) => PyValueError::new_err(message),
-    }
+    raise(
+        py,
+        |found| &found.output_size,
+        PyValueError::new_err,
+        message,
+    )
 }
 
 /// `zarr_codec_shapes.BufferTypeError` (also a `TypeError`), raised for objects that are not buffers
 /// of plain data.
 pub(crate) fn buffer_type_error(py: Python<'_>, message: String) -> PyErr {
-    match classes(py) {
-        Ok(found) => PyErr::from_type(found.buffer_type.bind(py).clone(), message),
-        Err(_) => PyTypeError::new_err(message),
-    }
+    raise(
+        py,
+        |found| &found.buffer_type,
+        PyTypeError::new_err,
+        message,
+    )
 }
 
 /// `zarr_codec_shapes.DeviceError` (a `BufferTypeError`, so also a `TypeError`), raised for
 /// buffers in GPU memory, which no codec here can read.
 pub(crate) fn device_error(py: Python<'_>, message: String) -> PyErr {
-    match classes(py) {
-        Ok(found) => PyErr::from_type(found.device.bind(py).clone(), message),
-        Err(_) => PyTypeError::new_err(message),
-    }
+    raise(py, |found| &found.device, PyTypeError::new_err, message)
 }
 
 /// Converts `zarr_codec_shapes::Result<T>` into `PyResult<T>` with [`to_py_err`].
