@@ -42,6 +42,8 @@ use zarr_codec_shapes::json::{
 };
 use zarr_codec_shapes::{Codec, CodecError, CodecFromJson, Result, UninitBytesCodec};
 
+use crate::engine::Container;
+
 pub use decode::{decode, decode_into, decode_into_uninit, decoded_size_hint};
 pub use zlib::{
     ZLIB_ID, ZLIB_NAME, Zlib, zlib_decode, zlib_decode_into, zlib_decode_into_uninit, zlib_encode,
@@ -149,13 +151,7 @@ impl Gzip {
 
 /// Compress `input` into one gzip member at `level`.
 pub fn encode(input: &[u8], level: Level) -> Result<Vec<u8>> {
-    let bound = engine::gzip_bound(level, input.len())?;
-    let mut out = Vec::with_capacity(bound);
-    let written = engine::gzip_compress(level, input, &mut out.spare_capacity_mut()[..bound])?
-        .ok_or(CodecError::OutputLimit { limit: bound })?;
-    // SAFETY: libdeflate initialised the first `written` bytes of the spare capacity.
-    unsafe { out.set_len(written) };
-    Ok(out)
+    Container::Gzip.encode(input, level)
 }
 
 /// Compress `input` into `out`; [`CodecError::OutputLimit`] if it does not fit (a buffer of
@@ -174,13 +170,12 @@ pub fn encode_into_uninit(
     level: Level,
     out: &mut [MaybeUninit<u8>],
 ) -> Result<usize> {
-    let limit = out.len();
-    engine::gzip_compress(level, input, out)?.ok_or(CodecError::OutputLimit { limit })
+    Container::Gzip.encode_into_uninit(input, level, out)
 }
 
 /// The largest gzip stream `len` input bytes can become at `level`.
 pub fn max_encoded_size(len: usize, level: Level) -> Result<usize> {
-    engine::gzip_bound(level, len)
+    Container::Gzip.bound(level, len)
 }
 
 impl Codec for Gzip {

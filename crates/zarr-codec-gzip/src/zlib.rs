@@ -16,8 +16,8 @@ use zarr_codec_shapes::json::{
 };
 use zarr_codec_shapes::{Codec, CodecError, CodecFromJson, Result, UninitBytesCodec};
 
-use crate::decode::{Fixed, Growable, Sink};
-use crate::engine::{self, adler32};
+use crate::decode::Sink;
+use crate::engine::{Container, adler32};
 use crate::{Level, numcodecs_level};
 
 /// The codec's id in Zarr v2 metadata.
@@ -74,13 +74,7 @@ impl Zlib {
 
 /// Compress `input` into one zlib stream at `level`.
 pub fn zlib_encode(input: &[u8], level: Level) -> Result<Vec<u8>> {
-    let bound = engine::zlib_bound(level, input.len())?;
-    let mut out = Vec::with_capacity(bound);
-    let written = engine::zlib_compress(level, input, &mut out.spare_capacity_mut()[..bound])?
-        .ok_or(CodecError::OutputLimit { limit: bound })?;
-    // SAFETY: libdeflate initialised the first `written` bytes of the spare capacity.
-    unsafe { out.set_len(written) };
-    Ok(out)
+    Container::Zlib.encode(input, level)
 }
 
 /// [`zlib_encode`] into `out`, which need not be initialised; [`CodecError::OutputLimit`] if
@@ -90,8 +84,7 @@ pub fn zlib_encode_into_uninit(
     level: Level,
     out: &mut [MaybeUninit<u8>],
 ) -> Result<usize> {
-    let limit = out.len();
-    engine::zlib_compress(level, input, out)?.ok_or(CodecError::OutputLimit { limit })
+    Container::Zlib.encode_into_uninit(input, level, out)
 }
 
 /// [`zlib_encode`] into `out`.
@@ -104,7 +97,7 @@ pub fn zlib_encode_into(input: &[u8], level: Level, out: &mut [u8]) -> Result<us
 
 /// The largest zlib stream `len` input bytes can become at `level`.
 pub fn zlib_max_encoded_size(len: usize, level: Level) -> Result<usize> {
-    engine::zlib_bound(level, len)
+    Container::Zlib.bound(level, len)
 }
 
 /// The deflate body after a checked zlib header.
@@ -128,7 +121,7 @@ fn body(input: &[u8]) -> Result<&[u8]> {
 }
 
 /// Decode the stream of `input` into `sink` and check its Adler-32.
-fn decode_stream(input: &[u8], sink: &mut impl Sink) -> Result<()> {
+pub(crate) fn decode_stream(input: &[u8], sink: &mut impl Sink) -> Result<()> {
     let body = body(input)?;
     let consumed = sink.inflate_member(body, None)?;
     let trailer = body
@@ -148,20 +141,13 @@ fn decode_stream(input: &[u8], sink: &mut impl Sink) -> Result<()> {
 /// Decode a zlib stream, allocating at most `limit` bytes of output (`None`: no limit beyond
 /// what deflate can express).
 pub fn zlib_decode(input: &[u8], limit: Option<usize>) -> Result<Vec<u8>> {
-    let mut sink = Growable {
-        out: Vec::new(),
-        limit: limit.unwrap_or(usize::MAX),
-    };
-    decode_stream(input, &mut sink)?;
-    Ok(sink.out)
+    Container::Zlib.decode(input, limit)
 }
 
 /// Decode a zlib stream into `out`, which need not be initialised; returns the decoded
 /// length. Output that would not fit is [`CodecError::OutputLimit`].
 pub fn zlib_decode_into_uninit(input: &[u8], out: &mut [MaybeUninit<u8>]) -> Result<usize> {
-    let mut sink = Fixed { out, len: 0 };
-    decode_stream(input, &mut sink)?;
-    Ok(sink.len())
+    Container::Zlib.decode_into_uninit(input, out)
 }
 
 /// [`zlib_decode_into_uninit`] into initialised memory.
