@@ -59,50 +59,37 @@ pub fn to_py_err(py: Python<'_>, err: &CodecError) -> PyErr {
     PyErr::from_type(class.bind(py).clone(), message)
 }
 
-/// The exception of class `class` (one of `zarr_codec_shapes.errors`) with `message`, or
-/// `fallback`'s (that class's builtin base) should the module be missing.
-fn raise(
-    py: Python<'_>,
-    class: impl FnOnce(&Classes) -> &Py<PyType>,
-    fallback: fn(String) -> PyErr,
-    message: String,
-) -> PyErr {
-    match classes(py) {
-        Ok(found) => PyErr::from_type(class(found).bind(py).clone(), message),
-        Err(_) => fallback(message),
-    }
+/// The exceptions the glue raises itself, beyond the codec errors [`to_py_err`] maps.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Raised {
+    /// The base class `zarr_codec_shapes.CodecError`, for errors with no more specific kind.
+    Codec,
+    /// `zarr_codec_shapes.OutputSizeError`, for unusable caller buffers.
+    OutputSize,
+    /// `zarr_codec_shapes.BufferTypeError` (also a `TypeError`), for objects that are not
+    /// buffers of plain data.
+    BufferType,
+    /// `zarr_codec_shapes.DeviceError` (a `BufferTypeError`, so also a `TypeError`), for
+    /// buffers in GPU memory, which no codec here can read.
+    Device,
 }
 
-/// The base class `zarr_codec_shapes.CodecError`, for errors with no more specific kind.
-pub(crate) fn codec_error(py: Python<'_>, message: String) -> PyErr {
-    raise(py, |found| &found.base, PyValueError::new_err, message)
-}
-
-/// `zarr_codec_shapes.OutputSizeError`, raised for unusable caller buffers.
-pub(crate) fn output_error(py: Python<'_>, message: String) -> PyErr {
-    raise(
-        py,
-        |found| &found.output_size,
-        PyValueError::new_err,
-        message,
-    )
-}
-
-/// `zarr_codec_shapes.BufferTypeError` (also a `TypeError`), raised for objects that are not buffers
-/// of plain data.
-pub(crate) fn buffer_type_error(py: Python<'_>, message: String) -> PyErr {
-    raise(
-        py,
-        |found| &found.buffer_type,
-        PyTypeError::new_err,
-        message,
-    )
-}
-
-/// `zarr_codec_shapes.DeviceError` (a `BufferTypeError`, so also a `TypeError`), raised for
-/// buffers in GPU memory, which no codec here can read.
-pub(crate) fn device_error(py: Python<'_>, message: String) -> PyErr {
-    raise(py, |found| &found.device, PyTypeError::new_err, message)
+/// The exception `raised` with `message`; its builtin base class should
+/// `zarr_codec_shapes` be missing.
+pub(crate) fn raise(py: Python<'_>, raised: Raised, message: String) -> PyErr {
+    let Ok(found) = classes(py) else {
+        return match raised {
+            Raised::Codec | Raised::OutputSize => PyValueError::new_err(message),
+            Raised::BufferType | Raised::Device => PyTypeError::new_err(message),
+        };
+    };
+    let class = match raised {
+        Raised::Codec => &found.base,
+        Raised::OutputSize => &found.output_size,
+        Raised::BufferType => &found.buffer_type,
+        Raised::Device => &found.device,
+    };
+    PyErr::from_type(class.bind(py).clone(), message)
 }
 
 /// Converts `zarr_codec_shapes::Result<T>` into `PyResult<T>` with [`to_py_err`].

@@ -5,7 +5,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use pyo3::prelude::*;
 
-use crate::errors::{codec_error, to_py_err};
+use crate::errors::{Raised, raise, to_py_err};
 
 /// Run `work` with the GIL released and map its error onto the `zarr_codec_shapes` exceptions.
 ///
@@ -20,8 +20,9 @@ where
     match py.detach(|| catch_unwind(AssertUnwindSafe(work))) {
         Ok(Ok(value)) => Ok(value),
         Ok(Err(err)) => Err(to_py_err(py, &err)),
-        Err(panic) => Err(codec_error(
+        Err(panic) => Err(raise(
             py,
+            Raised::Codec,
             format!(
                 "internal error in codec (please report): {}",
                 panic_detail(&*panic)
