@@ -62,20 +62,28 @@ pub mod native {
         }
     }
 
-    impl NativeCodec for dyn BytesToBytesCodec {
-        fn run_into(
-            &self,
-            encode: bool,
-            input: &[u8],
-            output: &mut [u8],
-            spec: &ChunkSpec,
-        ) -> Result<usize> {
-            if encode {
-                self.encode_into(input, output, spec)
-            } else {
-                self.decode_into(input, output, spec)
+    /// `NativeCodec::run_into` of a codec kind whose `encode_into` and `decode_into` share
+    /// one signature, as both kinds' do.
+    macro_rules! run_into {
+        () => {
+            fn run_into(
+                &self,
+                encode: bool,
+                input: &[u8],
+                output: &mut [u8],
+                spec: &ChunkSpec,
+            ) -> Result<usize> {
+                if encode {
+                    self.encode_into(input, output, spec)
+                } else {
+                    self.decode_into(input, output, spec)
+                }
             }
-        }
+        };
+    }
+
+    impl NativeCodec for dyn BytesToBytesCodec {
+        run_into!();
 
         fn max_encoded_len(&self, input_len: usize) -> Option<usize> {
             self.max_encoded_size(input_len)
@@ -83,19 +91,7 @@ pub mod native {
     }
 
     impl NativeCodec for dyn ArrayToArrayCodec {
-        fn run_into(
-            &self,
-            encode: bool,
-            input: &[u8],
-            output: &mut [u8],
-            spec: &ChunkSpec,
-        ) -> Result<usize> {
-            if encode {
-                self.encode_into(input, output, spec)
-            } else {
-                self.decode_into(input, output, spec)
-            }
-        }
+        run_into!();
     }
 
     /// One direction (`ENCODE` or not) of a codec object, for chunks of `spec`.
