@@ -14,9 +14,9 @@
 use std::ffi::{c_char, c_int, c_void};
 use std::mem::MaybeUninit;
 
-use zarr_codec_shapes::{CodecError, Result};
+use zarr_codec_shapes::Result;
 
-use crate::header::{FLAG_DONT_SPLIT, FrameInfo, MAX_SPLITS, MIN_BUFFERSIZE};
+use crate::header::{FLAG_DONT_SPLIT, FrameInfo, MAX_SPLITS, MIN_BUFFERSIZE, corrupt};
 use crate::preshuffle::with_scratch;
 use crate::{HEADER_LEN, shuffle};
 
@@ -51,22 +51,13 @@ fn shuffled(info: &FrameInfo) -> bool {
     (info.shuffle && info.typesize > 1) || info.bitshuffle
 }
 
-fn corrupt(message: impl std::fmt::Display) -> CodecError {
-    CodecError::corrupt(format!("blosc: {message}"))
-}
-
 /// Decode a frame `header::validate` accepted, and [`covers`], into `out` (exactly `nbytes`).
 pub(crate) fn decompress(
     input: &[u8],
     info: &FrameInfo,
     out: &mut [MaybeUninit<u8>],
 ) -> Result<()> {
-    if out.len() != info.nbytes {
-        return Err(CodecError::OutputSize {
-            expected: info.nbytes,
-            actual: out.len(),
-        });
-    }
+    info.check_output(out.len())?;
     let frame = &input[..info.cbytes];
     if info.memcpyed {
         // `validate` checked that a plain copy is exactly the header and `nbytes` bytes.

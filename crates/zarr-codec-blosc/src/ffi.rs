@@ -7,7 +7,7 @@ use std::mem::MaybeUninit;
 use blosc_src as sys;
 use zarr_codec_shapes::{CodecError, Result};
 
-use crate::header::{FrameInfo, HEADER_LEN, MAX_NBYTES};
+use crate::header::{FrameInfo, HEADER_LEN, MAX_NBYTES, corrupt};
 use crate::{Compressor, Shuffle};
 
 /// Compress `input` into `out` (at least `input.len() + 16` bytes); returns the frame size.
@@ -97,7 +97,7 @@ pub(crate) fn compress_within(
 }
 
 fn failed(code: impl std::fmt::Display) -> CodecError {
-    CodecError::corrupt(format!("blosc: c-blosc failed to compress ({code})"))
+    corrupt(format!("c-blosc failed to compress ({code})"))
 }
 
 /// Decompress a frame already checked by `header::validate` into `out` (exactly `nbytes`).
@@ -113,12 +113,7 @@ pub(crate) fn decompress(
             info.compressor
         )));
     }
-    if out.len() != info.nbytes {
-        return Err(CodecError::OutputSize {
-            expected: info.nbytes,
-            actual: out.len(),
-        });
-    }
+    info.check_output(out.len())?;
     // SAFETY: `validate` checked that the frame's claimed size is within `input`, that its
     // block table points inside the frame, and that `out` holds exactly `nbytes`; c-blosc
     // 1.21 bounds every read by the claimed size and never writes past `destsize`.
@@ -133,8 +128,8 @@ pub(crate) fn decompress(
     if usize::try_from(written).ok() == Some(info.nbytes) {
         Ok(())
     } else {
-        Err(CodecError::corrupt(format!(
-            "blosc: corrupt compressed data ({} frame, c-blosc returned {written})",
+        Err(corrupt(format!(
+            "corrupt compressed data ({} frame, c-blosc returned {written})",
             info.compressor
         )))
     }

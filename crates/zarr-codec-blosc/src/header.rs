@@ -69,7 +69,22 @@ pub struct FrameInfo {
     pub bitshuffle: bool,
 }
 
-fn corrupt(message: impl std::fmt::Display) -> CodecError {
+impl FrameInfo {
+    /// [`CodecError::OutputSize`] unless `len` is the decoded size: both decoders write
+    /// exactly that much.
+    pub(crate) fn check_output(&self, len: usize) -> Result<()> {
+        if len != self.nbytes {
+            return Err(CodecError::OutputSize {
+                expected: self.nbytes,
+                actual: len,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// A corrupt-input error, named for the codec.
+pub(crate) fn corrupt(message: impl std::fmt::Display) -> CodecError {
     CodecError::corrupt(format!("blosc: {message}"))
 }
 

@@ -40,11 +40,12 @@ use std::ffi::{CStr, c_int};
 use std::mem::MaybeUninit;
 
 use serde::{Deserialize, Serialize};
+use zarr_codec_shapes::codec::as_uninit_mut;
 use zarr_codec_shapes::json::{
     ZarrFormat, parse_v2_config, parse_v3_config, to_v2_json, to_v3_json,
 };
 use zarr_codec_shapes::{
-    BytesToBytesCodec, ChunkSpec, Codec, CodecError, CodecFromJson, RecommendedConcurrency, Result,
+    ChunkSpec, Codec, CodecError, CodecFromJson, RecommendedConcurrency, Result, UninitBytesCodec,
 };
 
 /// The block size c-blosc chooses when asked to (blocksize 0) is about this, for planning.
@@ -329,7 +330,7 @@ pub fn encode(input: &[u8], params: &Params) -> Result<Vec<u8>> {
 pub fn encode_into(input: &[u8], params: &Params, out: &mut [u8]) -> Result<usize> {
     // SAFETY: viewing initialised bytes as `MaybeUninit` is sound as long as only initialised
     // values are written through the view, and c-blosc only writes bytes.
-    let view = unsafe { &mut *(std::ptr::from_mut(out) as *mut [MaybeUninit<u8>]) };
+    let view = unsafe { as_uninit_mut(out) };
     encode_into_uninit(input, params, view)
 }
 
@@ -379,7 +380,7 @@ pub fn decode_into(input: &[u8], out: &mut [u8]) -> Result<usize> {
 /// [`decode_into`] with `threads` c-blosc threads working on the frame's blocks.
 pub fn decode_into_threads(input: &[u8], out: &mut [u8], threads: c_int) -> Result<usize> {
     // SAFETY: as in `encode_into`: only initialised bytes are written through the view.
-    let view = unsafe { &mut *(std::ptr::from_mut(out) as *mut [MaybeUninit<u8>]) };
+    let view = unsafe { as_uninit_mut(out) };
     decode_into_uninit(input, view, threads)
 }
 
@@ -529,56 +530,31 @@ impl CodecFromJson for Blosc {
 
 /// Unset `typesize` and `shuffle` act as for one-byte elements here; evolve the codec for the
 /// array (or resolve them from the data, as numcodecs does) before encoding.
-impl BytesToBytesCodec for Blosc {
-    fn encode(&self, input: &[u8], _spec: &ChunkSpec) -> Result<Vec<u8>> {
+// SAFETY: c-blosc and the Rust frame decoder write only bytes into the `MaybeUninit` memory
+// they are given.
+unsafe impl UninitBytesCodec for Blosc {
+    fn encode_bytes(&self, input: &[u8]) -> Result<Vec<u8>> {
         encode(input, &self.params(1, self.threads))
     }
 
-    fn decode(&self, input: &[u8], _spec: &ChunkSpec) -> Result<Vec<u8>> {
-        decode_threads(input, None, self.threads)
+    fn decode_bytes(&self, input: &[u8], limit: Option<usize>) -> Result<Vec<u8>> {
+        decode_threads(input, limit, self.threads)
     }
 
-    fn encode_into(&self, input: &[u8], out: &mut [u8], _spec: &ChunkSpec) -> Result<usize> {
-        encode_into(input, &self.params(1, self.threads), out)
+    fn encode_bytes_uninit(&self, input: &[u8], out: &mut [MaybeUninit<u8>]) -> Result<usize> {
+        encode_into_uninit(input, &self.params(1, self.threads), out)
     }
 
-    fn decode_into(&self, input: &[u8], out: &mut [u8], _spec: &ChunkSpec) -> Result<usize> {
-        decode_into_threads(input, out, self.threads)
+    fn decode_bytes_uninit(&self, input: &[u8], out: &mut [MaybeUninit<u8>]) -> Result<usize> {
+        decode_into_uninit(input, out, self.threads)
     }
 
-    fn max_encoded_size(&self, decoded_len: usize) -> Option<usize> {
+    fn max_encoded_len(&self, decoded_len: usize) -> Option<usize> {
         Some(max_encoded_size(decoded_len))
     }
 
     /// The decoded size the validated frame header states.
-    fn decoded_size_hint(&self, input: &[u8]) -> Result<Option<usize>> {
+    fn decoded_len_hint(&self, input: &[u8]) -> Result<Option<usize>> {
         frame_info(input).map(|info| Some(info.nbytes))
-    }
-
-    fn decode_limited(
-        &self,
-        input: &[u8],
-        limit: Option<usize>,
-        _spec: &ChunkSpec,
-    ) -> Result<Vec<u8>> {
-        decode_threads(input, limit, self.threads)
-    }
-
-    fn encode_into_uninit(
-        &self,
-        input: &[u8],
-        out: &mut [MaybeUninit<u8>],
-        _spec: &ChunkSpec,
-    ) -> Result<usize> {
-        encode_into_uninit(input, &self.params(1, self.threads), out)
-    }
-
-    fn decode_into_uninit(
-        &self,
-        input: &[u8],
-        out: &mut [MaybeUninit<u8>],
-        _spec: &ChunkSpec,
-    ) -> Result<usize> {
-        decode_into_uninit(input, out, self.threads)
     }
 }

@@ -32,10 +32,11 @@ use std::mem::MaybeUninit;
 
 use crc_fast::{CrcAlgorithm, Digest};
 use serde::{Deserialize, Serialize};
+use zarr_codec_shapes::codec::{as_uninit_mut, within_limit};
 use zarr_codec_shapes::json::{
     ZarrFormat, parse_v2_config, parse_v3_config, to_v2_json, to_v3_json,
 };
-use zarr_codec_shapes::{BytesToBytesCodec, ChunkSpec, Codec, CodecError, CodecFromJson, Result};
+use zarr_codec_shapes::{Codec, CodecError, CodecFromJson, Result, UninitBytesCodec};
 
 /// The codec's name in Zarr v3 metadata and its id in Zarr v2 metadata.
 pub const NAME: &str = "crc32c";
@@ -167,7 +168,7 @@ pub fn encode(input: &[u8], location: Location) -> Vec<u8> {
 pub fn encode_into(input: &[u8], location: Location, out: &mut [u8]) -> Result<usize> {
     // SAFETY: viewing initialised bytes as `MaybeUninit` is sound when only initialised
     // values are written through the view, as `encode_into_uninit` does.
-    let view = unsafe { &mut *(std::ptr::from_mut(out) as *mut [MaybeUninit<u8>]) };
+    let view = unsafe { as_uninit_mut(out) };
     encode_into_uninit(input, location, view)
 }
 
@@ -266,51 +267,35 @@ impl CodecFromJson for Crc32c {
     }
 }
 
-impl BytesToBytesCodec for Crc32c {
-    fn encode(&self, input: &[u8], _spec: &ChunkSpec) -> Result<Vec<u8>> {
+// SAFETY: the copies write only bytes into the `MaybeUninit` memory they are given.
+unsafe impl UninitBytesCodec for Crc32c {
+    fn encode_bytes(&self, input: &[u8]) -> Result<Vec<u8>> {
         Ok(encode(input, self.location))
     }
 
-    fn decode(&self, input: &[u8], _spec: &ChunkSpec) -> Result<Vec<u8>> {
-        decode(input, self.location)
+    /// The data is checked in full before anything is copied: a limit saves nothing.
+    fn decode_bytes(&self, input: &[u8], limit: Option<usize>) -> Result<Vec<u8>> {
+        within_limit(decode(input, self.location)?, limit)
     }
 
-    fn encode_into(&self, input: &[u8], out: &mut [u8], _spec: &ChunkSpec) -> Result<usize> {
-        encode_into(input, self.location, out)
-    }
-
-    fn decode_into(&self, input: &[u8], out: &mut [u8], _spec: &ChunkSpec) -> Result<usize> {
-        decode_into(input, self.location, out)
-    }
-
-    fn max_encoded_size(&self, decoded_len: usize) -> Option<usize> {
-        decoded_len.checked_add(CHECKSUM_LEN)
-    }
-
-    fn max_decoded_size(&self, encoded_len: usize) -> Option<usize> {
-        Some(encoded_len.saturating_sub(CHECKSUM_LEN))
-    }
-
-    fn decoded_size_hint(&self, input: &[u8]) -> Result<Option<usize>> {
-        split(input, self.location).map(|(data, _)| Some(data.len()))
-    }
-
-    fn encode_into_uninit(
-        &self,
-        input: &[u8],
-        out: &mut [MaybeUninit<u8>],
-        _spec: &ChunkSpec,
-    ) -> Result<usize> {
+    fn encode_bytes_uninit(&self, input: &[u8], out: &mut [MaybeUninit<u8>]) -> Result<usize> {
         encode_into_uninit(input, self.location, out)
     }
 
-    fn decode_into_uninit(
-        &self,
-        input: &[u8],
-        out: &mut [MaybeUninit<u8>],
-        _spec: &ChunkSpec,
-    ) -> Result<usize> {
+    fn decode_bytes_uninit(&self, input: &[u8], out: &mut [MaybeUninit<u8>]) -> Result<usize> {
         decode_into_uninit(input, self.location, out)
+    }
+
+    fn max_encoded_len(&self, decoded_len: usize) -> Option<usize> {
+        decoded_len.checked_add(CHECKSUM_LEN)
+    }
+
+    fn max_decoded_len(&self, encoded_len: usize) -> Option<usize> {
+        Some(encoded_len.saturating_sub(CHECKSUM_LEN))
+    }
+
+    fn decoded_len_hint(&self, input: &[u8]) -> Result<Option<usize>> {
+        split(input, self.location).map(|(data, _)| Some(data.len()))
     }
 }
 

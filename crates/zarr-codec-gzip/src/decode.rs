@@ -7,9 +7,10 @@
 
 use std::mem::MaybeUninit;
 
+use zarr_codec_shapes::codec::as_uninit_mut;
 use zarr_codec_shapes::{CodecError, Result};
 
-use crate::engine::{Inflated, crc32, inflate};
+use crate::engine::{Container, Inflated, crc32, inflate};
 use crate::header::{TRAILER_LEN, header_len, trailer};
 
 /// Deflate cannot expand one input byte to more than 1032 output bytes (a 258-byte match in
@@ -171,12 +172,7 @@ fn decode_members(input: &[u8], sink: &mut impl Sink) -> Result<()> {
 /// Decode a whole gzip stream, allocating at most `limit` bytes of output (`None`: no limit
 /// beyond what deflate can express).
 pub fn decode(input: &[u8], limit: Option<usize>) -> Result<Vec<u8>> {
-    let mut sink = Growable {
-        out: Vec::new(),
-        limit: limit.unwrap_or(usize::MAX),
-    };
-    decode_members(input, &mut sink)?;
-    Ok(sink.out)
+    Container::Gzip.decode(input, limit)
 }
 
 /// Decode a whole gzip stream into `out`; returns the decoded length. Output that would not
@@ -184,7 +180,7 @@ pub fn decode(input: &[u8], limit: Option<usize>) -> Result<Vec<u8>> {
 pub fn decode_into(input: &[u8], out: &mut [u8]) -> Result<usize> {
     // SAFETY: viewing initialised bytes as `MaybeUninit` is sound as long as only initialised
     // values are written through the view, and libdeflate only writes bytes.
-    let out = unsafe { &mut *(std::ptr::from_mut(out) as *mut [MaybeUninit<u8>]) };
+    let out = unsafe { as_uninit_mut(out) };
     decode_into_uninit(input, out)
 }
 
@@ -192,7 +188,37 @@ pub fn decode_into(input: &[u8], out: &mut [u8]) -> Result<usize> {
 /// success its first `n` bytes are, where `n` is the returned length. Memory past what the
 /// stream really decodes to is never touched, so a lying size claim costs nothing.
 pub fn decode_into_uninit(input: &[u8], out: &mut [MaybeUninit<u8>]) -> Result<usize> {
-    let mut sink = Fixed { out, len: 0 };
-    decode_members(input, &mut sink)?;
-    Ok(sink.len())
+    Container::Gzip.decode_into_uninit(input, out)
+}
+
+impl Container {
+    /// Decode the stream(s) of `input` into `sink`, checked.
+    fn decode_to(self, input: &[u8], sink: &mut impl Sink) -> Result<()> {
+        match self {
+            Self::Gzip => decode_members(input, sink),
+            Self::Zlib => crate::zlib::decode_stream(input, sink),
+        }
+    }
+
+    /// Decode `input`, allocating at most `limit` bytes of output (`None`: no limit beyond
+    /// what deflate can express).
+    pub(crate) fn decode(self, input: &[u8], limit: Option<usize>) -> Result<Vec<u8>> {
+        let mut sink = Growable {
+            out: Vec::new(),
+            limit: limit.unwrap_or(usize::MAX),
+        };
+        self.decode_to(input, &mut sink)?;
+        Ok(sink.out)
+    }
+
+    /// Decode `input` into `out`, which need not be initialised; the decoded length.
+    pub(crate) fn decode_into_uninit(
+        self,
+        input: &[u8],
+        out: &mut [MaybeUninit<u8>],
+    ) -> Result<usize> {
+        let mut sink = Fixed { out, len: 0 };
+        self.decode_to(input, &mut sink)?;
+        Ok(sink.len())
+    }
 }

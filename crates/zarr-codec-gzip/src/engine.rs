@@ -161,35 +161,62 @@ fn compress(
     Ok((written != 0).then_some(written))
 }
 
-/// The most bytes a gzip stream of `len` input bytes can take at `level`.
-pub(crate) fn gzip_bound(level: Level, len: usize) -> Result<usize> {
-    bound(level, len, sys::libdeflate_gzip_compress_bound)
+/// The two container formats libdeflate writes around a deflate stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Container {
+    /// One gzip member (RFC 1952). libdeflate writes a fixed header (no name, mtime 0, OS
+    /// "unknown"), so the output depends only on the input and the level.
+    Gzip,
+    /// One zlib stream (RFC 1950).
+    Zlib,
 }
 
-/// Compress `input` as one gzip member into `out`; `None` if `out` is too small.
-///
-/// libdeflate writes a fixed header (no name, mtime 0, OS "unknown"), so the output depends
-/// only on the input and the level.
-pub(crate) fn gzip_compress(
-    level: Level,
-    input: &[u8],
-    out: &mut [MaybeUninit<u8>],
-) -> Result<Option<usize>> {
-    compress(level, input, out, sys::libdeflate_gzip_compress)
-}
+impl Container {
+    /// The most bytes a stream of `len` input bytes can take at `level`.
+    pub(crate) fn bound(self, level: Level, len: usize) -> Result<usize> {
+        match self {
+            Self::Gzip => bound(level, len, sys::libdeflate_gzip_compress_bound),
+            Self::Zlib => bound(level, len, sys::libdeflate_zlib_compress_bound),
+        }
+    }
 
-/// The most bytes a zlib stream of `len` input bytes can take at `level`.
-pub(crate) fn zlib_bound(level: Level, len: usize) -> Result<usize> {
-    bound(level, len, sys::libdeflate_zlib_compress_bound)
-}
+    /// Compress `input` as one stream into `out`; `None` if `out` is too small.
+    fn compress(
+        self,
+        level: Level,
+        input: &[u8],
+        out: &mut [MaybeUninit<u8>],
+    ) -> Result<Option<usize>> {
+        match self {
+            Self::Gzip => compress(level, input, out, sys::libdeflate_gzip_compress),
+            Self::Zlib => compress(level, input, out, sys::libdeflate_zlib_compress),
+        }
+    }
 
-/// Compress `input` as one zlib stream (RFC 1950) into `out`; `None` if `out` is too small.
-pub(crate) fn zlib_compress(
-    level: Level,
-    input: &[u8],
-    out: &mut [MaybeUninit<u8>],
-) -> Result<Option<usize>> {
-    compress(level, input, out, sys::libdeflate_zlib_compress)
+    /// Compress `input` into one stream at `level`, in a new `Vec` of the bound's capacity.
+    pub(crate) fn encode(self, input: &[u8], level: Level) -> Result<Vec<u8>> {
+        let bound = self.bound(level, input.len())?;
+        let mut out = Vec::with_capacity(bound);
+        let written = self
+            .compress(level, input, &mut out.spare_capacity_mut()[..bound])?
+            .ok_or(CodecError::OutputLimit { limit: bound })?;
+        // SAFETY: libdeflate initialised the first `written` bytes of the spare capacity.
+        unsafe { out.set_len(written) };
+        Ok(out)
+    }
+
+    /// Compress `input` into `out`, which need not be initialised; [`CodecError::OutputLimit`]
+    /// if it does not fit.
+    pub(crate) fn encode_into_uninit(
+        self,
+        input: &[u8],
+        level: Level,
+        out: &mut [MaybeUninit<u8>],
+    ) -> Result<usize> {
+        let limit = out.len();
+        self.compress(level, input, out)?
+            .ok_or(CodecError::OutputLimit { limit })
+    }
 }
 
 /// CRC-32 (the gzip polynomial) of `data`.

@@ -36,10 +36,13 @@ mod zlib;
 use std::mem::MaybeUninit;
 
 use serde::{Deserialize, Serialize};
+use zarr_codec_shapes::codec::as_uninit_mut;
 use zarr_codec_shapes::json::{
     ZarrFormat, parse_v2_config, parse_v3_config, to_v2_json, to_v3_json,
 };
-use zarr_codec_shapes::{BytesToBytesCodec, ChunkSpec, Codec, CodecError, CodecFromJson, Result};
+use zarr_codec_shapes::{Codec, CodecError, CodecFromJson, Result, UninitBytesCodec};
+
+use crate::engine::Container;
 
 pub use decode::{decode, decode_into, decode_into_uninit, decoded_size_hint};
 pub use zlib::{
@@ -148,13 +151,7 @@ impl Gzip {
 
 /// Compress `input` into one gzip member at `level`.
 pub fn encode(input: &[u8], level: Level) -> Result<Vec<u8>> {
-    let bound = engine::gzip_bound(level, input.len())?;
-    let mut out = Vec::with_capacity(bound);
-    let written = engine::gzip_compress(level, input, &mut out.spare_capacity_mut()[..bound])?
-        .ok_or(CodecError::OutputLimit { limit: bound })?;
-    // SAFETY: libdeflate initialised the first `written` bytes of the spare capacity.
-    unsafe { out.set_len(written) };
-    Ok(out)
+    Container::Gzip.encode(input, level)
 }
 
 /// Compress `input` into `out`; [`CodecError::OutputLimit`] if it does not fit (a buffer of
@@ -162,7 +159,7 @@ pub fn encode(input: &[u8], level: Level) -> Result<Vec<u8>> {
 pub fn encode_into(input: &[u8], level: Level, out: &mut [u8]) -> Result<usize> {
     // SAFETY: viewing initialised bytes as `MaybeUninit` is sound as long as only initialised
     // values are written through the view, and libdeflate only writes bytes.
-    let view = unsafe { &mut *(std::ptr::from_mut(out) as *mut [MaybeUninit<u8>]) };
+    let view = unsafe { as_uninit_mut(out) };
     encode_into_uninit(input, level, view)
 }
 
@@ -173,13 +170,12 @@ pub fn encode_into_uninit(
     level: Level,
     out: &mut [MaybeUninit<u8>],
 ) -> Result<usize> {
-    let limit = out.len();
-    engine::gzip_compress(level, input, out)?.ok_or(CodecError::OutputLimit { limit })
+    Container::Gzip.encode_into_uninit(input, level, out)
 }
 
 /// The largest gzip stream `len` input bytes can become at `level`.
 pub fn max_encoded_size(len: usize, level: Level) -> Result<usize> {
-    engine::gzip_bound(level, len)
+    Container::Gzip.bound(level, len)
 }
 
 impl Codec for Gzip {
@@ -206,57 +202,31 @@ impl CodecFromJson for Gzip {
     }
 }
 
-impl BytesToBytesCodec for Gzip {
-    fn encode(&self, input: &[u8], _spec: &ChunkSpec) -> Result<Vec<u8>> {
+// SAFETY: libdeflate writes only bytes into the `MaybeUninit` memory it is given.
+unsafe impl UninitBytesCodec for Gzip {
+    fn encode_bytes(&self, input: &[u8]) -> Result<Vec<u8>> {
         encode(input, self.level)
     }
 
-    fn decode(&self, input: &[u8], _spec: &ChunkSpec) -> Result<Vec<u8>> {
-        decode(input, None)
+    fn decode_bytes(&self, input: &[u8], limit: Option<usize>) -> Result<Vec<u8>> {
+        decode(input, limit)
     }
 
-    fn encode_into(&self, input: &[u8], out: &mut [u8], _spec: &ChunkSpec) -> Result<usize> {
-        encode_into(input, self.level, out)
+    fn encode_bytes_uninit(&self, input: &[u8], out: &mut [MaybeUninit<u8>]) -> Result<usize> {
+        encode_into_uninit(input, self.level, out)
     }
 
-    fn decode_into(&self, input: &[u8], out: &mut [u8], _spec: &ChunkSpec) -> Result<usize> {
-        decode_into(input, out)
+    fn decode_bytes_uninit(&self, input: &[u8], out: &mut [MaybeUninit<u8>]) -> Result<usize> {
+        decode_into_uninit(input, out)
     }
 
-    fn max_encoded_size(&self, decoded_len: usize) -> Option<usize> {
+    fn max_encoded_len(&self, decoded_len: usize) -> Option<usize> {
         max_encoded_size(decoded_len, self.level).ok()
     }
 
     /// ISIZE of the last member: right for the single-member streams every writer of Zarr
     /// chunks produces (several members or trailing padding prove it wrong).
-    fn decoded_size_hint(&self, input: &[u8]) -> Result<Option<usize>> {
+    fn decoded_len_hint(&self, input: &[u8]) -> Result<Option<usize>> {
         Ok(decoded_size_hint(input))
-    }
-
-    fn decode_limited(
-        &self,
-        input: &[u8],
-        limit: Option<usize>,
-        _spec: &ChunkSpec,
-    ) -> Result<Vec<u8>> {
-        decode(input, limit)
-    }
-
-    fn encode_into_uninit(
-        &self,
-        input: &[u8],
-        out: &mut [std::mem::MaybeUninit<u8>],
-        _spec: &ChunkSpec,
-    ) -> Result<usize> {
-        encode_into_uninit(input, self.level, out)
-    }
-
-    fn decode_into_uninit(
-        &self,
-        input: &[u8],
-        out: &mut [std::mem::MaybeUninit<u8>],
-        _spec: &ChunkSpec,
-    ) -> Result<usize> {
-        decode_into_uninit(input, out)
     }
 }

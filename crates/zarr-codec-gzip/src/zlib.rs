@@ -10,13 +10,14 @@
 use std::mem::MaybeUninit;
 
 use serde::{Deserialize, Serialize};
+use zarr_codec_shapes::codec::as_uninit_mut;
 use zarr_codec_shapes::json::{
     ZarrFormat, parse_v2_config, parse_v3_config, to_v2_json, to_v3_json,
 };
-use zarr_codec_shapes::{BytesToBytesCodec, ChunkSpec, Codec, CodecError, CodecFromJson, Result};
+use zarr_codec_shapes::{Codec, CodecError, CodecFromJson, Result, UninitBytesCodec};
 
-use crate::decode::{Fixed, Growable, Sink};
-use crate::engine::{self, adler32};
+use crate::decode::Sink;
+use crate::engine::{Container, adler32};
 use crate::{Level, numcodecs_level};
 
 /// The codec's id in Zarr v2 metadata.
@@ -73,13 +74,7 @@ impl Zlib {
 
 /// Compress `input` into one zlib stream at `level`.
 pub fn zlib_encode(input: &[u8], level: Level) -> Result<Vec<u8>> {
-    let bound = engine::zlib_bound(level, input.len())?;
-    let mut out = Vec::with_capacity(bound);
-    let written = engine::zlib_compress(level, input, &mut out.spare_capacity_mut()[..bound])?
-        .ok_or(CodecError::OutputLimit { limit: bound })?;
-    // SAFETY: libdeflate initialised the first `written` bytes of the spare capacity.
-    unsafe { out.set_len(written) };
-    Ok(out)
+    Container::Zlib.encode(input, level)
 }
 
 /// [`zlib_encode`] into `out`, which need not be initialised; [`CodecError::OutputLimit`] if
@@ -89,21 +84,20 @@ pub fn zlib_encode_into_uninit(
     level: Level,
     out: &mut [MaybeUninit<u8>],
 ) -> Result<usize> {
-    let limit = out.len();
-    engine::zlib_compress(level, input, out)?.ok_or(CodecError::OutputLimit { limit })
+    Container::Zlib.encode_into_uninit(input, level, out)
 }
 
 /// [`zlib_encode`] into `out`.
 pub fn zlib_encode_into(input: &[u8], level: Level, out: &mut [u8]) -> Result<usize> {
     // SAFETY: viewing initialised bytes as `MaybeUninit` is sound as long as only initialised
     // values are written through the view, and libdeflate only writes bytes.
-    let view = unsafe { &mut *(std::ptr::from_mut(out) as *mut [MaybeUninit<u8>]) };
+    let view = unsafe { as_uninit_mut(out) };
     zlib_encode_into_uninit(input, level, view)
 }
 
 /// The largest zlib stream `len` input bytes can become at `level`.
 pub fn zlib_max_encoded_size(len: usize, level: Level) -> Result<usize> {
-    engine::zlib_bound(level, len)
+    Container::Zlib.bound(level, len)
 }
 
 /// The deflate body after a checked zlib header.
@@ -127,7 +121,7 @@ fn body(input: &[u8]) -> Result<&[u8]> {
 }
 
 /// Decode the stream of `input` into `sink` and check its Adler-32.
-fn decode_stream(input: &[u8], sink: &mut impl Sink) -> Result<()> {
+pub(crate) fn decode_stream(input: &[u8], sink: &mut impl Sink) -> Result<()> {
     let body = body(input)?;
     let consumed = sink.inflate_member(body, None)?;
     let trailer = body
@@ -147,27 +141,20 @@ fn decode_stream(input: &[u8], sink: &mut impl Sink) -> Result<()> {
 /// Decode a zlib stream, allocating at most `limit` bytes of output (`None`: no limit beyond
 /// what deflate can express).
 pub fn zlib_decode(input: &[u8], limit: Option<usize>) -> Result<Vec<u8>> {
-    let mut sink = Growable {
-        out: Vec::new(),
-        limit: limit.unwrap_or(usize::MAX),
-    };
-    decode_stream(input, &mut sink)?;
-    Ok(sink.out)
+    Container::Zlib.decode(input, limit)
 }
 
 /// Decode a zlib stream into `out`, which need not be initialised; returns the decoded
 /// length. Output that would not fit is [`CodecError::OutputLimit`].
 pub fn zlib_decode_into_uninit(input: &[u8], out: &mut [MaybeUninit<u8>]) -> Result<usize> {
-    let mut sink = Fixed { out, len: 0 };
-    decode_stream(input, &mut sink)?;
-    Ok(sink.len())
+    Container::Zlib.decode_into_uninit(input, out)
 }
 
 /// [`zlib_decode_into_uninit`] into initialised memory.
 pub fn zlib_decode_into(input: &[u8], out: &mut [u8]) -> Result<usize> {
     // SAFETY: viewing initialised bytes as `MaybeUninit` is sound as long as only initialised
     // values are written through the view, and libdeflate only writes bytes.
-    let out = unsafe { &mut *(std::ptr::from_mut(out) as *mut [MaybeUninit<u8>]) };
+    let out = unsafe { as_uninit_mut(out) };
     zlib_decode_into_uninit(input, out)
 }
 
@@ -195,52 +182,26 @@ impl CodecFromJson for Zlib {
     }
 }
 
-impl BytesToBytesCodec for Zlib {
-    fn encode(&self, input: &[u8], _spec: &ChunkSpec) -> Result<Vec<u8>> {
+// SAFETY: libdeflate writes only bytes into the `MaybeUninit` memory it is given.
+unsafe impl UninitBytesCodec for Zlib {
+    fn encode_bytes(&self, input: &[u8]) -> Result<Vec<u8>> {
         zlib_encode(input, self.level)
     }
 
-    fn decode(&self, input: &[u8], _spec: &ChunkSpec) -> Result<Vec<u8>> {
-        zlib_decode(input, None)
-    }
-
-    fn encode_into(&self, input: &[u8], out: &mut [u8], _spec: &ChunkSpec) -> Result<usize> {
-        zlib_encode_into(input, self.level, out)
-    }
-
-    fn decode_into(&self, input: &[u8], out: &mut [u8], _spec: &ChunkSpec) -> Result<usize> {
-        zlib_decode_into(input, out)
-    }
-
-    fn max_encoded_size(&self, decoded_len: usize) -> Option<usize> {
-        zlib_max_encoded_size(decoded_len, self.level).ok()
-    }
-
-    fn decode_limited(
-        &self,
-        input: &[u8],
-        limit: Option<usize>,
-        _spec: &ChunkSpec,
-    ) -> Result<Vec<u8>> {
+    fn decode_bytes(&self, input: &[u8], limit: Option<usize>) -> Result<Vec<u8>> {
         zlib_decode(input, limit)
     }
 
-    fn encode_into_uninit(
-        &self,
-        input: &[u8],
-        out: &mut [MaybeUninit<u8>],
-        _spec: &ChunkSpec,
-    ) -> Result<usize> {
+    fn encode_bytes_uninit(&self, input: &[u8], out: &mut [MaybeUninit<u8>]) -> Result<usize> {
         zlib_encode_into_uninit(input, self.level, out)
     }
 
-    fn decode_into_uninit(
-        &self,
-        input: &[u8],
-        out: &mut [MaybeUninit<u8>],
-        _spec: &ChunkSpec,
-    ) -> Result<usize> {
+    fn decode_bytes_uninit(&self, input: &[u8], out: &mut [MaybeUninit<u8>]) -> Result<usize> {
         zlib_decode_into_uninit(input, out)
+    }
+
+    fn max_encoded_len(&self, decoded_len: usize) -> Option<usize> {
+        zlib_max_encoded_size(decoded_len, self.level).ok()
     }
 }
 

@@ -42,68 +42,108 @@ impl<K: Kernel + ?Sized> Kernel for Arc<K> {
 pub mod native {
     use super::{Arc, ArrayToArrayCodec, BytesToBytesCodec, ChunkSpec, Kernel, Result, Target};
 
-    /// A bytes-to-bytes codec's decoding.
-    pub struct BytesDecode {
-        /// The codec.
-        pub codec: Arc<dyn BytesToBytesCodec>,
-        /// The chunk's decoded spec, handed to the codec.
-        pub spec: ChunkSpec,
-    }
+    /// What a native kernel needs of a codec: one direction of it into initialised memory,
+    /// and the bound on what encoding writes where the codec states one.
+    pub trait NativeCodec: Send + Sync {
+        /// Encodes (`encode`) or decodes `input` into the start of `output`; the bytes
+        /// written.
+        fn run_into(
+            &self,
+            encode: bool,
+            input: &[u8],
+            output: &mut [u8],
+            spec: &ChunkSpec,
+        ) -> Result<usize>;
 
-    impl Kernel for BytesDecode {
-        fn run(&self, input: &[u8], output: Target<'_>) -> Result<usize> {
-            self.codec
-                .decode_into(input, output.into_init(), &self.spec)
+        /// The most bytes encoding `input_len` bytes writes, `None` when the chain knows.
+        fn max_encoded_len(&self, input_len: usize) -> Option<usize> {
+            let _ = input_len;
+            None
         }
     }
 
-    /// A bytes-to-bytes codec's encoding; its bound is the codec's
-    /// [`max_encoded_size`](BytesToBytesCodec::max_encoded_size).
-    pub struct BytesEncode {
+    /// `NativeCodec::run_into` of a codec kind whose `encode_into` and `decode_into` share
+    /// one signature, as both kinds' do.
+    macro_rules! run_into {
+        () => {
+            fn run_into(
+                &self,
+                encode: bool,
+                input: &[u8],
+                output: &mut [u8],
+                spec: &ChunkSpec,
+            ) -> Result<usize> {
+                if encode {
+                    self.encode_into(input, output, spec)
+                } else {
+                    self.decode_into(input, output, spec)
+                }
+            }
+        };
+    }
+
+    impl NativeCodec for dyn BytesToBytesCodec {
+        run_into!();
+
+        fn max_encoded_len(&self, input_len: usize) -> Option<usize> {
+            self.max_encoded_size(input_len)
+        }
+    }
+
+    impl NativeCodec for dyn ArrayToArrayCodec {
+        run_into!();
+    }
+
+    /// One direction (`ENCODE` or not) of a codec object, for chunks of `spec`.
+    pub struct Native<C: ?Sized, const ENCODE: bool> {
         /// The codec.
-        pub codec: Arc<dyn BytesToBytesCodec>,
-        /// The chunk's decoded spec, handed to the codec.
+        pub codec: Arc<C>,
+        /// The chunk's decoded spec (for an array codec, the decoded array's), handed to the
+        /// codec.
         pub spec: ChunkSpec,
     }
 
-    impl Kernel for BytesEncode {
+    impl<C: NativeCodec + ?Sized, const ENCODE: bool> Kernel for Native<C, ENCODE> {
         fn run(&self, input: &[u8], output: Target<'_>) -> Result<usize> {
             self.codec
-                .encode_into(input, output.into_init(), &self.spec)
+                .run_into(ENCODE, input, output.into_init(), &self.spec)
         }
 
         fn max_output_len(&self, input_len: usize) -> Option<usize> {
-            self.codec.max_encoded_size(input_len)
+            if ENCODE {
+                self.codec.max_encoded_len(input_len)
+            } else {
+                None
+            }
         }
     }
+
+    /// The encoding and the decoding kernel of `codec` for chunks of `spec`.
+    pub fn kernels<C: NativeCodec + ?Sized + 'static>(
+        codec: &Arc<C>,
+        spec: &ChunkSpec,
+    ) -> (Arc<dyn Kernel>, Arc<dyn Kernel>) {
+        let encode = Native::<C, true> {
+            codec: Arc::clone(codec),
+            spec: spec.clone(),
+        };
+        let decode = Native::<C, false> {
+            codec: Arc::clone(codec),
+            spec: spec.clone(),
+        };
+        (Arc::new(encode), Arc::new(decode))
+    }
+
+    /// A bytes-to-bytes codec's decoding.
+    pub type BytesDecode = Native<dyn BytesToBytesCodec, false>;
+
+    /// A bytes-to-bytes codec's encoding; its bound is the codec's
+    /// [`max_encoded_size`](BytesToBytesCodec::max_encoded_size).
+    pub type BytesEncode = Native<dyn BytesToBytesCodec, true>;
 
     /// An array-to-array codec's decoding into arrays of `spec`.
-    pub struct ArrayDecode {
-        /// The codec.
-        pub codec: Arc<dyn ArrayToArrayCodec>,
-        /// The decoded array's spec.
-        pub spec: ChunkSpec,
-    }
-
-    impl Kernel for ArrayDecode {
-        fn run(&self, input: &[u8], output: Target<'_>) -> Result<usize> {
-            self.codec
-                .decode_into(input, output.into_init(), &self.spec)
-        }
-    }
+    pub type ArrayDecode = Native<dyn ArrayToArrayCodec, false>;
 
     /// An array-to-array codec's encoding of arrays of `spec`.
-    pub struct ArrayEncode {
-        /// The codec.
-        pub codec: Arc<dyn ArrayToArrayCodec>,
-        /// The decoded array's spec.
-        pub spec: ChunkSpec,
-    }
-
-    impl Kernel for ArrayEncode {
-        fn run(&self, input: &[u8], output: Target<'_>) -> Result<usize> {
-            self.codec
-                .encode_into(input, output.into_init(), &self.spec)
-        }
-    }
+    pub type ArrayEncode = Native<dyn ArrayToArrayCodec, true>;
 }

@@ -170,7 +170,13 @@ impl<'py> ArrayOutput<'py> {
     /// Check `obj`; `OutputSizeError` when it is not a numpy array that can be written as is.
     pub fn new(obj: &Bound<'py, PyAny>) -> PyResult<Self> {
         let py = obj.py();
-        let refuse = |why: &str| crate::errors::output_error(py, format!("output array: {why}"));
+        let refuse = |why: &str| {
+            crate::errors::raise(
+                py,
+                crate::errors::Raised::OutputSize,
+                format!("output array: {why}"),
+            )
+        };
         let Ok(array) = obj.cast::<PyUntypedArray>() else {
             crate::input::refuse_device_memory(obj)?;
             return Err(refuse("not a numpy array"));

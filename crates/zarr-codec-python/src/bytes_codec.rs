@@ -24,6 +24,10 @@ use crate::kernel::{Target, bounded_decode_kernel, decode_kernel, encode_kernel}
 use crate::output::{BytesOutput, UninitBytes, new_bytes_batch, new_bytes_with};
 use crate::{run, to_py_err};
 
+/// The trait's `encode_into` or `decode_into`, on the codec a binding holds.
+type IntoMethod =
+    fn(&(dyn BytesToBytesCodec + 'static), &[u8], &mut [u8], &ChunkSpec) -> Result<usize>;
+
 /// A compiled bytes-to-bytes codec, as its wheel's Python class holds it: `encode`,
 /// `decode` and their `_into`, `_batch` and kernel forms.
 #[pyclass(frozen, name = "BytesCodec", module = "zarr_codec_python")]
@@ -44,6 +48,23 @@ impl PyBytesCodec {
     /// The codec bound.
     pub fn codec(&self) -> &Arc<dyn BytesToBytesCodec> {
         &self.codec
+    }
+
+    /// `data` encoded or decoded (`work`: the trait's `encode_into` or `decode_into`) into the
+    /// writable buffer `out`, the GIL released; the bytes written.
+    fn through_buffer(
+        &self,
+        py: Python<'_>,
+        data: &Bound<'_, PyAny>,
+        out: &Bound<'_, PyAny>,
+        work: IntoMethod,
+    ) -> PyResult<usize> {
+        let mut output = BytesOutput::new(out)?;
+        let input = BytesInput::new(data)?.apart_from(&output);
+        let target = output.as_mut_slice();
+        run(py, || {
+            work(&*self.codec, input.as_slice(), target, &self.spec)
+        })
     }
 
     /// One chunk decoded into a new `bytes` object: straight into it when the stream states
@@ -124,12 +145,7 @@ impl PyBytesCodec {
         data: &Bound<'_, PyAny>,
         out: &Bound<'_, PyAny>,
     ) -> PyResult<usize> {
-        let mut output = BytesOutput::new(out)?;
-        let input = BytesInput::new(data)?.apart_from(&output);
-        let target = output.as_mut_slice();
-        run(py, || {
-            self.codec.encode_into(input.as_slice(), target, &self.spec)
-        })
+        self.through_buffer(py, data, out, <dyn BytesToBytesCodec>::encode_into)
     }
 
     /// Decode `data` into a new `bytes` object; `limit` caps the decoded size.
@@ -151,12 +167,7 @@ impl PyBytesCodec {
         data: &Bound<'_, PyAny>,
         out: &Bound<'_, PyAny>,
     ) -> PyResult<usize> {
-        let mut output = BytesOutput::new(out)?;
-        let input = BytesInput::new(data)?.apart_from(&output);
-        let target = output.as_mut_slice();
-        run(py, || {
-            self.codec.decode_into(input.as_slice(), target, &self.spec)
-        })
+        self.through_buffer(py, data, out, <dyn BytesToBytesCodec>::decode_into)
     }
 
     /// The most bytes `size` bytes can encode to, `None` when the codec states no bound.

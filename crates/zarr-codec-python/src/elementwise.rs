@@ -11,8 +11,9 @@ use std::sync::Arc;
 
 use numpy::{PyArrayDescr, PyUntypedArray};
 use pyo3::prelude::*;
-use pyo3::types::{PyCapsule, PyList, PySlice, PyTuple};
-use zarr_codec_shapes::{CodecError, DataType, FillValue, Result as CodecResult};
+use pyo3::types::{PyCFunction, PyCapsule, PyList, PySlice, PyTuple};
+use zarr_codec_shapes::json::ZarrFormat;
+use zarr_codec_shapes::{CodecError, CodecFromJson, DataType, FillValue, Result as CodecResult};
 
 use crate::kernel::array_kernel;
 use crate::{ArrayInput, ArrayOutput, new_array, parallel_map, run, thread_count, to_py_err};
@@ -215,6 +216,53 @@ pub fn transform_fill_json(
         .map_err(|err| CodecError::configuration(format!("invalid fill value JSON: {err}")))?;
     let fill = FillValue::from_json(&fill, data_type)?;
     Ok(transform(&fill)?.to_json().to_string())
+}
+
+/// The codec `C` of v3 JSON text `configuration`; invalid JSON is a configuration error
+/// naming the codec `name`.
+pub fn codec_from_v3<C: CodecFromJson>(name: &str, configuration: &str) -> CodecResult<C> {
+    let json: serde_json::Value = serde_json::from_str(configuration)
+        .map_err(|err| CodecError::configuration(format!("{name}: invalid JSON: {err}")))?;
+    C::from_json(&json, ZarrFormat::V3)
+}
+
+/// Registers the configuration functions of the element-wise codec `C` (`name` in errors) in
+/// its wheel's module, both taking v3 JSON text `configuration` first:
+/// `check_configuration(configuration)`, and `encoded_fill_value(configuration, data_type,
+/// fill)`, the fill value `encoded_fill` gives for arrays of `data_type` filled with `fill`.
+pub fn add_configuration_functions<C: CodecFromJson + 'static>(
+    module: &Bound<'_, PyModule>,
+    name: &'static str,
+    encoded_fill: fn(&C, &FillValue) -> CodecResult<FillValue>,
+) -> PyResult<()> {
+    let check = PyCFunction::new_closure(
+        module.py(),
+        Some(c"check_configuration"),
+        Some(c"Check a codec's v3 JSON (a string); raises `ConfigurationError` when invalid."),
+        move |args: &Bound<'_, PyTuple>, _kwargs| -> PyResult<()> {
+            let (configuration,): (String,) = args.extract()?;
+            codec_from_v3::<C>(name, &configuration)
+                .map(|_| ())
+                .map_err(|err| to_py_err(args.py(), &err))
+        },
+    )?;
+    module.add("check_configuration", check)?;
+    let fill = PyCFunction::new_closure(
+        module.py(),
+        Some(c"encoded_fill_value"),
+        Some(
+            c"The encoded array's fill value (v3 JSON, as a string) for an array of `data_type` \
+              whose fill value is `fill` (JSON string); `ConfigurationError` when it has none.",
+        ),
+        move |args: &Bound<'_, PyTuple>, _kwargs| -> PyResult<String> {
+            let (configuration, data_type, fill): (String, String, String) = args.extract()?;
+            transform_fill_json(&data_type, &fill, |fill| {
+                encoded_fill(&codec_from_v3(name, &configuration)?, fill)
+            })
+            .map_err(|err| to_py_err(args.py(), &err))
+        },
+    )?;
+    module.add("encoded_fill_value", fill)
 }
 
 /// One element-wise operation: every element of the input bytes into the output bytes.

@@ -59,38 +59,37 @@ pub fn to_py_err(py: Python<'_>, err: &CodecError) -> PyErr {
     PyErr::from_type(class.bind(py).clone(), message)
 }
 
-/// The base class `zarr_codec_shapes.CodecError`, for errors with no more specific kind.
-pub(crate) fn codec_error(py: Python<'_>, message: String) -> PyErr {
-    match classes(py) {
-        Ok(found) => PyErr::from_type(found.base.bind(py).clone(), message),
-        Err(_) => PyValueError::new_err(message),
-    }
+/// The exceptions the glue raises itself, beyond the codec errors [`to_py_err`] maps.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Raised {
+    /// The base class `zarr_codec_shapes.CodecError`, for errors with no more specific kind.
+    Codec,
+    /// `zarr_codec_shapes.OutputSizeError`, for unusable caller buffers.
+    OutputSize,
+    /// `zarr_codec_shapes.BufferTypeError` (also a `TypeError`), for objects that are not
+    /// buffers of plain data.
+    BufferType,
+    /// `zarr_codec_shapes.DeviceError` (a `BufferTypeError`, so also a `TypeError`), for
+    /// buffers in GPU memory, which no codec here can read.
+    Device,
 }
 
-/// `zarr_codec_shapes.OutputSizeError`, raised for unusable caller buffers.
-pub(crate) fn output_error(py: Python<'_>, message: String) -> PyErr {
-    match classes(py) {
-        Ok(found) => PyErr::from_type(found.output_size.bind(py).clone(), message),
-        Err(_) => PyValueError::new_err(message),
-    }
-}
-
-/// `zarr_codec_shapes.BufferTypeError` (also a `TypeError`), raised for objects that are not buffers
-/// of plain data.
-pub(crate) fn buffer_type_error(py: Python<'_>, message: String) -> PyErr {
-    match classes(py) {
-        Ok(found) => PyErr::from_type(found.buffer_type.bind(py).clone(), message),
-        Err(_) => PyTypeError::new_err(message),
-    }
-}
-
-/// `zarr_codec_shapes.DeviceError` (a `BufferTypeError`, so also a `TypeError`), raised for
-/// buffers in GPU memory, which no codec here can read.
-pub(crate) fn device_error(py: Python<'_>, message: String) -> PyErr {
-    match classes(py) {
-        Ok(found) => PyErr::from_type(found.device.bind(py).clone(), message),
-        Err(_) => PyTypeError::new_err(message),
-    }
+/// The exception `raised` with `message`; its builtin base class should
+/// `zarr_codec_shapes` be missing.
+pub(crate) fn raise(py: Python<'_>, raised: Raised, message: String) -> PyErr {
+    let Ok(found) = classes(py) else {
+        return match raised {
+            Raised::Codec | Raised::OutputSize => PyValueError::new_err(message),
+            Raised::BufferType | Raised::Device => PyTypeError::new_err(message),
+        };
+    };
+    let class = match raised {
+        Raised::Codec => &found.base,
+        Raised::OutputSize => &found.output_size,
+        Raised::BufferType => &found.buffer_type,
+        Raised::Device => &found.device,
+    };
+    PyErr::from_type(class.bind(py).clone(), message)
 }
 
 /// Converts `zarr_codec_shapes::Result<T>` into `PyResult<T>` with [`to_py_err`].

@@ -4,7 +4,7 @@ use pyo3::buffer::PyUntypedBuffer;
 use pyo3::prelude::*;
 
 use crate::BytesOutput;
-use crate::errors::{buffer_type_error, device_error};
+use crate::errors::{Raised, raise};
 
 /// The bytes of a Python buffer, as numcodecs serialises one: in memory order when the buffer
 /// is contiguous (C or Fortran order; borrowed, the fast path for bytes, bytearray, memoryview
@@ -110,8 +110,9 @@ pub(crate) fn plain_buffer(obj: &Bound<'_, PyAny>) -> PyResult<Exported> {
         Err(err) => return without_buffer(obj, &err),
     };
     if holds_objects(buffer.format().to_bytes()) {
-        return Err(buffer_type_error(
+        return Err(raise(
             obj.py(),
+            Raised::BufferType,
             "object arrays are not supported: their buffer holds pointers to Python objects, \
              not data"
                 .into(),
@@ -150,8 +151,9 @@ fn without_buffer(obj: &Bound<'_, PyAny>, err: &PyErr) -> PyResult<Exported> {
     }
     if let Ok(view) = py.import("builtins")?.getattr("memoryview")?.call1((obj,)) {
         if holds_objects(view.getattr("format")?.extract::<String>()?.as_bytes()) {
-            return Err(buffer_type_error(
+            return Err(raise(
                 py,
+                Raised::BufferType,
                 "object arrays are not supported: their buffer holds pointers to Python \
                  objects, not data"
                     .into(),
@@ -160,8 +162,9 @@ fn without_buffer(obj: &Bound<'_, PyAny>, err: &PyErr) -> PyResult<Exported> {
         return Ok(Exported::Bytes(view.call_method0("tobytes")?.extract()?));
     }
     let type_name = obj.get_type().name()?;
-    Err(buffer_type_error(
+    Err(raise(
         py,
+        Raised::BufferType,
         format!(
             "a buffer (bytes, bytearray, memoryview, numpy array) is required, got {type_name}: {err}"
         ),
@@ -219,8 +222,9 @@ pub(crate) fn refuse_device_memory(obj: &Bound<'_, PyAny>) -> PyResult<()> {
             .map(|kind| format!("DLPack device type {kind}"))
     };
     match device {
-        Some(device) => Err(device_error(
+        Some(device) => Err(raise(
             py,
+            Raised::Device,
             format!(
                 "{} is in GPU memory ({device}), but this codec runs on the CPU: copy it to host \
                  memory first (cupy.asnumpy), or use zarr_codecs.gpu",

@@ -12,6 +12,7 @@
 use std::ffi::CStr;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
+use crate::run::panic_detail;
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
 pub use zarr_codec_kernel::Target;
@@ -186,13 +187,8 @@ unsafe extern "C" fn run_cell<F>(
         Ok(Ok(written)) => outcome.written = written,
         Ok(Err(err)) => outcome.set_error(&err),
         Err(panic) => {
-            let detail = panic
-                .downcast_ref::<&str>()
-                .map(ToString::to_string)
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_default();
             outcome.error = ErrorCode::Panic as u32;
-            outcome.set_message(&format!("a codec panicked: {detail}"));
+            outcome.set_message(&format!("a codec panicked: {}", panic_detail(&*panic)));
         }
     }
 }

@@ -21,7 +21,10 @@ pub use array::{ArrayInput, ArrayOutput, NewArray, data_type_of, new_array};
 pub use batch::{checked_buffers, checked_outputs, parallel_map, thread_count};
 pub use bytes_codec::{PyBytesCodec, add_bytes_codec};
 pub use config::{canonical_of, parse_codec_json};
-pub use elementwise::{ElementOp, Elementwise, PyArrayCodec, transform_fill_json};
+pub use elementwise::{
+    ElementOp, Elementwise, PyArrayCodec, add_configuration_functions, codec_from_v3,
+    transform_fill_json,
+};
 pub use errors::{IntoPyResult, to_py_err};
 pub use input::BytesInput;
 pub use kernel::{

@@ -11,7 +11,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
 use zarr_codec_shapes::{CodecError, Result as CodecResult};
 
-use crate::errors::output_error;
+use crate::errors::{Raised, raise};
 use crate::input::{Exported, plain_buffer};
 use crate::run::run;
 
@@ -30,21 +30,24 @@ impl BytesOutput {
             Exported::Buffer(buffer) => buffer,
             // Only 0-d arrays come back as bytes: a copy could not be written back.
             Exported::Bytes(_) => {
-                return Err(output_error(
+                return Err(raise(
                     obj.py(),
+                    Raised::OutputSize,
                     "the output buffer must have at least one dimension".into(),
                 ));
             }
         };
         if buffer.readonly() {
-            return Err(output_error(
+            return Err(raise(
                 obj.py(),
+                Raised::OutputSize,
                 "the output buffer is read-only".into(),
             ));
         }
         if !(buffer.is_c_contiguous() || buffer.is_fortran_contiguous()) {
-            return Err(output_error(
+            return Err(raise(
                 obj.py(),
+                Raised::OutputSize,
                 "the output buffer must be contiguous".into(),
             ));
         }
@@ -91,7 +94,11 @@ impl<'py> UninitBytes<'py> {
     /// Allocate `len` bytes; `OutputSizeError` if that is more than a `bytes` can hold.
     pub fn new(py: Python<'py>, len: usize) -> PyResult<Self> {
         let size = isize::try_from(len).map_err(|_| {
-            output_error(py, format!("{len} bytes is too large for a bytes object"))
+            raise(
+                py,
+                Raised::OutputSize,
+                format!("{len} bytes is too large for a bytes object"),
+            )
         })?;
         // SAFETY: a null source asks CPython for an uninitialised `bytes` of `size` bytes; the
         // new reference it returns (or null with an exception set) is taken over here.

@@ -1,10 +1,11 @@
 //! Running codec work with the GIL released.
 
+use std::any::Any;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use pyo3::prelude::*;
 
-use crate::errors::{codec_error, to_py_err};
+use crate::errors::{Raised, raise, to_py_err};
 
 /// Run `work` with the GIL released and map its error onto the `zarr_codec_shapes` exceptions.
 ///
@@ -19,16 +20,22 @@ where
     match py.detach(|| catch_unwind(AssertUnwindSafe(work))) {
         Ok(Ok(value)) => Ok(value),
         Ok(Err(err)) => Err(to_py_err(py, &err)),
-        Err(panic) => {
-            let detail = panic
-                .downcast_ref::<&str>()
-                .map(ToString::to_string)
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_default();
-            Err(codec_error(
-                py,
-                format!("internal error in codec (please report): {detail}"),
-            ))
-        }
+        Err(panic) => Err(raise(
+            py,
+            Raised::Codec,
+            format!(
+                "internal error in codec (please report): {}",
+                panic_detail(&*panic)
+            ),
+        )),
     }
+}
+
+/// The message a panic carried (a `&str` or a `String`, as `panic!` makes them), or nothing.
+pub(crate) fn panic_detail(panic: &(dyn Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(ToString::to_string)
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_default()
 }

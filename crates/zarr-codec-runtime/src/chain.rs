@@ -7,7 +7,7 @@ use zarr_codec_shapes::{
 };
 
 use crate::kernel::Kernel;
-use crate::kernel::native::{ArrayDecode, ArrayEncode, BytesDecode, BytesEncode};
+use crate::kernel::native::kernels;
 use crate::plan::Plan;
 use crate::step::{Output, Step};
 
@@ -184,16 +184,11 @@ impl Chain {
         let mut current = spec.clone();
         for codec in array {
             let encoded = codec.resolve(&current)?;
+            let (encode, decode) = kernels(codec, &current);
             stages.push(ArrayStage::Kernels {
                 name: codec.name().into(),
-                encode: Arc::new(ArrayEncode {
-                    codec: Arc::clone(codec),
-                    spec: current.clone(),
-                }),
-                decode: Arc::new(ArrayDecode {
-                    codec: Arc::clone(codec),
-                    spec: current.clone(),
-                }),
+                encode,
+                decode,
                 decoded_len: current.num_bytes(),
                 encoded_len: encoded.num_bytes(),
             });
@@ -201,16 +196,13 @@ impl Chain {
         }
         let bytes = bytes
             .iter()
-            .map(|codec| BytesStage {
-                name: codec.name().into(),
-                encode: Arc::new(BytesEncode {
-                    codec: Arc::clone(codec),
-                    spec: spec.clone(),
-                }),
-                decode: Arc::new(BytesDecode {
-                    codec: Arc::clone(codec),
-                    spec: spec.clone(),
-                }),
+            .map(|codec| {
+                let (encode, decode) = kernels(codec, &spec);
+                BytesStage {
+                    name: codec.name().into(),
+                    encode,
+                    decode,
+                }
             })
             .collect();
         let stored = Stored {

@@ -206,17 +206,14 @@ fn split(span: Span, place: Span, len: usize) -> Vec<Piece> {
 mod tests {
     use super::*;
 
+    /// `count` indices from `start`, `step` apart.
+    fn strided(start: usize, step: usize, count: usize) -> Span {
+        Span { start, step, count }
+    }
+
     #[test]
     fn spans_split_at_chunk_boundaries() {
-        let pieces = split(
-            Span {
-                start: 1,
-                step: 3,
-                count: 4,
-            },
-            Span::run(10, 4),
-            4,
-        );
+        let pieces = split(strided(1, 3, 4), Span::run(10, 4), 4);
         // Elements 1, 4, 7, 10: chunk 0 has 1; chunk 1 has 4 and 7; chunk 2 has 10.
         let found: Vec<(usize, Span, Span)> = pieces
             .iter()
@@ -225,46 +222,14 @@ mod tests {
         assert_eq!(
             found,
             [
-                (
-                    0,
-                    Span {
-                        start: 1,
-                        step: 3,
-                        count: 1
-                    },
-                    Span::run(10, 1)
-                ),
-                (
-                    1,
-                    Span {
-                        start: 0,
-                        step: 3,
-                        count: 2
-                    },
-                    Span::run(11, 2)
-                ),
-                (
-                    2,
-                    Span {
-                        start: 2,
-                        step: 3,
-                        count: 1
-                    },
-                    Span::run(13, 1)
-                ),
+                (0, strided(1, 3, 1), Span::run(10, 1)),
+                (1, strided(0, 3, 2), Span::run(11, 2)),
+                (2, strided(2, 3, 1), Span::run(13, 1)),
             ]
         );
         assert!(split(Span::run(3, 0), Span::run(0, 0), 4).is_empty());
         // A step longer than a chunk skips the chunks it jumps over.
-        let skipping = split(
-            Span {
-                start: 0,
-                step: 9,
-                count: 2,
-            },
-            Span::run(0, 2),
-            4,
-        );
+        let skipping = split(strided(0, 9, 2), Span::run(0, 2), 4);
         let chunks: Vec<usize> = skipping.iter().map(|piece| piece.chunk).collect();
         assert_eq!(chunks, [0, 2]);
     }

@@ -82,14 +82,7 @@ pub fn read_batch(
             .check_within(chunk_shape, "read: the part of a chunk")?;
         read.out
             .check_within(out.shape(), "read: the place in the output")?;
-        if read.chunk.counts() != read.out.counts() {
-            return Err(CodecError::configuration(format!(
-                "read: {:?} elements of a chunk into a place of {:?}",
-                read.chunk.counts(),
-                read.out.counts()
-            ))
-            .into());
-        }
+        read.chunk.check_same_counts(&read.out, "read", "chunk")?;
     }
     let places: Vec<&Region> = items.iter().map(|read| &read.out).collect();
     let threads = if any_overlap(&places) { 1 } else { threads };
@@ -190,26 +183,12 @@ unsafe fn read_stored_part(
     let Some(range) = chunk.byte_range(&read.chunk) else {
         return Ok(true); // no element: nothing to read
     };
-    DECODED.with_borrow_mut(|decoded| {
-        grow(decoded, decoded_len)?;
-        let outcome = read_stored_range(path, decoded_len, range, decoded)?;
-        if outcome == Outcome::Done {
-            // SAFETY: the part lies within the chunk (its bytes were just read), the place
-            // within `out` (checked by `read_batch`); the caller keeps other threads off it.
-            unsafe {
-                copy_region(
-                    (decoded.as_ptr(), chunk),
-                    &read.chunk,
-                    out.target(),
-                    &read.out,
-                );
-            }
-        }
-        if decoded.capacity() > KEPT_DECODED {
-            *decoded = Vec::new();
-        }
-        Ok(outcome == Outcome::Done)
-    })
+    // SAFETY: the caller's contract; the part's bytes are in the scratch once `Done`.
+    unsafe {
+        place_from_scratch(chunk, decoded_len, read, out, |decoded| {
+            Ok(read_stored_range(path, decoded_len, range, decoded)? == Outcome::Done)
+        })
+    }
 }
 
 /// `data` decoded whole into this thread's scratch, and the part `read.chunk` copied into
@@ -225,13 +204,36 @@ unsafe fn decode_and_place(
     read: &ReadItem<'_>,
     out: &OutArray<'_>,
 ) -> zarr_codec_shapes::Result<()> {
+    // SAFETY: the caller's contract; the chunk is in the scratch once decoded.
+    unsafe {
+        place_from_scratch(chunk, decoded_len, read, out, |decoded| {
+            plan.run_exact(data, &mut decoded[..decoded_len])
+                .map(|()| true)
+        })
+    }
+    .map(|_| ())
+}
+
+/// This thread's scratch, grown to `decoded_len` bytes, filled by `fill`; when `fill` says
+/// the chunk is there, the part `read.chunk` copied into place. A scratch grown past
+/// [`KEPT_DECODED`] is let go. What `fill` said.
+///
+/// # Safety
+/// As [`read_one`]; `fill` says true only when the scratch holds the bytes of the part.
+unsafe fn place_from_scratch<E: From<CodecError>>(
+    chunk: &Layout,
+    decoded_len: usize,
+    read: &ReadItem<'_>,
+    out: &OutArray<'_>,
+    fill: impl FnOnce(&mut Vec<u8>) -> Result<bool, E>,
+) -> Result<bool, E> {
     DECODED.with_borrow_mut(|decoded| {
         grow(decoded, decoded_len)?;
-        let result = plan.run_exact(data, &mut decoded[..decoded_len]);
-        if result.is_ok() {
-            // SAFETY: the part lies within the decoded chunk and the place within `out`
-            // (checked by `read_batch`), the scratch is this thread's own, and the caller
-            // keeps other threads off the place.
+        let result = fill(decoded);
+        if let Ok(true) = result {
+            // SAFETY: the part lies within the chunk in the scratch (`fill`'s word) and the
+            // place within `out` (checked by `read_batch`), the scratch is this thread's own,
+            // and the caller keeps other threads off the place.
             unsafe {
                 copy_region(
                     (decoded.as_ptr(), chunk),

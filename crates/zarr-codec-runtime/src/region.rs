@@ -119,6 +119,19 @@ impl Region {
         Ok(())
     }
 
+    /// Checks that `place` holds as many elements per dimension as this part of a `stored`
+    /// (`"chunk"`, `"shard"`); `what` begins the error.
+    pub(crate) fn check_same_counts(&self, place: &Region, what: &str, stored: &str) -> Result<()> {
+        if self.counts() != place.counts() {
+            return Err(CodecError::configuration(format!(
+                "{what}: {:?} elements of a {stored} and a place of {:?}",
+                self.counts(),
+                place.counts()
+            )));
+        }
+        Ok(())
+    }
+
     /// The counts per dimension.
     #[must_use]
     pub fn counts(&self) -> Vec<usize> {

@@ -495,14 +495,7 @@ impl Sharding {
     fn check_part(&self, part: &Region, place: &Region, shape: &[usize], what: &str) -> Result<()> {
         part.check_within(&self.shard_shape, &format!("{what}: the part of a shard"))?;
         place.check_within(shape, &format!("{what}: the place in the array"))?;
-        if part.counts() != place.counts() {
-            return Err(CodecError::configuration(format!(
-                "{what}: {:?} elements of a shard and a place of {:?}",
-                part.counts(),
-                place.counts()
-            )));
-        }
-        Ok(())
+        part.check_same_counts(place, what, "shard")
     }
 
     /// The index and the bytes of the inner chunks that `read` needs.

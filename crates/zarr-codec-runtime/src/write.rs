@@ -338,14 +338,7 @@ fn check_part(
 ) -> Result<()> {
     part.check_within(chunk_shape, "write: the part of a chunk")?;
     place.check_within(values.layout().shape(), "write: the values")?;
-    if part.counts() != place.counts() {
-        return Err(CodecError::configuration(format!(
-            "write: {:?} values into a part of a chunk of {:?}",
-            place.counts(),
-            part.counts()
-        )));
-    }
-    Ok(())
+    part.check_same_counts(place, "write", "chunk")
 }
 
 /// `chunk` encoded into its file, or the file removed when the chunk is not to be stored.

@@ -250,6 +250,19 @@ fn astype_plan(from: DataType, target: DataType, rounding: Rounding) -> Result<C
     CastPlan::new(from, target, rounding, Some(out_of_range), map)
 }
 
+/// The step of numpy's astype from `from` to `target`, pushed unless the two are the same.
+fn push_astype(
+    steps: &mut Vec<Step>,
+    from: DataType,
+    target: DataType,
+    rounding: Rounding,
+) -> Result<()> {
+    if from != target {
+        steps.push(Step::Cast(astype_plan(from, target, rounding)?));
+    }
+    Ok(())
+}
+
 /// One element-wise step of a direction.
 #[derive(Debug, Clone)]
 enum Step {
@@ -322,13 +335,7 @@ fn encode_steps(
         };
         let middle = arithmetic.result_type();
         let mut steps = vec![Step::Integers(arithmetic)];
-        if middle != target {
-            steps.push(Step::Cast(astype_plan(
-                middle,
-                target,
-                Rounding::NearestEven,
-            )?));
-        }
+        push_astype(&mut steps, middle, target, Rounding::NearestEven)?;
         return Ok(steps);
     }
     if target.is_integer() {
@@ -336,13 +343,7 @@ fn encode_steps(
     }
     // numcodecs rounds to whole numbers even for a float astype (np.around).
     let mut steps = vec![Step::Encode(bind(source)?), Step::Around(source)];
-    if source != target {
-        steps.push(Step::Cast(astype_plan(
-            source,
-            target,
-            Rounding::NearestEven,
-        )?));
-    }
+    push_astype(&mut steps, source, target, Rounding::NearestEven)?;
     Ok(steps)
 }
 
@@ -373,15 +374,13 @@ fn decode_steps(
         steps.push(Step::Cast(widen));
     }
     steps.push(Step::Decode(bind(middle)?));
-    if middle != source {
-        // numpy's float -> integer astype truncates.
-        let rounding = if source.is_integer() {
-            Rounding::TowardsZero
-        } else {
-            Rounding::NearestEven
-        };
-        steps.push(Step::Cast(astype_plan(middle, source, rounding)?));
-    }
+    // numpy's float -> integer astype truncates.
+    let rounding = if source.is_integer() {
+        Rounding::TowardsZero
+    } else {
+        Rounding::NearestEven
+    };
+    push_astype(&mut steps, middle, source, rounding)?;
     Ok(steps)
 }
 

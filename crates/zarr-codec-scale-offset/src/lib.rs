@@ -226,12 +226,12 @@ impl Affine {
                 scale,
             } => match self.data_type {
                 DataType::Float64 => {
-                    native_f64(input, output, |x| (x - offset) * scale);
+                    native(input, output, |x: f64| (x - offset) * scale);
                     Ok(())
                 }
                 DataType::Float32 => {
                     let (o, s) = (narrow(offset), narrow(scale));
-                    native_f32(input, output, |x| (x - o) * s);
+                    native(input, output, |x: f32| (x - o) * s);
                     Ok(())
                 }
                 _ => emulated(format, self.data_type.size(), input, output, |x| {
@@ -252,12 +252,12 @@ impl Affine {
                 scale,
             } => match self.data_type {
                 DataType::Float64 => {
-                    native_f64(input, output, |x| x / scale + offset);
+                    native(input, output, |x: f64| x / scale + offset);
                     Ok(())
                 }
                 DataType::Float32 => {
                     let (o, s) = (narrow(offset), narrow(scale));
-                    native_f32(input, output, |x| x / s + o);
+                    native(input, output, |x: f32| x / s + o);
                     Ok(())
                 }
                 _ => emulated(format, self.data_type.size(), input, output, |x| {
@@ -370,59 +370,62 @@ fn narrow(value: f64) -> f32 {
     value as f32
 }
 
-/// `op` on every `f64` of `input` into `output`, with AVX2 where the CPU has it (twice the
-/// vector width for the division of decoding). Only AVX2 is enabled, not FMA: a fused
-/// multiply-add would round once where the spec rounds after each operation.
-fn native_f64(input: &[u8], output: &mut [u8], op: impl Fn(f64) -> f64) {
+/// `f64` and `f32`, read from and written to their `N` bytes in native order.
+trait NativeFloat<const N: usize>: Copy {
+    fn from_bytes(bytes: [u8; N]) -> Self;
+    fn to_bytes(self) -> [u8; N];
+}
+
+impl NativeFloat<8> for f64 {
+    fn from_bytes(bytes: [u8; 8]) -> Self {
+        f64::from_ne_bytes(bytes)
+    }
+
+    fn to_bytes(self) -> [u8; 8] {
+        self.to_ne_bytes()
+    }
+}
+
+impl NativeFloat<4> for f32 {
+    fn from_bytes(bytes: [u8; 4]) -> Self {
+        f32::from_ne_bytes(bytes)
+    }
+
+    fn to_bytes(self) -> [u8; 4] {
+        self.to_ne_bytes()
+    }
+}
+
+/// `op` on every `f64` or `f32` of `input` into `output`, with AVX2 where the CPU has it
+/// (twice the vector width for the division of decoding). Only AVX2 is enabled, not FMA: a
+/// fused multiply-add would round once where the spec rounds after each operation.
+fn native<const N: usize, F: NativeFloat<N>>(input: &[u8], output: &mut [u8], op: impl Fn(F) -> F) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the only requirement of `native_f64_avx2` is AVX2, detected just above.
-        unsafe { native_f64_avx2(input, output, op) };
+        // SAFETY: the only requirement of `native_avx2` is AVX2, detected just above.
+        unsafe { native_avx2(input, output, op) };
         return;
     }
-    each_f64(input, output, op);
+    each(input, output, op);
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn native_f64_avx2(input: &[u8], output: &mut [u8], op: impl Fn(f64) -> f64) {
-    each_f64(input, output, op);
+unsafe fn native_avx2<const N: usize, F: NativeFloat<N>>(
+    input: &[u8],
+    output: &mut [u8],
+    op: impl Fn(F) -> F,
+) {
+    each(input, output, op);
 }
 
 #[allow(clippy::inline_always)] // must inline into the AVX2 copy to be compiled for AVX2
 #[inline(always)]
-fn each_f64(input: &[u8], output: &mut [u8], op: impl Fn(f64) -> f64) {
-    let (sources, _) = input.as_chunks::<8>();
-    let (targets, _) = output.as_chunks_mut::<8>();
+fn each<const N: usize, F: NativeFloat<N>>(input: &[u8], output: &mut [u8], op: impl Fn(F) -> F) {
+    let (sources, _) = input.as_chunks::<N>();
+    let (targets, _) = output.as_chunks_mut::<N>();
     for (s, t) in sources.iter().zip(targets.iter_mut()) {
-        *t = op(f64::from_ne_bytes(*s)).to_ne_bytes();
-    }
-}
-
-/// As [`native_f64`], for `f32`.
-fn native_f32(input: &[u8], output: &mut [u8], op: impl Fn(f32) -> f32) {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the only requirement of `native_f32_avx2` is AVX2, detected just above.
-        unsafe { native_f32_avx2(input, output, op) };
-        return;
-    }
-    each_f32(input, output, op);
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn native_f32_avx2(input: &[u8], output: &mut [u8], op: impl Fn(f32) -> f32) {
-    each_f32(input, output, op);
-}
-
-#[allow(clippy::inline_always)] // must inline into the AVX2 copy to be compiled for AVX2
-#[inline(always)]
-fn each_f32(input: &[u8], output: &mut [u8], op: impl Fn(f32) -> f32) {
-    let (sources, _) = input.as_chunks::<4>();
-    let (targets, _) = output.as_chunks_mut::<4>();
-    for (s, t) in sources.iter().zip(targets.iter_mut()) {
-        *t = op(f32::from_ne_bytes(*s)).to_ne_bytes();
+        *t = op(F::from_bytes(*s)).to_bytes();
     }
 }
 

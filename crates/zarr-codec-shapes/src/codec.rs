@@ -116,11 +116,7 @@ pub trait BytesToBytesCodec: Codec {
         limit: Option<usize>,
         spec: &ChunkSpec,
     ) -> Result<Vec<u8>> {
-        let decoded = self.decode(input, spec)?;
-        match limit {
-            Some(limit) if decoded.len() > limit => Err(CodecError::OutputLimit { limit }),
-            _ => Ok(decoded),
-        }
+        within_limit(self.decode(input, spec)?, limit)
     }
 
     /// [`encode_into`](Self::encode_into) memory not yet initialised (a new buffer that is
@@ -143,6 +139,107 @@ pub trait BytesToBytesCodec: Codec {
         spec: &ChunkSpec,
     ) -> Result<usize> {
         copy_prefix_uninit(&self.decode(input, spec)?, out)
+    }
+}
+
+/// The bytes-to-bytes codecs that never look at the chunk spec and write straight into
+/// memory not yet initialised (the compressors and the checksum): each implements these few
+/// methods once, and the blanket implementation below makes it a [`BytesToBytesCodec`]
+/// (`decode` is [`decode_bytes`](Self::decode_bytes) without a limit, and the `*_into`
+/// methods view the caller's initialised memory as `MaybeUninit`).
+///
+/// # Safety
+/// [`encode_bytes_uninit`](Self::encode_bytes_uninit) and
+/// [`decode_bytes_uninit`](Self::decode_bytes_uninit) write only initialised values into
+/// `out`: `encode_into` and `decode_into` hand them initialised memory through such a view.
+pub unsafe trait UninitBytesCodec: Codec {
+    /// [`BytesToBytesCodec::encode`].
+    fn encode_bytes(&self, input: &[u8]) -> Result<Vec<u8>>;
+
+    /// [`BytesToBytesCodec::decode_limited`] (`None`: no limit).
+    fn decode_bytes(&self, input: &[u8], limit: Option<usize>) -> Result<Vec<u8>>;
+
+    /// [`BytesToBytesCodec::encode_into_uninit`].
+    fn encode_bytes_uninit(&self, input: &[u8], out: &mut [MaybeUninit<u8>]) -> Result<usize>;
+
+    /// [`BytesToBytesCodec::decode_into_uninit`].
+    fn decode_bytes_uninit(&self, input: &[u8], out: &mut [MaybeUninit<u8>]) -> Result<usize>;
+
+    /// [`BytesToBytesCodec::max_encoded_size`]; `None` by default.
+    fn max_encoded_len(&self, decoded_len: usize) -> Option<usize> {
+        let _ = decoded_len;
+        None
+    }
+
+    /// [`BytesToBytesCodec::max_decoded_size`]; `None` by default.
+    fn max_decoded_len(&self, encoded_len: usize) -> Option<usize> {
+        let _ = encoded_len;
+        None
+    }
+
+    /// [`BytesToBytesCodec::decoded_size_hint`]; no hint by default.
+    fn decoded_len_hint(&self, input: &[u8]) -> Result<Option<usize>> {
+        let _ = input;
+        Ok(None)
+    }
+}
+
+impl<C: UninitBytesCodec> BytesToBytesCodec for C {
+    fn encode(&self, input: &[u8], _spec: &ChunkSpec) -> Result<Vec<u8>> {
+        self.encode_bytes(input)
+    }
+
+    fn decode(&self, input: &[u8], _spec: &ChunkSpec) -> Result<Vec<u8>> {
+        self.decode_bytes(input, None)
+    }
+
+    fn encode_into(&self, input: &[u8], out: &mut [u8], _spec: &ChunkSpec) -> Result<usize> {
+        // SAFETY: the trait's contract: only initialised values are written through the view.
+        self.encode_bytes_uninit(input, unsafe { as_uninit_mut(out) })
+    }
+
+    fn decode_into(&self, input: &[u8], out: &mut [u8], _spec: &ChunkSpec) -> Result<usize> {
+        // SAFETY: the trait's contract: only initialised values are written through the view.
+        self.decode_bytes_uninit(input, unsafe { as_uninit_mut(out) })
+    }
+
+    fn max_encoded_size(&self, decoded_len: usize) -> Option<usize> {
+        self.max_encoded_len(decoded_len)
+    }
+
+    fn max_decoded_size(&self, encoded_len: usize) -> Option<usize> {
+        self.max_decoded_len(encoded_len)
+    }
+
+    fn decoded_size_hint(&self, input: &[u8]) -> Result<Option<usize>> {
+        self.decoded_len_hint(input)
+    }
+
+    fn decode_limited(
+        &self,
+        input: &[u8],
+        limit: Option<usize>,
+        _spec: &ChunkSpec,
+    ) -> Result<Vec<u8>> {
+        self.decode_bytes(input, limit)
+    }
+
+    fn encode_into_uninit(
+        &self,
+        input: &[u8],
+        out: &mut [MaybeUninit<u8>],
+        _spec: &ChunkSpec,
+    ) -> Result<usize> {
+        self.encode_bytes_uninit(input, out)
+    }
+
+    fn decode_into_uninit(
+        &self,
+        input: &[u8],
+        out: &mut [MaybeUninit<u8>],
+        _spec: &ChunkSpec,
+    ) -> Result<usize> {
+        self.decode_bytes_uninit(input, out)
     }
 }
 
@@ -229,6 +326,26 @@ pub fn copy_prefix_uninit(data: &[u8], out: &mut [MaybeUninit<u8>]) -> Result<us
         to.write(*from);
     }
     Ok(data.len())
+}
+
+/// `decoded`, unless it is longer than `limit` ([`CodecError::OutputLimit`]): the check of
+/// decoders that cannot stop early.
+pub fn within_limit(decoded: Vec<u8>, limit: Option<usize>) -> Result<Vec<u8>> {
+    match limit {
+        Some(limit) if decoded.len() > limit => Err(CodecError::OutputLimit { limit }),
+        _ => Ok(decoded),
+    }
+}
+
+/// Views initialised bytes as `MaybeUninit`, for writers that take memory not yet
+/// initialised.
+///
+/// # Safety
+/// Only initialised values may be written through the view (never `MaybeUninit::uninit()`):
+/// the bytes are read as `u8` again once it ends.
+pub unsafe fn as_uninit_mut(out: &mut [u8]) -> &mut [MaybeUninit<u8>] {
+    // SAFETY: `MaybeUninit<u8>` has the layout of `u8`; the caller keeps the bytes initialised.
+    unsafe { &mut *(std::ptr::from_mut(out) as *mut [MaybeUninit<u8>]) }
 }
 
 /// Copies `data` to `out`; [`CodecError::OutputSize`] unless both have the same length.

@@ -3,7 +3,46 @@
 //! nothing panics, reads out of bounds or allocates out of proportion to the input; every
 //! failure must be an `Err`.
 
-use crate::{ArrayToArrayCodec, ChunkSpec, CodecFromJson, DataType, FillValue, ZarrFormat};
+use std::fmt::Debug;
+
+use crate::{ArrayToArrayCodec, ChunkSpec, CodecFromJson, DataType, FillValue, Result, ZarrFormat};
+
+/// The decoded size a decoder fuzzed by [`decoders`] may allocate.
+pub const DECODE_LIMIT: usize = 1 << 24;
+
+/// `data`, if it is JSON, as the configuration of codec type `C` in both Zarr formats: what
+/// parses serializes, and parses back to the same codec.
+///
+/// # Panics
+/// When a parsed codec does not serialize, or does not come back the same: the bug sought.
+pub fn config_round_trip<C: CodecFromJson + PartialEq + Debug>(data: &[u8]) {
+    let Ok(json) = serde_json::from_slice::<serde_json::Value>(data) else {
+        return;
+    };
+    for format in [ZarrFormat::V3, ZarrFormat::V2] {
+        if let Ok(codec) = C::from_json(&json, format) {
+            let again = codec.to_json(format).expect("a parsed codec serializes");
+            assert_eq!(C::from_json(&again, format), Ok(codec));
+        }
+    }
+}
+
+/// `data` through a bytes codec's two decoders: `decode` limited to [`DECODE_LIMIT`] bytes,
+/// and `decode_into` a 4 KiB buffer, which it must not claim to overfill.
+///
+/// # Panics
+/// When `decode_into` claims more bytes than its buffer holds.
+pub fn decoders(
+    data: &[u8],
+    decode: impl FnOnce(&[u8], Option<usize>) -> Result<Vec<u8>>,
+    decode_into: impl FnOnce(&[u8], &mut [u8]) -> Result<usize>,
+) {
+    let _ = decode(data, Some(DECODE_LIMIT));
+    let mut out = vec![0u8; 4096];
+    if let Ok(written) = decode_into(data, &mut out) {
+        assert!(written <= out.len());
+    }
+}
 
 /// Any configuration, then any chunk of any data type, in both directions, for an
 /// array-to-array codec type `C`.

@@ -196,12 +196,7 @@ impl TryFrom<Value> for V2CodecJson {
 /// [`CodecError::Configuration`] naming the codec and the offending key or value.
 pub fn parse_v3_config<C: DeserializeOwned>(json: &Value, expected_name: &str) -> Result<C> {
     let metadata = V3CodecJson::from_value(json)?;
-    if metadata.name != expected_name {
-        return Err(CodecError::configuration(format!(
-            "expected codec `{expected_name}`, got `{}`",
-            metadata.name
-        )));
-    }
+    check_codec("codec", &metadata.name, expected_name)?;
     deserialize_config(metadata.configuration.unwrap_or_default(), expected_name)
 }
 
@@ -209,13 +204,19 @@ pub fn parse_v3_config<C: DeserializeOwned>(json: &Value, expected_name: &str) -
 /// `"id"`. The same rules as [`parse_v3_config`].
 pub fn parse_v2_config<C: DeserializeOwned>(json: &Value, expected_id: &str) -> Result<C> {
     let metadata = V2CodecJson::from_value(json)?;
-    if metadata.id != expected_id {
+    check_codec("codec id", &metadata.id, expected_id)?;
+    deserialize_config(metadata.configuration, expected_id)
+}
+
+/// [`CodecError::Configuration`] unless the metadata's codec (`what`: its name or id) is
+/// `expected`.
+fn check_codec(what: &str, found: &str, expected: &str) -> Result<()> {
+    if found != expected {
         return Err(CodecError::configuration(format!(
-            "expected codec id `{expected_id}`, got `{}`",
-            metadata.id
+            "expected {what} `{expected}`, got `{found}`"
         )));
     }
-    deserialize_config(metadata.configuration, expected_id)
+    Ok(())
 }
 
 fn deserialize_config<C: DeserializeOwned>(

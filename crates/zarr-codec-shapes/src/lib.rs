@@ -109,7 +109,9 @@ pub mod json;
 
 pub use capability::{PartialDecodeCapability, RecommendedConcurrency};
 pub use chunk_spec::ChunkSpec;
-pub use codec::{ArrayToArrayCodec, ArrayToBytesCodec, BytesToBytesCodec, Codec, CodecFromJson};
+pub use codec::{
+    ArrayToArrayCodec, ArrayToBytesCodec, BytesToBytesCodec, Codec, CodecFromJson, UninitBytesCodec,
+};
 pub use data_type::{DataType, DataTypeKind, Endian};
 pub use error::{CodecError, ErrorKind, Result};
 pub use fill_value::FillValue;

@@ -95,22 +95,7 @@ macro_rules! array_codec {
 
         zarrs_plugin::impl_extension_aliases!($name, v3: $v3 $(, v2: $v2)?);
 
-        impl CodecTraitsV3 for $name {
-            fn create(metadata: &MetadataV3) -> Result<Codec, PluginCreateError> {
-                let inner = convert::codec_from_v3::<$inner>(metadata)?;
-                Ok(Codec::ArrayToArray(Arc::new(Self(inner))))
-            }
-        }
-
-        $(
-            impl CodecTraitsV2 for $name {
-                fn create(metadata: &MetadataV2) -> Result<Codec, PluginCreateError> {
-                    let _: &str = $v2; // (a use of `$v2`, which this block repeats on)
-                    let inner = convert::codec_from_v2::<$inner>(metadata)?;
-                    Ok(Codec::ArrayToArray(Arc::new(Self(inner))))
-                }
-            }
-        )?
+        codec_create!($name($inner), ArrayToArray $(, v2: $v2)?);
 
 
         impl ArrayCodecTraits for $name {

@@ -73,19 +73,7 @@ macro_rules! bytes_codec {
 
         zarrs_plugin::impl_extension_aliases!($name, v3: $v3, v2: $v2);
 
-        impl CodecTraitsV3 for $name {
-            fn create(metadata: &MetadataV3) -> Result<Codec, PluginCreateError> {
-                let inner = convert::codec_from_v3::<$inner>(metadata)?;
-                Ok(Codec::BytesToBytes(Arc::new(Self(inner))))
-            }
-        }
-
-        impl CodecTraitsV2 for $name {
-            fn create(metadata: &MetadataV2) -> Result<Codec, PluginCreateError> {
-                let inner = convert::codec_from_v2::<$inner>(metadata)?;
-                Ok(Codec::BytesToBytes(Arc::new(Self(inner))))
-            }
-        }
+        codec_create!($name($inner), BytesToBytes, v2: $v2);
 
 
         impl BytesToBytesCodecTraits for $name {

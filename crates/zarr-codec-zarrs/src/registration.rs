@@ -27,11 +27,8 @@ pub const REPLACED: [(&str, &str); 5] = [
     ("numcodecs.fixedscaleoffset", "fixedscaleoffset"),
 ];
 
-/// What [`register`] put in zarrs' run-time registry.
-struct Handles {
-    v3: Vec<CodecRuntimeRegistryHandleV3>,
-    v2: Vec<CodecRuntimeRegistryHandleV2>,
-}
+/// What [`register`] put in zarrs' run-time registry: each codec's Zarr v3 and v2 entries.
+struct Handles(Vec<(CodecRuntimeRegistryHandleV3, CodecRuntimeRegistryHandleV2)>);
 
 static REGISTERED: Mutex<Option<Handles>> = Mutex::new(None);
 
@@ -40,12 +37,19 @@ fn registered() -> MutexGuard<'static, Option<Handles>> {
     REGISTERED.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-fn v3<T: CodecTraitsV3 + 'static>(name: &'static str) -> CodecRuntimePluginV3 {
-    CodecRuntimePluginV3::new(move |candidate| candidate == name, T::create)
-}
-
-fn v2<T: CodecTraitsV2 + 'static>(name: &'static str) -> CodecRuntimePluginV2 {
-    CodecRuntimePluginV2::new(move |candidate| candidate == name, T::create)
+/// Registers codec `T` for the Zarr v3 `name` and the Zarr v2 `id`.
+fn register_both<T: CodecTraitsV3 + CodecTraitsV2 + 'static>(
+    (name, id): (&'static str, &'static str),
+) -> (CodecRuntimeRegistryHandleV3, CodecRuntimeRegistryHandleV2) {
+    let v3 = CodecRuntimePluginV3::new(
+        move |candidate| candidate == name,
+        <T as CodecTraitsV3>::create,
+    );
+    let v2 = CodecRuntimePluginV2::new(
+        move |candidate| candidate == id,
+        <T as CodecTraitsV2>::create,
+    );
+    (register_codec_v3(v3), register_codec_v2(v2))
 }
 
 /// Makes zarrs use our gzip, blosc, zstd, crc32c and fixedscaleoffset ([`REPLACED`]) for
@@ -58,22 +62,13 @@ pub fn register() -> bool {
         return false;
     }
     let [gzip, blosc, zstd, crc32c, fixed] = REPLACED;
-    *guard = Some(Handles {
-        v3: vec![
-            register_codec_v3(v3::<GzipCodec>(gzip.0)),
-            register_codec_v3(v3::<BloscCodec>(blosc.0)),
-            register_codec_v3(v3::<ZstdCodec>(zstd.0)),
-            register_codec_v3(v3::<Crc32cCodec>(crc32c.0)),
-            register_codec_v3(v3::<FixedScaleOffsetCodec>(fixed.0)),
-        ],
-        v2: vec![
-            register_codec_v2(v2::<GzipCodec>(gzip.1)),
-            register_codec_v2(v2::<BloscCodec>(blosc.1)),
-            register_codec_v2(v2::<ZstdCodec>(zstd.1)),
-            register_codec_v2(v2::<Crc32cCodec>(crc32c.1)),
-            register_codec_v2(v2::<FixedScaleOffsetCodec>(fixed.1)),
-        ],
-    });
+    *guard = Some(Handles(vec![
+        register_both::<GzipCodec>(gzip),
+        register_both::<BloscCodec>(blosc),
+        register_both::<ZstdCodec>(zstd),
+        register_both::<Crc32cCodec>(crc32c),
+        register_both::<FixedScaleOffsetCodec>(fixed),
+    ]));
     true
 }
 
@@ -85,11 +80,9 @@ pub fn unregister() -> bool {
     let Some(handles) = registered().take() else {
         return false;
     };
-    for handle in &handles.v3 {
-        unregister_codec_v3(handle);
-    }
-    for handle in &handles.v2 {
-        unregister_codec_v2(handle);
+    for (v3, v2) in &handles.0 {
+        unregister_codec_v3(v3);
+        unregister_codec_v2(v2);
     }
     true
 }

@@ -45,3 +45,26 @@ macro_rules! codec_wrapper {
         }
     };
 }
+
+/// zarrs' `CodecTraitsV3` for `$name`, and `CodecTraitsV2` where it has a v2 form: our codec
+/// `$inner` from the metadata, as zarrs' `Codec::$kind`.
+macro_rules! codec_create {
+    ($name:ident($inner:ty), $kind:ident $(, v2: $v2:literal)?) => {
+        impl CodecTraitsV3 for $name {
+            fn create(metadata: &MetadataV3) -> Result<Codec, PluginCreateError> {
+                let inner = convert::codec_from_v3::<$inner>(metadata)?;
+                Ok(Codec::$kind(Arc::new(Self(inner))))
+            }
+        }
+
+        $(
+            impl CodecTraitsV2 for $name {
+                fn create(metadata: &MetadataV2) -> Result<Codec, PluginCreateError> {
+                    let _: &str = $v2; // (a use of `$v2`, which this block repeats on)
+                    let inner = convert::codec_from_v2::<$inner>(metadata)?;
+                    Ok(Codec::$kind(Arc::new(Self(inner))))
+                }
+            }
+        )?
+    };
+}

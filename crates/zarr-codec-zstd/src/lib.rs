@@ -34,10 +34,12 @@ mod context;
 mod decode;
 mod encode;
 
+use std::mem::MaybeUninit;
+
 use zarr_codec_shapes::json::{
     ZarrFormat, parse_v2_config, parse_v3_config, to_v2_json, to_v3_json,
 };
-use zarr_codec_shapes::{BytesToBytesCodec, ChunkSpec, Codec, CodecError, CodecFromJson, Result};
+use zarr_codec_shapes::{Codec, CodecError, CodecFromJson, Result, UninitBytesCodec};
 
 pub use config::{Level, ZstdConfig, ZstdConfigV2};
 pub use decode::{decode, decode_into, decode_into_uninit, decoded_size, max_decoded_size};
@@ -116,57 +118,31 @@ impl CodecFromJson for Zstd {
     }
 }
 
-impl BytesToBytesCodec for Zstd {
-    fn encode(&self, input: &[u8], _spec: &ChunkSpec) -> Result<Vec<u8>> {
+// SAFETY: libzstd writes only bytes into the `MaybeUninit` memory it is given.
+unsafe impl UninitBytesCodec for Zstd {
+    fn encode_bytes(&self, input: &[u8]) -> Result<Vec<u8>> {
         encode(input, self.level, self.checksum)
     }
 
-    fn decode(&self, input: &[u8], _spec: &ChunkSpec) -> Result<Vec<u8>> {
-        decode(input, None)
+    fn decode_bytes(&self, input: &[u8], limit: Option<usize>) -> Result<Vec<u8>> {
+        decode(input, limit)
     }
 
-    fn encode_into(&self, input: &[u8], out: &mut [u8], _spec: &ChunkSpec) -> Result<usize> {
-        encode_into(input, self.level, self.checksum, out)
+    fn encode_bytes_uninit(&self, input: &[u8], out: &mut [MaybeUninit<u8>]) -> Result<usize> {
+        encode_into_uninit(input, self.level, self.checksum, out)
     }
 
-    fn decode_into(&self, input: &[u8], out: &mut [u8], _spec: &ChunkSpec) -> Result<usize> {
-        decode_into(input, out)
+    fn decode_bytes_uninit(&self, input: &[u8], out: &mut [MaybeUninit<u8>]) -> Result<usize> {
+        decode_into_uninit(input, out)
     }
 
-    fn max_encoded_size(&self, decoded_len: usize) -> Option<usize> {
+    fn max_encoded_len(&self, decoded_len: usize) -> Option<usize> {
         Some(max_encoded_size(decoded_len))
     }
 
     /// The content size every frame states (numcodecs' and zarr-python's frames do).
-    fn decoded_size_hint(&self, input: &[u8]) -> Result<Option<usize>> {
+    fn decoded_len_hint(&self, input: &[u8]) -> Result<Option<usize>> {
         decoded_size(input)
-    }
-
-    fn decode_limited(
-        &self,
-        input: &[u8],
-        limit: Option<usize>,
-        _spec: &ChunkSpec,
-    ) -> Result<Vec<u8>> {
-        decode(input, limit)
-    }
-
-    fn encode_into_uninit(
-        &self,
-        input: &[u8],
-        out: &mut [std::mem::MaybeUninit<u8>],
-        _spec: &ChunkSpec,
-    ) -> Result<usize> {
-        encode_into_uninit(input, self.level, self.checksum, out)
-    }
-
-    fn decode_into_uninit(
-        &self,
-        input: &[u8],
-        out: &mut [std::mem::MaybeUninit<u8>],
-        _spec: &ChunkSpec,
-    ) -> Result<usize> {
-        decode_into_uninit(input, out)
     }
 }
 

@@ -8,16 +8,12 @@ use std::sync::Arc;
 use numpy::PyArrayDescr;
 use pyo3::prelude::*;
 use zarr_codec_cast_value::CastValue;
-use zarr_codec_python::{IntoPyResult, PyArrayCodec, data_type_of, to_py_err, transform_fill_json};
+use zarr_codec_python::{
+    IntoPyResult, PyArrayCodec, add_configuration_functions, codec_from_v3, data_type_of, to_py_err,
+};
 use zarr_codec_scale_offset::{FixedScaleOffset, ScaleOffset, ScaleOffsetCast};
 use zarr_codec_shapes::json::ZarrFormat;
 use zarr_codec_shapes::{CodecError, CodecFromJson, DataType, Result as CodecResult};
-
-fn codec_from(configuration: &str) -> CodecResult<ScaleOffset> {
-    let json: serde_json::Value = serde_json::from_str(configuration)
-        .map_err(|err| CodecError::configuration(format!("scale_offset: invalid JSON: {err}")))?;
-    ScaleOffset::from_json(&json, ZarrFormat::V3)
-}
 
 /// What a [`Plan`] runs: `scale_offset` alone, fused with the `cast_value` after it, or
 /// numcodecs' `fixedscaleoffset`.
@@ -87,14 +83,14 @@ fn bind(
     cast_value: Option<&str>,
     encoded_dtype: Option<&Bound<'_, PyArrayDescr>>,
 ) -> PyResult<PyArrayCodec> {
-    let codec = codec_from(configuration).into_py_result(py)?;
+    let codec: ScaleOffset = codec_from_v3("scale_offset", configuration).into_py_result(py)?;
     let data_type = data_type_of(dtype)?;
     let decoded = (data_type, dtype.clone());
     let Some(cast_value) = cast_value else {
         let affine = codec.bind(data_type).into_py_result(py)?;
         return Ok(Transform::Alone(affine).bound(decoded, (data_type, dtype.clone())));
     };
-    let cast = cast_from(cast_value).into_py_result(py)?;
+    let cast: CastValue = codec_from_v3("cast_value", cast_value).into_py_result(py)?;
     let fused = ScaleOffsetCast::new(&codec, &cast, data_type).into_py_result(py)?;
     let encoded_dtype = encoded_dtype.ok_or_else(|| {
         to_py_err(
@@ -136,38 +132,9 @@ fn legacy(
     Ok(Transform::Legacy(Box::new(codec)).bound(decoded, encoded))
 }
 
-fn cast_from(configuration: &str) -> CodecResult<CastValue> {
-    let json: serde_json::Value = serde_json::from_str(configuration)
-        .map_err(|err| CodecError::configuration(format!("cast_value: invalid JSON: {err}")))?;
-    CastValue::from_json(&json, ZarrFormat::V3)
-}
-
-/// Check a codec's v3 JSON (a string); raises `ConfigurationError` when invalid.
-#[pyfunction]
-fn check_configuration(py: Python<'_>, configuration: &str) -> PyResult<()> {
-    codec_from(configuration).into_py_result(py).map(|_| ())
-}
-
-/// The encoded array's fill value (v3 JSON, as a string) for an array of `data_type` whose
-/// fill value is `fill` (JSON string).
-#[pyfunction]
-fn encoded_fill_value(
-    py: Python<'_>,
-    configuration: &str,
-    data_type: &str,
-    fill: &str,
-) -> PyResult<String> {
-    transform_fill_json(data_type, fill, |fill| {
-        codec_from(configuration)?.encoded_fill_value(fill)
-    })
-    .into_py_result(py)
-}
-
 #[pymodule]
 fn _scale_offset(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(bind, module)?)?;
     module.add_function(wrap_pyfunction!(legacy, module)?)?;
-    module.add_function(wrap_pyfunction!(check_configuration, module)?)?;
-    module.add_function(wrap_pyfunction!(encoded_fill_value, module)?)?;
-    Ok(())
+    add_configuration_functions(module, "scale_offset", ScaleOffset::encoded_fill_value)
 }

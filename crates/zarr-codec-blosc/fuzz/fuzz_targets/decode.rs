@@ -2,11 +2,12 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use zarr_codec_shapes::fuzzing;
 
 fuzz_target!(|data: &[u8]| {
-    let _ = zarr_codec_blosc::decode(data, Some(1 << 24));
-    let mut out = vec![0u8; 4096];
-    if let Ok(written) = zarr_codec_blosc::decode_into(data, &mut out) {
-        assert!(written <= out.len());
-    }
+    fuzzing::decoders(
+        data,
+        zarr_codec_blosc::decode,
+        zarr_codec_blosc::decode_into,
+    );
 });

@@ -39,20 +39,21 @@ pub(super) fn int_from_f64<T: IntTarget, const RULE: u8>(r: f64) -> (T, bool) {
     if RULE == WRAP {
         return wrapped_quickly(r);
     }
-    // Clamped into range (NaN to the low end; the forms compile to maxpd/minpd), so the
-    // conversion is always defined. `HIGH - 1` is the largest value, exactly (HIGH <= 2^32).
-    let high = T::HIGH - 1.0;
-    let above = if r > T::LOW { r } else { T::LOW };
-    let safe = if above < high { above } else { high };
-    // Under `clamp` that is the result for every finite value; otherwise for unchanged ones.
-    #[allow(clippy::float_cmp)] // exactly unchanged is the test
-    let ok = if RULE == CLAMP {
-        r.abs() < f64::INFINITY
-    } else {
-        safe == r
-    };
+    // `HIGH - 1` is the largest value, exactly (HIGH <= 2^32).
+    let (safe, ok) = clamped::<f64, RULE>(r, T::LOW, T::HIGH - 1.0, r.abs() < f64::INFINITY);
     // SAFETY: `safe` is an integer value in [LOW, HIGH): `r` rounded, or a bound.
     (unsafe { T::from_f64_unchecked(safe) }, ok)
+}
+
+/// `r` clamped into `[low, high]` (NaN to `low`; the forms compile to maxpd/minpd or
+/// maxps/minps), so a conversion of it is always defined; and whether that is the result:
+/// under `clamp` for every `finite` value, otherwise for unchanged ones.
+#[inline(always)]
+fn clamped<F: Copy + PartialOrd, const RULE: u8>(r: F, low: F, high: F, finite: bool) -> (F, bool) {
+    let above = if r > low { r } else { low };
+    let safe = if above < high { above } else { high };
+    let ok = if RULE == CLAMP { finite } else { safe == r };
+    (safe, ok)
 }
 
 /// [`int_from_f64`] for an `f32`, in `f32` lanes where that is exact.
@@ -70,14 +71,7 @@ pub(super) fn int_from_f32<T: IntTarget, const RULE: u8>(r: f32) -> (T, bool) {
     // largest float32 below HIGH, an integer, and the type's largest value up to 16 bits.
     #[allow(clippy::cast_possible_truncation)]
     let (low, high) = (T::LOW as f32, (T::HIGH as f32).next_down());
-    let above = if r > low { r } else { low };
-    let safe = if above < high { above } else { high };
-    #[allow(clippy::float_cmp)] // exactly unchanged is the test
-    let ok = if RULE == CLAMP {
-        r.abs() < f32::INFINITY
-    } else {
-        safe == r
-    };
+    let (safe, ok) = clamped::<f32, RULE>(r, low, high, r.abs() < f32::INFINITY);
     // SAFETY: `safe` is an integer value in [LOW, HIGH): `r` rounded, or a bound.
     (unsafe { T::from_f32_unchecked(safe) }, ok)
 }

@@ -3,21 +3,13 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use zarr_codec_shapes::json::ZarrFormat;
-use zarr_codec_shapes::{Codec, CodecFromJson};
+use zarr_codec_shapes::fuzzing;
 use zarr_codec_zstd::{Zstd, decode, decode_into, decoded_size, max_decoded_size};
 
-const LIMIT: usize = 1 << 24;
+const LIMIT: usize = fuzzing::DECODE_LIMIT;
 
 fuzz_target!(|data: &[u8]| {
-    if let Ok(json) = serde_json::from_slice::<serde_json::Value>(data) {
-        for format in [ZarrFormat::V3, ZarrFormat::V2] {
-            if let Ok(codec) = Zstd::from_json(&json, format) {
-                let again = codec.to_json(format).expect("a parsed codec serializes");
-                assert_eq!(Zstd::from_json(&again, format), Ok(codec));
-            }
-        }
-    }
+    fuzzing::config_round_trip::<Zstd>(data);
     let _ = max_decoded_size(data);
     let exact = decoded_size(data);
     match decode(data, Some(LIMIT)) {
