@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import time
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from zarr_codecs_bench import datasets
@@ -38,30 +39,35 @@ def _best(calls: dict[str, Callable[[], object]], rounds: int, inner: int) -> di
     return best
 
 
-def _zstd_level_row(name: str, data: np.ndarray, level: int, rounds: int) -> str:
+def _zstd_calls(data: np.ndarray, level: int) -> tuple[dict[str, Any], bytes, bytes]:
+    """numcodecs' and our zstd at ``level`` on ``data``, each way (and ours into a buffer),
+    as calls to time; our frame and numcodecs' (the same bytes)."""
     import numcodecs
-    import zstandard
     from zarr_codec_zstd import Zstd
 
     ours, theirs = Zstd(level), numcodecs.Zstd(level=level)
+    frame, their_frame = ours.encode(data), bytes(theirs.encode(data))
+    out = np.empty(data.nbytes, np.uint8)
+    calls = {
+        "enc numcodecs": lambda: theirs.encode(data),
+        "enc ours": lambda: ours.encode(data),
+        "dec numcodecs": lambda: theirs.decode(their_frame),
+        "dec ours": lambda: ours.decode(frame),
+        "dec into": lambda: ours.decode_into(frame, out),
+    }
+    return calls, frame, their_frame
+
+
+def _zstd_level_row(name: str, data: np.ndarray, level: int, rounds: int) -> str:
+    import zstandard
+
+    calls, frame, their_frame = _zstd_calls(data, level)
     compressor = zstandard.ZstdCompressor(level=level)
     decompressor = zstandard.ZstdDecompressor()
     raw = data.tobytes()
-    frame, their_frame = ours.encode(data), bytes(theirs.encode(data))
-    out = np.empty(data.nbytes, np.uint8)
-    t = _best(
-        {
-            "enc numcodecs": lambda: theirs.encode(data),
-            "enc ours": lambda: ours.encode(data),
-            "enc zstandard": lambda: compressor.compress(raw),
-            "dec numcodecs": lambda: theirs.decode(their_frame),
-            "dec ours": lambda: ours.decode(frame),
-            "dec into": lambda: ours.decode_into(frame, out),
-            "dec zstandard": lambda: decompressor.decompress(frame),
-        },
-        rounds,
-        1,
-    )
+    calls["enc zstandard"] = lambda: compressor.compress(raw)
+    calls["dec zstandard"] = lambda: decompressor.decompress(frame)
+    t = _best(calls, rounds, 1)
     mb = data.nbytes / 1e6
     return (
         f"| {name} | {level} | {len(frame) / len(their_frame):.4f} "
@@ -87,23 +93,8 @@ def zstd_levels(rounds: int, levels: list[int]) -> None:
 
 
 def _zstd_chunk_row(chunk: np.ndarray, level: int, rounds: int) -> str:
-    import numcodecs
-    from zarr_codec_zstd import Zstd
-
-    ours, theirs = Zstd(level), numcodecs.Zstd(level=level)
-    frame = ours.encode(chunk)
-    out = np.empty(chunk.nbytes, np.uint8)
-    t = _best(
-        {
-            "enc numcodecs": lambda: theirs.encode(chunk),
-            "enc ours": lambda: ours.encode(chunk),
-            "dec numcodecs": lambda: theirs.decode(frame),
-            "dec ours": lambda: ours.decode(frame),
-            "dec into": lambda: ours.decode_into(frame, out),
-        },
-        rounds,
-        max(20, 4 * MiB // chunk.nbytes),
-    )
+    calls, _, _ = _zstd_calls(chunk, level)
+    t = _best(calls, rounds, max(20, 4 * MiB // chunk.nbytes))
     return (
         f"| {chunk.nbytes:,} B | {level} | {t['enc numcodecs'] * 1e6:.1f} "
         f"| {t['enc ours'] * 1e6:.1f} | {t['enc numcodecs'] / t['enc ours']:.2f}x "

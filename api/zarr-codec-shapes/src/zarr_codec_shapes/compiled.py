@@ -195,8 +195,18 @@ class CompiledArrayMethods:
     chunk's data type: ``bind(data_type)``, which the codec class defines (and caches); ``spec``
     is the array's decoded spec. Mixed into a codec class before ``ArrayArrayCodecBase``."""
 
+    #: Each data type's compiled codec (by name), made once by :meth:`_compile`.
+    _bound: dict[str, CompiledArrayCodec]
+
     def bind(self, data_type: DataType) -> CompiledArrayCodec:
-        """The compiled codec for arrays of ``data_type``."""
+        """The compiled codec for arrays of ``data_type`` (made once, then kept)."""
+        bound = self._bound.get(data_type.name)
+        if bound is None:
+            bound = self._bound[data_type.name] = self._compile(data_type)
+        return bound
+
+    def _compile(self, data_type: DataType) -> CompiledArrayCodec:
+        """The compiled codec for arrays of ``data_type``, made by the codec's wheel."""
         raise NotImplementedError
 
     def partial_decode_capability(self) -> PartialDecodeCapability:
@@ -214,17 +224,18 @@ class CompiledArrayMethods:
     def encode_into(self, array: Any, out: Any, spec: ChunkSpec) -> int:
         """Encode straight into ``out`` (C-contiguous, native order), or through a copy;
         returns the bytes written."""
-        if not writable_in_place(out):
-            return fill_array(out, self.encode(array, spec))
-        self.bind(spec.data_type).encode_into(array, out)
-        return int(out.nbytes)
+        return self._into("encode", array, out, spec)
 
     def decode_into(self, array: Any, out: Any, spec: ChunkSpec) -> int:
         """Decode straight into ``out`` (C-contiguous, native order), or through a copy;
         returns the bytes written."""
+        return self._into("decode", array, out, spec)
+
+    def _into(self, direction: str, array: Any, out: Any, spec: ChunkSpec) -> int:
+        compiled = self.bind(spec.data_type)
         if not writable_in_place(out):
-            return fill_array(out, self.decode(array, spec))
-        self.bind(spec.data_type).decode_into(array, out)
+            return fill_array(out, getattr(compiled, direction)(array))
+        getattr(compiled, f"{direction}_into")(array, out)
         return int(out.nbytes)
 
     def encode_batch(

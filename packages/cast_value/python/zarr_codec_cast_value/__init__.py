@@ -127,13 +127,9 @@ class CastValue(CompiledArrayMethods, ArrayArrayCodecBase):
 
     # -- codec -----------------------------------------------------------------------------
 
-    def bind(self, data_type: DataType) -> CompiledArrayCodec:
-        """The compiled codec for arrays of ``data_type``, both casts planned (cached)."""
-        bound = self._bound.get(data_type.name)
-        if bound is None:
-            dtype, encoded = data_type.numpy_dtype, self.data_type.numpy_dtype
-            bound = self._bound[data_type.name] = _cast_value.bind(self._json, dtype, encoded)
-        return bound
+    def _compile(self, data_type: DataType) -> CompiledArrayCodec:
+        """The compiled codec for arrays of ``data_type``, both casts planned."""
+        return _cast_value.bind(self._json, data_type.numpy_dtype, self.data_type.numpy_dtype)
 
     def resolve(self, spec: ChunkSpec) -> ChunkSpec:
         """The encoded spec: ``data_type``, and the fill value cast (it must round-trip)."""

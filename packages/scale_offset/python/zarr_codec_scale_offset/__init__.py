@@ -102,13 +102,9 @@ class ScaleOffset(CompiledArrayMethods, ArrayArrayCodecBase):
 
     # -- codec -----------------------------------------------------------------------------
 
-    def bind(self, data_type: DataType) -> CompiledArrayCodec:
-        """The compiled transformation for arrays of ``data_type`` (cached)."""
-        plan = self._bound.get(data_type.name)
-        if plan is None:
-            plan = _scale_offset.bind(self._json, data_type.numpy_dtype)
-            self._bound[data_type.name] = plan
-        return plan
+    def _compile(self, data_type: DataType) -> CompiledArrayCodec:
+        """The compiled transformation for arrays of ``data_type``."""
+        return _scale_offset.bind(self._json, data_type.numpy_dtype)
 
     def resolve(self, spec: ChunkSpec) -> ChunkSpec:
         """The same data type; the fill value transformed like an element."""

@@ -33,18 +33,14 @@ class ScaleOffsetCast(CompiledArrayMethods):
         self.encoded_type = DataType.from_name(second.to_json(3)["configuration"]["data_type"])
         self._bound: dict[str, CompiledArrayCodec] = {}
 
-    def bind(self, data_type: DataType) -> CompiledArrayCodec:
-        """The compiled pass for arrays of ``data_type`` (cached)."""
-        fused = self._bound.get(data_type.name)
-        if fused is None:
-            fused = _scale_offset.bind(
-                self.first._json,
-                data_type.numpy_dtype,
-                self._second_json,
-                self.encoded_type.numpy_dtype,
-            )
-            self._bound[data_type.name] = fused
-        return fused
+    def _compile(self, data_type: DataType) -> CompiledArrayCodec:
+        """The compiled pass for arrays of ``data_type``."""
+        return _scale_offset.bind(
+            self.first._json,
+            data_type.numpy_dtype,
+            self._second_json,
+            self.encoded_type.numpy_dtype,
+        )
 
     def resolve(self, spec: ChunkSpec) -> ChunkSpec:
         """The spec after both codecs."""

@@ -12,7 +12,7 @@ comparison. The default baseline of every group is "numcodecs"; the "copy" group
 """
 
 import zlib
-from collections.abc import Buffer, Callable
+from collections.abc import Buffer, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -94,18 +94,28 @@ def _zlib() -> CaseFactory:
     return cases
 
 
-def _numcodecs_gzip() -> CaseFactory:
-    from numcodecs import GZip
+def _numcodecs_levels(
+    class_name: str, levels: Sequence[int], group_of: Callable[[int], str]
+) -> CaseFactory:
+    """numcodecs' codec ``class_name`` at each of ``levels``, in the groups ``group_of``
+    names (imported now: a missing numcodecs is a missing provider)."""
+    import numcodecs
+
+    codec_class = getattr(numcodecs, class_name)
 
     def cases(dataset: str, data: npt.NDArray[Any]) -> list[Case]:
         out: list[Case] = []
-        for level in GZIP_LEVELS:
-            codec = GZip(level=level)
-            group = gzip_group(level)
+        for level in levels:
+            codec = codec_class(level=level)
+            group = group_of(level)
             out += round_trip_cases("numcodecs", group, dataset, data, codec.encode, codec.decode)
         return out
 
     return cases
+
+
+def _numcodecs_gzip() -> CaseFactory:
+    return _numcodecs_levels("GZip", GZIP_LEVELS, gzip_group)
 
 
 def _libdeflate() -> CaseFactory:
@@ -231,17 +241,7 @@ BLOSC2 = Provider("python-blosc2", "python-blosc2 (c-blosc2) lz4/zstd/blosclz", 
 
 
 def _numcodecs_zstd() -> CaseFactory:
-    from numcodecs import Zstd
-
-    def cases(dataset: str, data: npt.NDArray[Any]) -> list[Case]:
-        out: list[Case] = []
-        for level in ZSTD_LEVELS:
-            codec = Zstd(level=level)
-            group = zstd_group(level)
-            out += round_trip_cases("numcodecs", group, dataset, data, codec.encode, codec.decode)
-        return out
-
-    return cases
+    return _numcodecs_levels("Zstd", ZSTD_LEVELS, zstd_group)
 
 
 def _zstandard() -> CaseFactory:

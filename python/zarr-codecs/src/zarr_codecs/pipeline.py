@@ -175,26 +175,22 @@ class ChainCodecPipeline(BatchedCodecPipeline):
     async def read_selection(self, *where: Any) -> Any:
         """A whole basic selection read with no Python work per chunk (see ``_selections``),
         or ``NotImplemented``: zarr-python cuts it into batches for :meth:`read`."""
-        planned = None if self._codecs() is None else _selections.plan_read(self, *where)
-        return NotImplemented if planned is None else await planned.run_async()
+        return await _run_async(self._codecs() and _selections.plan_read(self, *where))
 
     def read_selection_now(self, *where: Any) -> Any:
         """:meth:`read_selection` on the caller's thread, for zarr-python's synchronous
         ``Array`` (no hop to its event loop's thread), or ``NotImplemented``."""
-        planned = None if self._codecs() is None else _selections.plan_read(self, *where)
-        return NotImplemented if planned is None else planned.run()
+        return _run(self._codecs() and _selections.plan_read(self, *where))
 
     async def write_selection(self, *where: Any) -> Any:
         """A whole basic selection written with no Python work per chunk, or
         ``NotImplemented``: zarr-python cuts it into batches for :meth:`write`."""
-        planned = None if self._codecs() is None else _selections.plan_write(self, *where)
-        return NotImplemented if planned is None else await planned.run_async()
+        return await _run_async(self._codecs() and _selections.plan_write(self, *where))
 
     def write_selection_now(self, *where: Any) -> Any:
         """:meth:`write_selection` on the caller's thread, for zarr-python's synchronous
         ``Array`` (no hop to its event loop's thread), or ``NotImplemented``."""
-        planned = None if self._codecs() is None else _selections.plan_write(self, *where)
-        return NotImplemented if planned is None else planned.run()
+        return _run(self._codecs() and _selections.plan_write(self, *where))
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -329,6 +325,17 @@ class ChainCodecPipeline(BatchedCodecPipeline):
             write = functools.partial(_per_chain, batch, chains, write_memory_group)
             return write() if small else await asyncio.to_thread(write)
         return await _write_through_zarr(batch, chains, merged, values, empty, small)
+
+
+def _run(planned: Any) -> Any:
+    """A planned whole-selection read or write done on this thread, or ``NotImplemented``
+    where there is none."""
+    return planned.run() if planned else NotImplemented
+
+
+async def _run_async(planned: Any) -> Any:
+    """:func:`_run`, awaited (on a worker thread where it is large)."""
+    return await planned.run_async() if planned else NotImplemented
 
 
 def _per_chain(
