@@ -30,6 +30,8 @@ from typing import Any
 
 import numpy as np
 
+from zarr_codecs import _repairs
+
 __all__ = ["MARKER", "Candidate", "find_candidates", "render", "repair", "repair_chunk"]
 
 #: Left in a repaired array's folder (readers ignore it) so that it is never repaired twice.
@@ -212,9 +214,7 @@ def repair(candidate: Candidate, *, assume_ours: bool = False) -> int:
     chunks = candidate.unknown
     for path in chunks:
         fixed = repair_chunk(path.read_bytes(), candidate.codecs, candidate.chunk_shape, part)
-        temporary = path.with_name(path.name + ".repairing")
-        temporary.write_bytes(fixed)
-        temporary.replace(path)
+        _repairs.replace_file(path, fixed)
     (candidate.path / MARKER).write_text("complex parts stored in place by zarr-codecs\n")
     candidate.ours, candidate.unknown = chunks, []
     candidate.repaired = True
@@ -223,25 +223,24 @@ def repair(candidate: Candidate, *, assume_ours: bool = False) -> int:
 
 def render(candidates: list[Candidate], *, write: bool, rewritten: dict[Path, int]) -> str:
     """What was found and done, one block per array."""
-    if not candidates:
-        return "nothing to repair: no Zarr v3 complex array stored big-endian"
-    lines = []
-    for c in candidates:
-        state = "already repaired" if c.repaired and c.path not in rewritten else ""
-        lines.append(f"{c.path}: {c.data_type}, big-endian, chunks {list(c.chunk_shape)} {state}")
-        lines[-1] = lines[-1].rstrip()
-        if c.others:
-            lines.append(
-                f"  {len(c.others)} gzip chunk(s) with a timestamp: written by numcodecs' gzip "
-                "(zarr-python's own pipeline), correct as stored"
-            )
-        if c.unknown:
-            lines.append(
-                f"  {len(c.unknown)} chunk(s): who wrote them cannot be told; --assume-ours "
-                "rewrites them (only if zarr-codecs' pipeline wrote the array)"
-            )
-        if c.path in rewritten:
-            lines.append(f"  rewritten with the parts in place: {rewritten[c.path]} chunk(s)")
-    if not write:
-        lines.append("dry run: nothing was written; run again with --write --assume-ours to repair")
-    return "\n".join(lines)
+    return _repairs.render(
+        candidates,
+        write=write,
+        rewritten=rewritten,
+        nothing="nothing to repair: no Zarr v3 complex array stored big-endian",
+        heading=lambda c: f"{c.data_type}, big-endian, chunks {list(c.chunk_shape)}",
+        findings=lambda c: [
+            (
+                c.others,
+                "gzip chunk(s) with a timestamp: written by numcodecs' gzip "
+                "(zarr-python's own pipeline), correct as stored",
+            ),
+            (
+                c.unknown,
+                "chunk(s): who wrote them cannot be told; --assume-ours rewrites them (only if "
+                "zarr-codecs' pipeline wrote the array)",
+            ),
+        ],
+        done="rewritten with the parts in place",
+        dry_run="dry run: nothing was written; run again with --write --assume-ours to repair",
+    )

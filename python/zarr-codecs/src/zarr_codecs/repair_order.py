@@ -25,6 +25,8 @@ from typing import Any
 
 import numpy as np
 
+from zarr_codecs import _repairs
+
 __all__ = ["MARKER", "Candidate", "find_candidates", "render", "repair"]
 
 #: Left in a repaired array's folder (readers ignore it) so that it is never repaired twice.
@@ -106,9 +108,7 @@ def repair(candidate: Candidate, *, assume_ours: bool = False) -> int:
         if raw.size != int(np.prod(shape)):
             raise ValueError(f"{path}: {raw.size} elements, a chunk holds {np.prod(shape)}")
         fortran = raw.reshape(shape).copy(order="F")  # the chunk it holds, in numcodecs' order
-        temporary = path.with_name(path.name + ".repairing")
-        temporary.write_bytes(codec.encode(fortran))
-        temporary.replace(path)
+        _repairs.replace_file(path, codec.encode(fortran))
     if chunks:
         (candidate.path / MARKER).write_text("chunks stored in Fortran order by zarr-codecs\n")
         candidate.repaired = True
@@ -117,23 +117,20 @@ def repair(candidate: Candidate, *, assume_ours: bool = False) -> int:
 
 def render(candidates: list[Candidate], *, write: bool, rewritten: dict[Path, int]) -> str:
     """What was found and done, one block per array."""
-    if not candidates:
-        return 'nothing to repair: no order-"F" v2 array with a gzip or blosc compressor'
-    lines = []
-    for c in candidates:
-        state = "already repaired" if c.repaired and c.path not in rewritten else ""
-        lines.append(f"{c.path}: {c.compressor['id']}, chunks {list(c.chunks)} {state}".rstrip())
-        if c.ours:
-            lines.append(f"  {len(c.ours)} chunk(s) written by zarr-codecs' gzip")
-        if c.others:
-            lines.append(f"  {len(c.others)} chunk(s) written by numcodecs (correct as stored)")
-        if c.unknown:
-            lines.append(
-                f"  {len(c.unknown)} blosc chunk(s): who wrote them cannot be told; "
-                "--assume-ours rewrites them"
-            )
-        if c.path in rewritten:
-            lines.append(f"  rewritten in Fortran order: {rewritten[c.path]} chunk(s)")
-    if not write:
-        lines.append("dry run: nothing was written; run again with --write to repair")
-    return "\n".join(lines)
+    return _repairs.render(
+        candidates,
+        write=write,
+        rewritten=rewritten,
+        nothing='nothing to repair: no order-"F" v2 array with a gzip or blosc compressor',
+        heading=lambda c: f"{c.compressor['id']}, chunks {list(c.chunks)}",
+        findings=lambda c: [
+            (c.ours, "chunk(s) written by zarr-codecs' gzip"),
+            (c.others, "chunk(s) written by numcodecs (correct as stored)"),
+            (
+                c.unknown,
+                "blosc chunk(s): who wrote them cannot be told; --assume-ours rewrites them",
+            ),
+        ],
+        done="rewritten in Fortran order",
+        dry_run="dry run: nothing was written; run again with --write to repair",
+    )
