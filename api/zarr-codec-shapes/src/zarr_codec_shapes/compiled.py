@@ -21,7 +21,7 @@ from typing import Any, ClassVar, Literal, Protocol, Self
 import numpy as np
 
 from zarr_codec_shapes.base import BytesBytesCodecBase, fill_array, writable_in_place
-from zarr_codec_shapes.capabilities import PartialDecodeCapability
+from zarr_codec_shapes.capabilities import PartialDecodeCapability, RecommendedConcurrency
 from zarr_codec_shapes.chunk_spec import ChunkSpec
 from zarr_codec_shapes.codec_json import canonical_configuration
 from zarr_codec_shapes.data_types import DataType
@@ -212,6 +212,10 @@ class CompiledArrayMethods:
     def partial_decode_capability(self) -> PartialDecodeCapability:
         """Each element is encoded on its own: any part of a chunk reads and decodes alone."""
         return PartialDecodeCapability.ELEMENTWISE
+
+    def recommended_concurrency(self, spec: ChunkSpec) -> RecommendedConcurrency:
+        """One thread per chunk: chunks run in parallel with each other."""
+        return RecommendedConcurrency.ONE
 
     def encode(self, array: Any, spec: ChunkSpec) -> np.ndarray[Any, Any]:
         """Encode ``array`` (of ``spec``'s data type) into a new array."""
