@@ -32,7 +32,7 @@ from zarr_codec_shapes.errors import ConfigurationError
 from zarr_codec_shapes.protocols import Codec
 from zarr_codec_shapes.registry import get_codec
 
-from zarr_codec_runtime._runtime import ChunkGrid, Cut, Plan, Remote, Runner, plan_chain
+from zarr_codec_runtime._runtime import ChunkGrid, Cut, Plan, Runner, plan_chain
 from zarr_codec_runtime.sharding import Sharding
 from zarr_codec_runtime.transpose import Transpose
 
@@ -143,6 +143,8 @@ class Chain:
             evolved[split], self.shards = self._bind_sharding(evolved[split], len(evolved))
         self.codecs: tuple[Any, ...] = tuple(evolved)
         self.array_stages = self._fuse(evolved[:split], spec)
+        #: Whether any adjacent codecs run as one pass.
+        self.fused = len(self.array_stages) < split
         self.encoded_spec = current
         self.array_bytes = _Stage(evolved[split], current)
         self.bytes_codecs = tuple(evolved[split + 1 :])
@@ -212,16 +214,6 @@ class Chain:
     def to_json(self) -> list[dict[str, Any]]:
         """The v3 ``codecs`` list, with evolved parameters recorded."""
         return [codec.to_json(3) for codec in self.codecs]
-
-    @property
-    def fused(self) -> bool:
-        """Whether any adjacent codecs run as one pass."""
-        return len(self.array_stages) < self.array_bytes_index
-
-    @property
-    def array_bytes_index(self) -> int:
-        """The position of the array -> bytes codec in :attr:`codecs`."""
-        return next(i for i, c in enumerate(self.codecs) if c.codec_type == "array_bytes")
 
     def __repr__(self) -> str:
         return f"Chain({list(self.codecs)!r}, {self.spec!r})"
@@ -411,22 +403,6 @@ class Chain:
         its place in ``out``; whether each chunk was there."""
         runner = self.runner
         return None if runner is None else runner.read(sources, selections, out)
-
-    def read_remote(
-        self,
-        remote: Remote,
-        keys: Sequence[str] | None,
-        selections: Selections,
-        out: Any,
-        limit: int,
-        whole: Sequence[bool] | None = None,
-    ) -> list[bool] | None:
-        """:meth:`Remote.read`: :meth:`read` with chunk ``i`` the object ``keys[i]`` of
-        ``remote`` (``None``: the cut's keys), fetched by the runtime."""
-        runner = self.runner
-        if runner is None:
-            return None
-        return remote.read(runner, keys, selections, out, limit, whole=whole)
 
     @property
     def index_range(self) -> tuple[int, int] | None:

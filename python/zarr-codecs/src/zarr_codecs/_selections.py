@@ -276,7 +276,10 @@ class _Read:
         selection = (layout.grid, self.selection.items)
         if layout.remote is not None:
             try:
-                found = chain.read_remote(layout.remote, None, selection, self.target, limit())
+                runner = chain.runner
+                if runner is None:
+                    return NotImplemented
+                found = layout.remote.read(runner, None, selection, self.target, limit())
             except OSError:
                 # A request failed in the runtime's client: this array is read through the
                 # store's own client from now on, which retries as it does and raises its

@@ -87,7 +87,6 @@ class ChainCodecPipeline(BatchedCodecPipeline):
         state = dict(self.__dict__)
         state.pop("_our_codecs", None)
         state.pop("_chain_cache", None)
-        state.pop("_seen_specs", None)
         state.pop("_selection_layouts", None)
         return state
 
@@ -105,7 +104,6 @@ class ChainCodecPipeline(BatchedCodecPipeline):
                     cached = tuple(ours(codec) for codec in self)
             object.__setattr__(self, "_our_codecs", cached)  # a cache, not a field
             object.__setattr__(self, "_chain_cache", {})
-            object.__setattr__(self, "_seen_specs", {})
         return cached if isinstance(cached, tuple) else None
 
     def chain(self, spec: ArraySpec) -> Chain | None:
@@ -117,36 +115,15 @@ class ChainCodecPipeline(BatchedCodecPipeline):
         # zarr builds a new spec for every read, from the same data type and fill value
         # objects: found by those, without converting the spec (which costs more than a small
         # read's own work). The objects are kept, so their ids stay theirs.
-        seen: dict[Any, tuple[Any, Any, Chain | None]] = self.__dict__["_seen_specs"]
-        quick = (spec.shape, id(spec.dtype), id(spec.fill_value), spec.order)
-        hit = seen.get(quick)
+        cache: dict[Any, tuple[Any, Any, Chain | None]] = self.__dict__["_chain_cache"]
+        key = (spec.shape, id(spec.dtype), id(spec.fill_value), spec.order)
+        hit = cache.get(key)
         if hit is not None and hit[0] is spec.dtype and hit[1] is spec.fill_value:
             return hit[2]
-        ours = chunk_spec(spec)
-        if ours is None:
-            return None
-        cache: dict[Any, Chain | None] = self.__dict__["_chain_cache"]
-        # A v2 array's chunks are stored in its memory order and its byte order.
-        byte_order = foreign_byte_order(spec)
-        key = (ours, spec.order, byte_order)
-        if key not in cache:
-            chain: Chain | None = None
-            order = None
-            if len(codecs) == 1 and isinstance(codecs[0], V2Chunks):
-                order = byte_order
-                codecs = v2_chain(codecs[0], spec)
-            with contextlib.suppress(CodecError, TypeError, ValueError, AttributeError):
-                if order is None:
-                    chain = Chain(codecs, ours)
-                else:
-                    chain = StoredOrderChain(codecs, ours, order)
-            if len(cache) >= _MAX_CACHED:
-                cache.clear()
-            cache[key] = chain
-        if len(seen) >= _MAX_CACHED:
-            seen.clear()
-        seen[quick] = (spec.dtype, spec.fill_value, cache[key])
-        return cache[key]
+        if len(cache) >= _MAX_CACHED:
+            cache.clear()
+        cache[key] = (spec.dtype, spec.fill_value, _chain_for(codecs, spec))
+        return cache[key][2]
 
     def _chains(self, batch: Sequence[ReadItem | WriteItem]) -> list[Chain] | None:
         """Each item's chain (chunks may differ in shape: rectilinear grids), or ``None``
@@ -325,6 +302,23 @@ class ChainCodecPipeline(BatchedCodecPipeline):
             write = functools.partial(_per_chain, batch, chains, write_memory_group)
             return write() if small else await asyncio.to_thread(write)
         return await _write_through_zarr(batch, chains, merged, values, empty, small)
+
+
+def _chain_for(codecs: tuple[Any, ...], spec: ArraySpec) -> Chain | None:
+    """The chain of ``codecs`` (ours) for chunks of zarr-python's ``spec``, or ``None`` where
+    the runtime cannot run it (a data type we lack, a codec that refuses the spec). A v2
+    array's chunks are stored in its memory order and its byte order."""
+    ours = chunk_spec(spec)
+    if ours is None:
+        return None
+    byte_order = foreign_byte_order(spec)
+    with contextlib.suppress(CodecError, TypeError, ValueError, AttributeError):
+        if len(codecs) == 1 and isinstance(codecs[0], V2Chunks):
+            codecs = v2_chain(codecs[0], spec)
+            if byte_order is not None:
+                return StoredOrderChain(codecs, ours, byte_order)
+        return Chain(codecs, ours)
+    return None
 
 
 def _run(planned: Any) -> Any:
