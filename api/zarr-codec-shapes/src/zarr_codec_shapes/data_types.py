@@ -196,24 +196,21 @@ def _float(e: int, m: int, inf: bool, nan: int | None) -> FloatFormat:
     return FloatFormat(exponent_bits=e, mantissa_bits=m, has_infinity=inf, nan_bits=nan)
 
 
+def _integer(signed: bool, bits: int) -> DataType:
+    """``int<bits>`` or ``uint<bits>``; the sub-byte ones (2 and 4 bits) have no v2 code."""
+    name = f"{'' if signed else 'u'}int{bits}"
+    size = max(1, bits // 8)
+    code = f"{'i' if signed else 'u'}{size}" if bits >= 8 else None
+    return DataType(name, Kind.SIGNED if signed else Kind.UNSIGNED, size, bits, code, name)
+
+
 _F16 = _float(5, 10, True, 0x7E00)
 _F32 = _float(8, 23, True, 0x7FC00000)
 _F64 = _float(11, 52, True, 0x7FF8000000000000)
 
 _TABLE: Final[tuple[DataType, ...]] = (
     DataType("bool", Kind.BOOL, 1, 1, "b1", "bool"),
-    DataType("int2", Kind.SIGNED, 1, 2, None, "int2"),
-    DataType("int4", Kind.SIGNED, 1, 4, None, "int4"),
-    DataType("int8", Kind.SIGNED, 1, 8, "i1", "int8"),
-    DataType("int16", Kind.SIGNED, 2, 16, "i2", "int16"),
-    DataType("int32", Kind.SIGNED, 4, 32, "i4", "int32"),
-    DataType("int64", Kind.SIGNED, 8, 64, "i8", "int64"),
-    DataType("uint2", Kind.UNSIGNED, 1, 2, None, "uint2"),
-    DataType("uint4", Kind.UNSIGNED, 1, 4, None, "uint4"),
-    DataType("uint8", Kind.UNSIGNED, 1, 8, "u1", "uint8"),
-    DataType("uint16", Kind.UNSIGNED, 2, 16, "u2", "uint16"),
-    DataType("uint32", Kind.UNSIGNED, 4, 32, "u4", "uint32"),
-    DataType("uint64", Kind.UNSIGNED, 8, 64, "u8", "uint64"),
+    *(_integer(signed, bits) for signed in (True, False) for bits in (2, 4, 8, 16, 32, 64)),
     DataType("float16", Kind.FLOAT, 2, 16, "f2", "float16", _F16),
     DataType("bfloat16", Kind.FLOAT, 2, 16, None, "bfloat16", _float(8, 7, True, 0x7FC0)),
     DataType("float32", Kind.FLOAT, 4, 32, "f4", "float32", _F32),
