@@ -981,7 +981,7 @@ fn f64_to_int<S: Exact64, T: IntTarget, const RULE: u8, M: Mode>(
     let convert = move |v: S| range::int_from_f64::<T, RULE>(M::f64(v.f64()));
     if RULE == range::WRAP && !T::WIDE {
         // Beyond i32 the residue needs the full computation (see `range`).
-        let refine = move |v: S| range::wrapped_f64::<T>(M::f64(v.f64()));
+        let refine = move |v: S| range::wrapped::<T, f64>(M::f64(v.f64()));
         return run_mapped(
             plan,
             keys,
@@ -1020,9 +1020,9 @@ fn f32_to_int<S: Exact32, T: IntTarget, const RULE: u8, M: Mode>(
             let r = M::f32(v.f32());
             // As `int_from_f32` does: 32-bit targets in f64.
             if T::BITS > 16 {
-                range::wrapped_f64::<T>(f64::from(r))
+                range::wrapped::<T, f64>(f64::from(r))
             } else {
-                range::wrapped_f32::<T>(r)
+                range::wrapped::<T, f32>(r)
             }
         };
         return run_mapped(

@@ -217,54 +217,44 @@ impl Affine {
     /// `(x - offset) * scale` for every element of `input` (native-endian) into `output` (the
     /// same length).
     pub fn encode(&self, input: &[u8], output: &mut [u8]) -> Result<()> {
-        self.check(input, output)?;
-        match self.kind {
-            Kind::Int { .. } => self.each_int(input, output, true),
-            Kind::Float {
-                format,
-                offset,
-                scale,
-            } => match self.data_type {
-                DataType::Float64 => {
-                    native(input, output, |x: f64| (x - offset) * scale);
-                    Ok(())
-                }
-                DataType::Float32 => {
-                    let (o, s) = (narrow(offset), narrow(scale));
-                    native(input, output, |x: f32| (x - o) * s);
-                    Ok(())
-                }
-                _ => emulated(format, self.data_type.size(), input, output, |x| {
-                    round(format, round(format, x - offset)? * scale)
-                }),
-            },
-        }
+        self.each(input, output, true)
     }
 
     /// `x / scale + offset` for every element of `input` into `output`.
     pub fn decode(&self, input: &[u8], output: &mut [u8]) -> Result<()> {
+        self.each(input, output, false)
+    }
+
+    /// Every element of `input` through the map (`encode`) or its inverse into `output`:
+    /// integers exactly, `float32` and `float64` in their own type, other floats emulated.
+    fn each(&self, input: &[u8], output: &mut [u8], encode: bool) -> Result<()> {
         self.check(input, output)?;
-        match self.kind {
-            Kind::Int { .. } => self.each_int(input, output, false),
-            Kind::Float {
-                format,
-                offset,
-                scale,
-            } => match self.data_type {
-                DataType::Float64 => {
-                    native(input, output, |x: f64| x / scale + offset);
-                    Ok(())
-                }
-                DataType::Float32 => {
-                    let (o, s) = (narrow(offset), narrow(scale));
-                    native(input, output, |x: f32| x / s + o);
-                    Ok(())
-                }
-                _ => emulated(format, self.data_type.size(), input, output, |x| {
+        let Kind::Float {
+            format,
+            offset,
+            scale,
+        } = self.kind
+        else {
+            return self.each_int(input, output, encode);
+        };
+        let (o, s) = (narrow(offset), narrow(scale));
+        match (self.data_type, encode) {
+            (DataType::Float64, true) => native(input, output, |x: f64| (x - offset) * scale),
+            (DataType::Float64, false) => native(input, output, |x: f64| x / scale + offset),
+            (DataType::Float32, true) => native(input, output, |x: f32| (x - o) * s),
+            (DataType::Float32, false) => native(input, output, |x: f32| x / s + o),
+            (_, true) => {
+                return emulated(format, self.data_type.size(), input, output, |x| {
+                    round(format, round(format, x - offset)? * scale)
+                });
+            }
+            (_, false) => {
+                return emulated(format, self.data_type.size(), input, output, |x| {
                     round(format, round(format, x / scale)? + offset)
-                }),
-            },
+                });
+            }
         }
+        Ok(())
     }
 
     /// The map as `cast_value`'s kernels run it fused, for float32 and float64 arrays.

@@ -87,6 +87,24 @@ pub(crate) fn apply<'a>(
     Ok(ArrayBytes::new_flen(output))
 }
 
+/// zarrs' `encode` or `decode` of an array -> array codec (named as ours) on our codec.
+macro_rules! array_direction {
+    ($direction:ident) => {
+        fn $direction<'a>(
+            &self,
+            bytes: ArrayBytes<'a>,
+            shape: &[NonZeroU64],
+            data_type: &DataType,
+            fill_value: &FillValue,
+            _options: &CodecOptions,
+        ) -> Result<ArrayBytes<'a>, CodecError> {
+            apply(bytes, shape, data_type, fill_value, |input, spec| {
+                ArrayToArrayCodec::$direction(&self.0, input, spec)
+            })
+        }
+    };
+}
+
 /// An array -> array codec of ours as a zarrs codec, named `$v3` in Zarr v3 metadata and
 /// `$v2` in v2 metadata where it has a v2 form.
 macro_rules! array_codec {
@@ -125,31 +143,8 @@ macro_rules! array_codec {
                 encoded_fill_value(&self.0, decoded, fill)
             }
 
-            fn encode<'a>(
-                &self,
-                bytes: ArrayBytes<'a>,
-                shape: &[NonZeroU64],
-                data_type: &DataType,
-                fill_value: &FillValue,
-                _options: &CodecOptions,
-            ) -> Result<ArrayBytes<'a>, CodecError> {
-                apply(bytes, shape, data_type, fill_value, |input, spec| {
-                    ArrayToArrayCodec::encode(&self.0, input, spec)
-                })
-            }
-
-            fn decode<'a>(
-                &self,
-                bytes: ArrayBytes<'a>,
-                shape: &[NonZeroU64],
-                data_type: &DataType,
-                fill_value: &FillValue,
-                _options: &CodecOptions,
-            ) -> Result<ArrayBytes<'a>, CodecError> {
-                apply(bytes, shape, data_type, fill_value, |input, spec| {
-                    ArrayToArrayCodec::decode(&self.0, input, spec)
-                })
-            }
+            array_direction!(encode);
+            array_direction!(decode);
         }
     };
 }

@@ -37,7 +37,7 @@ pub(super) fn int_from_f64<T: IntTarget, const RULE: u8>(r: f64) -> (T, bool) {
         return wide_int::<T, RULE>(r);
     }
     if RULE == WRAP {
-        return wrapped_quickly(r);
+        return wrapped_quickly::<T, f64>(r);
     }
     // `HIGH - 1` is the largest value, exactly (HIGH <= 2^32).
     let (safe, ok) = clamped::<f64, RULE>(r, T::LOW, T::HIGH - 1.0, r.abs() < f64::INFINITY);
@@ -65,7 +65,7 @@ pub(super) fn int_from_f32<T: IntTarget, const RULE: u8>(r: f32) -> (T, bool) {
         return int_from_f64::<T, RULE>(f64::from(r));
     }
     if RULE == WRAP {
-        return wrapped_quickly_f32(r);
+        return wrapped_quickly::<T, f32>(r);
     }
     // The bounds are powers of two (or zero): exact in f32 as well; the upper one is the
     // largest float32 below HIGH, an integer, and the type's largest value up to 16 bits.
@@ -76,26 +76,91 @@ pub(super) fn int_from_f32<T: IntTarget, const RULE: u8>(r: f32) -> (T, bool) {
     (unsafe { T::from_f32_unchecked(safe) }, ok)
 }
 
+/// A float lane the wrap arithmetic runs in: `f64`, or `f32` where that is exact.
+pub(super) trait Lane:
+    Copy
+    + PartialOrd
+    + std::ops::Add<Output = Self>
+    + std::ops::Sub<Output = Self>
+    + std::ops::Mul<Output = Self>
+    + std::ops::Div<Output = Self>
+{
+    /// 0 in the lane.
+    const ZERO: Self;
+    /// 1 in the lane.
+    const ONE: Self;
+    /// 2^31: below it in magnitude, the conversion to `i32` is exact.
+    const I32_LIMIT: Self;
+    /// The lane's `abs`.
+    fn abs(self) -> Self;
+    /// The lane's `floor`.
+    fn floor(self) -> Self;
+    /// `2^(BITS-1)` (at most 2^31) in the lane, exactly.
+    fn from_half(half: f64) -> Self;
+    /// The value as an `i32`.
+    ///
+    /// # Safety
+    /// The value is an integer within `i32`.
+    unsafe fn to_i32_unchecked(self) -> i32;
+}
+
+macro_rules! lane {
+    ($float:ty) => {
+        impl Lane for $float {
+            const ZERO: Self = 0.0;
+            const ONE: Self = 1.0;
+            const I32_LIMIT: Self = 2_147_483_648.0;
+            fn abs(self) -> Self {
+                <$float>::abs(self)
+            }
+            fn floor(self) -> Self {
+                <$float>::floor(self)
+            }
+            #[allow(clippy::cast_possible_truncation)] // a power of two up to 2^31, exact
+            fn from_half(half: f64) -> Self {
+                half as $float
+            }
+            unsafe fn to_i32_unchecked(self) -> i32 {
+                // SAFETY: the caller's contract: an integer within i32.
+                unsafe { self.to_int_unchecked::<i32>() }
+            }
+        }
+    };
+}
+lane!(f64);
+lane!(f32);
+
 /// `wrap` for `|r| < 2^31`, where the conversion to i32 is exact and its low bits are the
 /// residue; larger magnitudes are hard here, and the kernel redoes their block with
-/// [`wrapped_f64`], which takes any finite value.
+/// [`wrapped`], which takes any finite value. In `f32` lanes for `BITS <= 16`.
 #[inline(always)]
-fn wrapped_quickly<T: IntTarget>(r: f64) -> (T, bool) {
-    let small = r.abs() < 2_147_483_648.0;
-    let safe = if small { r } else { 0.0 };
+fn wrapped_quickly<T: IntTarget, F: Lane>(r: F) -> (T, bool) {
+    let small = r.abs() < F::I32_LIMIT;
+    let safe = if small { r } else { F::ZERO };
     // SAFETY: `safe` is an integer within i32.
-    let low = unsafe { safe.to_int_unchecked::<i32>() };
+    let low = unsafe { safe.to_i32_unchecked() };
     (T::from_i32_bits(low), small)
 }
 
-/// [`wrapped_quickly`] in f32 lanes (`BITS <= 16`; [`wrapped_f32`] redoes the rest).
+/// The integer `r` modulo `2^BITS` into `T` (`BITS <= 32`; in `f32` lanes `BITS <= 16`,
+/// where the residue, below 2^16, is exact too).
+///
+/// `r - floor(r / 2^BITS) * 2^BITS` is exact: dividing by a power of two and taking the floor
+/// are exact, and so is the product; the difference is an integer in `[0, 2^BITS)`, which
+/// the lane represents, so the subtraction does not round either. NaN and the infinities give
+/// NaN, which is refused (the exact path raises its error).
 #[inline(always)]
-fn wrapped_quickly_f32<T: IntTarget>(r: f32) -> (T, bool) {
-    let small = r.abs() < 2_147_483_648.0;
-    let safe = if small { r } else { 0.0 };
-    // SAFETY: `safe` is an integer within i32.
-    let low = unsafe { safe.to_int_unchecked::<i32>() };
-    (T::from_i32_bits(low), small)
+pub(super) fn wrapped<T: IntTarget, F: Lane>(r: F) -> (T, bool) {
+    let (half, half_bits) = half_range::<T>();
+    let half = F::from_half(half);
+    let modulus = half + half;
+    let residue = r - (r * (F::ONE / modulus)).floor() * modulus;
+    let ok = residue >= F::ZERO;
+    // Centred on zero it fits an i32 (which converts in vectors) for every width up to 32.
+    let centred = if ok { residue - half } else { F::ZERO };
+    // SAFETY: `centred` is an integer in [-2^(BITS-1), 2^(BITS-1)), within i32.
+    let low = unsafe { centred.to_i32_unchecked() };
+    (T::from_i32_bits(low.wrapping_add(half_bits)), ok)
 }
 
 /// `2^(BITS-1)` as a float and as the `i32` with those low bits.
@@ -107,40 +172,6 @@ fn half_range<T: IntTarget>() -> (f64, i32) {
     #[allow(clippy::cast_possible_truncation)] // 2^31 becomes i32::MIN: the same low bits
     let bits = half as i32;
     (float, bits)
-}
-
-/// The integer `r` modulo `2^BITS` into `T` (`BITS <= 32`).
-///
-/// `r - floor(r / 2^BITS) * 2^BITS` is exact: dividing by a power of two and taking the floor
-/// are exact, and so is the product; the difference is an integer in `[0, 2^BITS)`, which
-/// `f64` represents, so the subtraction does not round either. NaN and the infinities give
-/// NaN, which is refused (the exact path raises its error).
-#[inline(always)]
-pub(super) fn wrapped_f64<T: IntTarget>(r: f64) -> (T, bool) {
-    let (half, half_bits) = half_range::<T>();
-    let modulus = 2.0 * half;
-    let residue = r - (r * (1.0 / modulus)).floor() * modulus;
-    let ok = residue >= 0.0;
-    // Centred on zero it fits an i32 (which converts in vectors) for every width up to 32.
-    let centred = if ok { residue - half } else { 0.0 };
-    // SAFETY: `centred` is an integer in [-2^(BITS-1), 2^(BITS-1)), within i32.
-    let low = unsafe { centred.to_int_unchecked::<i32>() };
-    (T::from_i32_bits(low.wrapping_add(half_bits)), ok)
-}
-
-/// [`wrapped_f64`] in `f32` for `BITS <= 16` (the residue, below 2^16, is exact in f32 too).
-#[inline(always)]
-pub(super) fn wrapped_f32<T: IntTarget>(r: f32) -> (T, bool) {
-    let (half, half_bits) = half_range::<T>();
-    #[allow(clippy::cast_possible_truncation)] // a power of two up to 2^15
-    let half = half as f32;
-    let modulus = 2.0 * half;
-    let residue = r - (r * (1.0 / modulus)).floor() * modulus;
-    let ok = residue >= 0.0;
-    let centred = if ok { residue - half } else { 0.0 };
-    // SAFETY: `centred` is an integer in [-2^(BITS-1), 2^(BITS-1)), within i32.
-    let low = unsafe { centred.to_int_unchecked::<i32>() };
-    (T::from_i32_bits(low.wrapping_add(half_bits)), ok)
 }
 
 /// A rounded `r` into a 64-bit `T`. For `|r| < 2^51`, adding `1.5 * 2^52` puts the integer in
