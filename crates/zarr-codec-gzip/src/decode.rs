@@ -10,7 +10,7 @@ use std::mem::MaybeUninit;
 use zarr_codec_shapes::codec::as_uninit_mut;
 use zarr_codec_shapes::{CodecError, Result};
 
-use crate::engine::{Container, Inflated, crc32, inflate};
+use crate::engine::{Container, Inflated, adler32, crc32, inflate};
 use crate::header::{TRAILER_LEN, header_len, trailer};
 
 /// Deflate cannot expand one input byte to more than 1032 output bytes (a 258-byte match in
@@ -191,12 +191,55 @@ pub fn decode_into_uninit(input: &[u8], out: &mut [MaybeUninit<u8>]) -> Result<u
     Container::Gzip.decode_into_uninit(input, out)
 }
 
+/// A zlib stream's header (RFC 1950: CMF, FLG).
+const ZLIB_HEADER_LEN: usize = 2;
+/// A zlib stream's trailer: the Adler-32 of the data.
+const ZLIB_TRAILER_LEN: usize = 4;
+
+/// The deflate body after a checked zlib header.
+fn body(input: &[u8]) -> Result<&[u8]> {
+    let [cmf, flg] = *input.get(..ZLIB_HEADER_LEN).unwrap_or_default() else {
+        return Err(CodecError::corrupt(
+            "zlib: a stream needs at least its 2-byte header",
+        ));
+    };
+    if (u16::from(cmf) << 8 | u16::from(flg)) % 31 != 0 || cmf & 0x0f != 8 || cmf >> 4 > 7 {
+        return Err(CodecError::corrupt(format!(
+            "zlib: not a zlib stream (header {cmf:#04x} {flg:#04x})"
+        )));
+    }
+    if flg & 0x20 != 0 {
+        return Err(CodecError::corrupt(
+            "zlib: the stream needs a preset dictionary, which numcodecs' zlib never uses",
+        ));
+    }
+    Ok(&input[ZLIB_HEADER_LEN..])
+}
+
+/// Decode the stream of `input` into `sink` and check its Adler-32.
+fn decode_zlib_stream(input: &[u8], sink: &mut impl Sink) -> Result<()> {
+    let body = body(input)?;
+    let consumed = sink.inflate_member(body, None)?;
+    let trailer = body
+        .get(consumed..consumed + ZLIB_TRAILER_LEN)
+        .and_then(|t| <[u8; ZLIB_TRAILER_LEN]>::try_from(t).ok())
+        .ok_or_else(|| CodecError::corrupt("zlib: the stream ends before its Adler-32"))?;
+    let stored = u32::from_be_bytes(trailer);
+    let computed = adler32(sink.written(0));
+    if stored != computed {
+        return Err(CodecError::corrupt(format!(
+            "zlib: Adler-32 mismatch (stored {stored:#010x}, data has {computed:#010x})"
+        )));
+    }
+    Ok(())
+}
+
 impl Container {
     /// Decode the stream(s) of `input` into `sink`, checked.
     fn decode_to(self, input: &[u8], sink: &mut impl Sink) -> Result<()> {
         match self {
             Self::Gzip => decode_members(input, sink),
-            Self::Zlib => crate::zlib::decode_stream(input, sink),
+            Self::Zlib => decode_zlib_stream(input, sink),
         }
     }
 

@@ -14,20 +14,15 @@ use zarr_codec_shapes::codec::as_uninit_mut;
 use zarr_codec_shapes::json::{
     ZarrFormat, parse_v2_config, parse_v3_config, to_v2_json, to_v3_json,
 };
-use zarr_codec_shapes::{Codec, CodecError, CodecFromJson, Result, UninitBytesCodec};
+use zarr_codec_shapes::{Codec, CodecFromJson, Result, UninitBytesCodec};
 
-use crate::decode::Sink;
-use crate::engine::{Container, adler32};
+use crate::engine::Container;
 use crate::{Level, numcodecs_level};
 
 /// The codec's id in Zarr v2 metadata.
 pub const ZLIB_ID: &str = "zlib";
 /// The codec's name in Zarr v3 metadata (zarr-python's numcodecs namespace).
 pub const ZLIB_NAME: &str = "numcodecs.zlib";
-
-/// The zlib header's two bytes and the Adler-32 trailer's four.
-const HEADER_LEN: usize = 2;
-const TRAILER_LEN: usize = 4;
 
 /// The configuration (numcodecs `Zlib`): level optional, defaulting to 1; -1 is zlib's
 /// default level, 6.
@@ -98,44 +93,6 @@ pub fn zlib_encode_into(input: &[u8], level: Level, out: &mut [u8]) -> Result<us
 /// The largest zlib stream `len` input bytes can become at `level`.
 pub fn zlib_max_encoded_size(len: usize, level: Level) -> Result<usize> {
     Container::Zlib.bound(level, len)
-}
-
-/// The deflate body after a checked zlib header.
-fn body(input: &[u8]) -> Result<&[u8]> {
-    let [cmf, flg] = *input.get(..HEADER_LEN).unwrap_or_default() else {
-        return Err(CodecError::corrupt(
-            "zlib: a stream needs at least its 2-byte header",
-        ));
-    };
-    if (u16::from(cmf) << 8 | u16::from(flg)) % 31 != 0 || cmf & 0x0f != 8 || cmf >> 4 > 7 {
-        return Err(CodecError::corrupt(format!(
-            "zlib: not a zlib stream (header {cmf:#04x} {flg:#04x})"
-        )));
-    }
-    if flg & 0x20 != 0 {
-        return Err(CodecError::corrupt(
-            "zlib: the stream needs a preset dictionary, which numcodecs' zlib never uses",
-        ));
-    }
-    Ok(&input[HEADER_LEN..])
-}
-
-/// Decode the stream of `input` into `sink` and check its Adler-32.
-pub(crate) fn decode_stream(input: &[u8], sink: &mut impl Sink) -> Result<()> {
-    let body = body(input)?;
-    let consumed = sink.inflate_member(body, None)?;
-    let trailer = body
-        .get(consumed..consumed + TRAILER_LEN)
-        .and_then(|t| <[u8; TRAILER_LEN]>::try_from(t).ok())
-        .ok_or_else(|| CodecError::corrupt("zlib: the stream ends before its Adler-32"))?;
-    let stored = u32::from_be_bytes(trailer);
-    let computed = adler32(sink.written(0));
-    if stored != computed {
-        return Err(CodecError::corrupt(format!(
-            "zlib: Adler-32 mismatch (stored {stored:#010x}, data has {computed:#010x})"
-        )));
-    }
-    Ok(())
 }
 
 /// Decode a zlib stream, allocating at most `limit` bytes of output (`None`: no limit beyond
