@@ -113,6 +113,9 @@ def test_big_endian_v2_arrays_run_in_the_runtime(
     assert _stored(ours_store) == _stored(theirs_store)
     assert read["runtime_read"] > 0 and read["zarr_read"] == 0, read
     number_rule = dtype.kind == "c" or (dtype.kind == "f" and fill != fill)
+    # zarr-python 3.4.0 does not hand the array's write_empty_chunks to the pipeline (the
+    # chunks' spec says False): its writes of these are zarr-python's own, as without it.
+    write_empty = write_empty and zarr.__version__ != "3.4.0"
     if write_empty or not number_rule:
         assert written["runtime_written"] > 0 and written["zarr_written"] == 0, written
     else:  # zarr-python's rule compares numbers: its own write
