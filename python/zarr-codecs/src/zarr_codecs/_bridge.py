@@ -26,6 +26,8 @@ import inspect
 import warnings
 from typing import Any
 
+from zarr.core.buffer import default_buffer_prototype
+
 from zarr_codecs._selections import Selection, from_key
 
 __all__ = ["PROVEN", "hook", "unhook"]
@@ -156,8 +158,11 @@ class _Pending:
 
 
 def _pending(here: Any) -> Any:
+    """An ``AsyncArray`` method that returns its call as a :class:`_Pending`, ``here`` the
+    pipeline's way to do it on the caller's thread."""
+    name = "get_method" if here is _read_here else "set_method"
+
     def method(*arguments: Any, **keywords: Any) -> _Pending:
-        name = "get_method" if here is _read_here else "set_method"
         return _Pending(_ORIGINALS[name], here, arguments, keywords)
 
     return method
@@ -192,8 +197,6 @@ def _write_here(array: Any, indexer: Any, value: Any, *, prototype: Any, fields:
 def _getitem(self: Any, selection: Any) -> Any:
     """zarr-python's ``Array.__getitem__``, except that a key of Python integers and slices
     is read by the pipeline on this thread without zarr-python's indexers."""
-    from zarr.core.buffer import default_buffer_prototype
-
     key = from_key(selection, self.async_array.metadata.shape)
     if key is not None:
         result = _read_here(self.async_array, key, prototype=default_buffer_prototype())
@@ -205,8 +208,6 @@ def _getitem(self: Any, selection: Any) -> Any:
 def _setitem(self: Any, selection: Any, value: Any) -> None:
     """zarr-python's ``Array.__setitem__``, except that a key of Python integers and slices
     is written by the pipeline on this thread without zarr-python's indexers."""
-    from zarr.core.buffer import default_buffer_prototype
-
     key: Selection | None = from_key(selection, self.async_array.metadata.shape)
     prototype = default_buffer_prototype()
     if key is None or _write_here(self.async_array, key, value, prototype=prototype) is not None:
