@@ -311,9 +311,9 @@ def _read_served(kind: Kind, layout: str, servers: Servers, tmp_path: Path) -> N
 def streamed(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every read of ours takes the path of large reads: chunks decoded in groups as they
     arrive (the arrays here are small enough to be read in one go otherwise)."""
-    from zarr_codecs import pipeline
+    from zarr_codecs import _selections
 
-    monkeypatch.setattr(pipeline, "_INLINE_BYTES", 0)
+    monkeypatch.setattr(_selections, "INLINE_BYTES", 0)
 
 
 _STREAMED_KINDS = [k for k in KINDS if k.name in {*_REMOTE_NAMES, "icechunk memory", "zip"}]

@@ -101,12 +101,9 @@ def _flat(array: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     return array.reshape(-1).view(np.uint8)
 
 
-def _c_contiguous(array: Any) -> bool:
-    return isinstance(array, np.ndarray) and array.flags.c_contiguous
-
-
-def _native(array: Any) -> bool:
-    return bool(np.asarray(array).dtype.isnative)
+def _direct_out(array: Any) -> bool:
+    """Whether the runtime writes into ``array`` itself: C-contiguous, native byte order."""
+    return isinstance(array, np.ndarray) and array.flags.c_contiguous and array.dtype.isnative
 
 
 class Chain:
@@ -229,8 +226,7 @@ class Chain:
     def stored_as_is(self) -> bool:
         """Whether a chunk's stored bytes are its elements in native order: the ``bytes``
         codec alone, so a chunk can be read from a file straight into place."""
-        plan = self.decode_plan
-        return plan is not None and len(plan) == 0
+        return self.decode_plan is not None and len(self.decode_plan) == 0
 
     @functools.cached_property
     def _plans(self) -> tuple[Plan, Plan] | None:
@@ -245,7 +241,8 @@ class Chain:
             if kernels is None:
                 return None
             encoded = stage.codec.resolve(stage.spec).num_bytes
-            array.append((_name(stage.codec), *kernels, stage.spec.num_bytes, encoded))
+            name = str(getattr(stage.codec, "name", "fused"))
+            array.append((name, *kernels, stage.spec.num_bytes, encoded))
         compressors: list[tuple[str, object, object]] = []
         for codec in self.bytes_codecs:
             kernels = _kernels(codec, None)
@@ -299,7 +296,7 @@ class Chain:
     def _direct(self, outs: Sequence[Any]) -> Plan | None:
         """The decode plan when every ``out`` takes it directly (C-contiguous, native)."""
         plan = self.decode_plan
-        if plan is None or not all(_c_contiguous(out) and _native(out) for out in outs):
+        if plan is None or not all(_direct_out(out) for out in outs):
             return None
         return plan
 
@@ -404,28 +401,6 @@ class Chain:
         runner = self.runner
         return None if runner is None else runner.read(sources, selections, out)
 
-    @property
-    def index_range(self) -> tuple[int, int] | None:
-        """For a sharded chain, where a shard's index is: ``(0, length)`` at the start, or
-        ``(-length, 0)`` at the end (from its end); ``None`` for any other chain."""
-        runner = self.runner
-        if runner is None or not runner.is_sharded:
-            return None
-        length = runner.index_len
-        return (0, length) if self.array_bytes.codec.index_location == "start" else (-length, 0)
-
-    def needed(
-        self, index: Buffer, chunk_selection: tuple[Any, ...]
-    ) -> list[tuple[int, int, int]] | None:
-        """:meth:`Runner.needed` of a sharded chain: the ``(inner chunk, start, stop)`` byte
-        ranges of a shard that ``chunk_selection`` needs, from its encoded ``index``."""
-        runner = self.runner
-        return (
-            None
-            if runner is None or not runner.is_sharded
-            else runner.needed(index, chunk_selection)
-        )
-
     def read_fetched(
         self,
         fetched: Sequence[tuple[Buffer | None, Sequence[tuple[int, Buffer]]]],
@@ -525,7 +500,3 @@ def _kernels(codec: Any, spec: ChunkSpec | None) -> tuple[object, object] | None
         return None
     kernels = (encode(spec), decode(spec))
     return None if None in kernels else kernels
-
-
-def _name(codec: Any) -> str:
-    return str(getattr(codec, "name", "fused"))

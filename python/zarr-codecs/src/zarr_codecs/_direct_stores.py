@@ -24,6 +24,7 @@ __all__ = [
     "files_root",
     "local_files",
     "memory_chunks",
+    "memory_reads",
     "memory_store_of",
     "plain_store_of",
     "write_memory",
@@ -94,6 +95,22 @@ def memory_chunks(
         None if not w or (c := stored.get(key)) is None else raw(c)
         for key, w in zip(keys, wanted, strict=True)
     ]
+
+
+def memory_reads(batch: Sequence[Any]) -> list[Any] | None:
+    """The stored bytes of a read batch's chunks (``None`` where absent), when every chunk is a
+    key of one plain, open ``MemoryStore`` read into CPU memory: taken from its dict as
+    ``MemoryStore.get`` does, without an asyncio task per chunk. Otherwise ``None``."""
+    from zarr.core.buffer import cpu
+    from zarr.storage import MemoryStore
+
+    getters = [getter for getter, *_ in batch]
+    store = plain_store_of(getters, MemoryStore)
+    if store is None or not store._is_open:
+        return None
+    if not all(spec.prototype.buffer is cpu.Buffer for _, spec, *_ in batch):
+        return None
+    return memory_chunks(store._store_dict, [getter.path for getter in getters])
 
 
 def write_memory(

@@ -86,19 +86,20 @@ async def fetch(getter: Any, spec: ArraySpec, selection: Any, complete: bool, ch
     """One chunk's stored bytes from any store (``None``: missing). For part of a shard: its
     index (one range read), then only the inner chunks the part needs (through the store's
     coalescing ``get_ranges`` where it has one), as :class:`Parts`."""
-    where = chain.index_range
-    if where is None or complete:
+    runner = chain.runner
+    if runner is None or not runner.is_sharded or complete:
         data = await getter.get(spec.prototype)
         return None if data is None else raw(data)
     from zarr.abc.store import RangeByteRequest, SuffixByteRequest
 
-    start, stop = where
-    request = RangeByteRequest(0, stop) if start == 0 else SuffixByteRequest(-start)
+    length = runner.index_len  # the shard's index: at its start, or at its end
+    at_start = chain.array_bytes.codec.index_location == "start"
+    request = RangeByteRequest(0, length) if at_start else SuffixByteRequest(length)
     index = await getter.get(spec.prototype, byte_range=request)
     if index is None:
         return None
     index = raw(index)
-    needed = chain.needed(index, cast(tuple[Any, ...], selection))
+    needed = runner.needed(index, cast(tuple[Any, ...], selection))
     if needed is None:  # a selection the runtime does not take: zarr's read follows
         return None
     chunks = await _ranges(getter, spec, [(first, end) for _, first, end in needed])

@@ -16,6 +16,7 @@ output, and zarr-python's own path runs, which hands the pipeline its usual batc
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import replace
@@ -27,6 +28,7 @@ from zarr.core.buffer import cpu
 from zarr.core.indexing import BasicIndexer, IntDimIndexer, OrthogonalIndexer, SliceDimIndexer
 from zarr.storage import MemoryStore
 from zarr_codec_runtime import ChunkGrid
+from zarr_codec_shapes.errors import CodecError
 
 from zarr_codecs._direct_stores import files_root, memory_chunks, write_memory
 from zarr_codecs._fetching import limit
@@ -71,11 +73,15 @@ class _Layout:
     def __init__(
         self, chain: Chain, store_path: Any, metadata: Any, config: Any, encoding: tuple[str, str]
     ) -> None:
-        self.chain, self.config, self.encoding = chain, config, encoding
-        self.shape: tuple[int, ...] = metadata.shape
+        self.chain, self.config = chain, config
         self.store = store_path.store
         self.root = files_root(self.store)
-        self.prefix = _prefix(self.root, store_path.path)
+        # What comes before a chunk key: the array's directory for files, else its path.
+        path = store_path.path
+        if self.root is not None:
+            self.prefix = os.path.join(self.root, path, "")
+        else:
+            self.prefix = f"{path}/" if path else ""
         #: The runtime's own client of an object store (reads only), where it takes the store.
         self.remote: Any = None
         if self.root is None and type(self.store) is not MemoryStore:
@@ -84,7 +90,13 @@ class _Layout:
                 self.remote, before = remote
                 self.prefix = before + self.prefix
         #: What every selection of the array is cut against, in Rust.
-        self.grid = ChunkGrid(self.shape, chain.spec.shape, self.prefix, *encoding)
+        self.grid = ChunkGrid(metadata.shape, chain.spec.shape, self.prefix, *encoding)
+
+    @property
+    def reachable(self) -> bool:
+        """Whether the runtime reaches the store: files, a ``MemoryStore``, or an object store
+        through its own client (dropped after a failed request)."""
+        return self.root is not None or self.remote is not None or type(self.store) is MemoryStore
 
     def chunks(self, selection: Selection) -> int:
         """How many chunks ``selection`` touches (at most: a step longer than a chunk skips
@@ -92,9 +104,8 @@ class _Layout:
         touched = 1
         for item, chunk in zip(selection.items, self.chain.spec.shape, strict=True):
             if type(item) is slice:
-                count = len(range(item.start, item.stop, item.step))
-                last = item.start + max(count - 1, 0) * item.step
-                touched *= (last // chunk - item.start // chunk + 1) if count else 0
+                last = range(item.start, item.stop, item.step)[-1:]
+                touched *= last[0] // chunk - item.start // chunk + 1 if last else 0
         return touched
 
     def inline(self, selection: Selection, selected_bytes: int) -> bool:
@@ -147,9 +158,7 @@ def _new_layout(
     if chain is None or chain.spec.numpy_dtype != metadata.dtype.to_native_dtype():
         return None  # the runtime's elements are in this machine's byte order
     layout = _Layout(chain, store_path, metadata, config, encoding)
-    if type(layout.store) is not MemoryStore and layout.root is None and layout.remote is None:
-        return None
-    return layout
+    return layout if layout.reachable else None
 
 
 def _taken(
@@ -201,54 +210,35 @@ def from_key(key: Any, shape: tuple[int, ...]) -> Selection | None:
     if len(key) > len(shape) or not shape:
         return None
     items: list[int | slice] = []
-    selected: list[int] = []
     for index, length in zip(key, shape, strict=False):
-        if type(index) is int:
-            index = index + length if index < 0 else index
-            if not 0 <= index < length:
+        if type(index) is int and -length <= index < length:
+            items.append(index % length)
+        elif type(index) is slice and all(
+            v is None or type(v) is int for v in (index.start, index.stop, index.step)
+        ):
+            if index.step is not None and index.step < 1:
                 return None
-            items.append(index)
-        elif type(index) is slice:
-            if index.step is not None and (type(index.step) is not int or index.step < 1):
-                return None
-            if not all(v is None or type(v) is int for v in (index.start, index.stop)):
-                return None
-            start, stop, step = index.indices(length)
-            items.append(slice(start, stop, step))
-            selected.append(len(range(start, stop, step)))
+            items.append(slice(*index.indices(length)))
         else:
             return None
-    for length in shape[len(key) :]:
-        items.append(slice(0, length, 1))
-        selected.append(length)
-    return Selection(items, tuple(selected), False)
+    items += [slice(0, length, 1) for length in shape[len(key) :]]
+    selected = tuple(len(range(i.start, i.stop, i.step)) for i in items if type(i) is slice)
+    return Selection(items, selected, False)
 
 
 def _key_encoding(metadata: Any) -> tuple[str, str] | None:
-    """``(encoding, separator)`` of the array's chunk keys as ``cut_selection`` writes them,
-    checked against zarr-python's own for one chunk; ``None`` for any other encoding."""
+    """``(encoding, separator)`` of the array's chunk keys as :class:`ChunkGrid` writes them,
+    checked against zarr-python's own key of one chunk; ``None`` for any other encoding."""
     if metadata.zarr_format == 2:
         found: tuple[str, str] = ("v2", metadata.dimension_separator)
     else:
         encoding = metadata.chunk_key_encoding
         found = (getattr(encoding, "name", ""), getattr(encoding, "separator", ""))
-    name, separator = found
-    if name not in ("default", "v2") or separator not in ("/", "."):
-        return None
-    probe = tuple(range(1, len(metadata.shape) + 1))
-    words = [str(c) for c in probe]
-    expected = (
-        "c" + "".join(separator + w for w in words) if name == "default" else separator.join(words)
-    )
-    return found if metadata.encode_chunk_key(probe) == expected else None
-
-
-def _prefix(root: str | None, path: str) -> str:
-    """What comes before a chunk key: the array's directory under ``root`` for files, else
-    its path among the store's keys."""
-    if root is not None:
-        return os.path.join(root, path, "") if path else os.path.join(root, "")
-    return f"{path}/" if path else ""
+    probe = list(range(1, len(metadata.shape) + 1))
+    with contextlib.suppress(CodecError):
+        ours = ChunkGrid([p + 1 for p in probe], [1] * len(probe), "", *found).cut(probe).keys
+        return found if ours == [metadata.encode_chunk_key(tuple(probe))] else None
+    return None
 
 
 class _Read:
@@ -309,10 +299,8 @@ def plan_read(pipeline: _Chains, *where: Any) -> _Read | None:
     if taken is None or taken[0].config.read_missing_chunks is False:
         return None
     layout, selection = taken
-    if layout.root is None and not layout.store._is_open:
+    if not layout.reachable or (layout.root is None and not layout.store._is_open):
         return None
-    if layout.root is None and layout.remote is None and type(layout.store) is not MemoryStore:
-        return None  # an object store handed back to its own client after a failed request
     out = prototype.nd_buffer.empty(
         shape=selection.shape, dtype=layout.chain.spec.numpy_dtype, order=layout.config.order
     )

@@ -1,31 +1,19 @@
-"""``ChainCodecPipeline``: a zarr-python 3.4 codec pipeline that hands whole batches of chunks
-to the zarr-codecs runtime (:class:`zarr_codec_runtime.Chain`).
+"""``ChainCodecPipeline``: a zarr-python 3.4 codec pipeline that runs every chain of our codecs
+in the zarr-codecs runtime (:class:`zarr_codec_runtime.Chain`).
 
-zarr-python's default pipeline decodes each chunk on its own, through asyncio and fresh
-allocations. This one is a thin shell over the runtime: a read fetches the batch's chunks (the
-file paths of a ``LocalStore``, the values of a ``MemoryStore``, zarr's concurrent gets for
-any other store) and decodes them into their places in the output in one runtime call per
-chain (one per read on a regular grid), with no Python work per chunk beyond handing over its
-selection. A write is one runtime call per chain too: the chunks' values gathered from the
-caller's array, merged with the old chunks where only part of one is written, chunks left all
-fill value skipped as zarr-python skips them, encoded, and written to a ``LocalStore``'s files
-in Rust, or handed back to be stored (into a ``MemoryStore``'s dict without its per-chunk
-copy, into any other store through zarr's concurrent sets).
-
-zarr-python also offers it whole selections (``read_selection`` / ``write_selection``, through
-``_bridge``): integers and slices of a regular grid in a plain ``LocalStore`` or
-``MemoryStore`` are cut into chunks in Rust, with no Python work per chunk at all.
-
-It handles arrays whose every codec the ``zarr_codec_shapes`` registry has (plus ``bytes``);
-any other array (sharding, v2 arrays, other codecs, data types we lack, selections other than
-slices and integers) goes to zarr-python's own ``BatchedCodecPipeline`` code, unchanged.
-Select it with::
+zarr-python offers it whole selections first (``read_selection``/``write_selection``, through
+``_bridge``): integers and slices of a regular grid in local files, a ``MemoryStore`` or (reads)
+an object store the runtime reaches are cut into chunks and run in Rust in one call
+(``_selections``). Otherwise zarr-python cuts the selection into batches: a read fetches the
+batch's chunks and decodes them into their places in one runtime call per chain; a write merges,
+encodes and stores them the same way, skipping chunks left all fill value as zarr-python does.
+Anything else (codecs we lack, data types we lack, selections of arrays) is zarr-python's own
+``BatchedCodecPipeline`` code, unchanged. Select it with::
 
     zarr.config.set({"codec_pipeline.path": "zarr_codecs.pipeline.ChainCodecPipeline"})
 
-Importing this module imports zarr (``zarr_codec_shapes`` never does) and never raises
-otherwise: zarr loads every registered pipeline whenever it builds one, so a failure here would
-break every array.
+Importing this module imports zarr and never raises otherwise: zarr loads every registered
+pipeline whenever it builds one, so a failure here would break every array.
 """
 
 from __future__ import annotations
@@ -35,6 +23,7 @@ import contextlib
 import functools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from math import prod
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
@@ -47,9 +36,8 @@ from zarr_codecs._arrays import broadcast, chunk_spec, covers, raw, same_chunks
 from zarr_codecs._direct_stores import (
     by_chain,
     local_files,
-    memory_chunks,
+    memory_reads,
     memory_store_of,
-    plain_store_of,
     write_memory,
 )
 from zarr_codecs._from_zarr import V2Chunks, foreign_byte_order, ours, replaceable, v2_chain
@@ -84,27 +72,23 @@ class ChainCodecPipeline(BatchedCodecPipeline):
     def __getstate__(self) -> dict[str, Any]:
         """The pipeline's fields, without the chains and layouts worked out from them
         (compiled plans do not pickle; a worker plans its own)."""
-        state = dict(self.__dict__)
-        state.pop("_our_codecs", None)
-        state.pop("_chain_cache", None)
-        state.pop("_selection_layouts", None)
-        return state
+        worked_out = ("_our_codecs", "_chain_cache", "_selection_layouts")
+        return {name: value for name, value in self.__dict__.items() if name not in worked_out}
 
     def _codecs(self) -> tuple[Any, ...] | None:
         """Our codec objects for the pipeline's, when every one is ours or one of
         zarr-python's own classes that ours read and write identically (anything else, such
         as a subclass a user configured for a name, is zarr's to run). Worked out once per
         pipeline object: its codecs never change."""
-        cached: object = self.__dict__.get("_our_codecs", _UNSET)
-        if cached is _UNSET:
-            cached = None
+        if "_our_codecs" not in self.__dict__:
+            cached: tuple[Any, ...] | None = None
             if all(replaceable(codec) for codec in self):
                 failures = (CodecError, TypeError, ValueError, AttributeError, NotImplementedError)
                 with contextlib.suppress(*failures):
                     cached = tuple(ours(codec) for codec in self)
             object.__setattr__(self, "_our_codecs", cached)  # a cache, not a field
             object.__setattr__(self, "_chain_cache", {})
-        return cached if isinstance(cached, tuple) else None
+        return cast(tuple[Any, ...] | None, self.__dict__["_our_codecs"])
 
     def chain(self, spec: ArraySpec) -> Chain | None:
         """The chain for chunks like ``spec`` (planned once, then kept), or ``None`` (zarr's
@@ -210,12 +194,10 @@ class ChainCodecPipeline(BatchedCodecPipeline):
         # selections before it reads any. Other stores are read first: check before that.
         sources: list[Any] | None = local_files([item[0] for item in batch])
         if sources is None:
-            sources = _memory_chunks(batch)
+            sources = memory_reads(batch)
         if sources is None and not _basic(batch):
             return None
-        selections = [
-            (cast(tuple[Any, ...], item[2]), cast(tuple[Any, ...], item[3])) for item in batch
-        ]
+        selections = [(item[2], item[3]) for item in batch]
         decode = functools.partial(_fetching.decode_groups, chains, selections, target)
         everything = list(range(len(batch)))
         small = _small(batch, chains)
@@ -265,14 +247,20 @@ class ChainCodecPipeline(BatchedCodecPipeline):
         self, batch: Sequence[WriteItem], value: NDBuffer, drop_axes: tuple[int, ...]
     ) -> bool:
         """Whether the runtime wrote the batch (``False``: nothing was stored)."""
-        chains = self._chains(batch)
-        values = _values_of(value, batch) if chains is not None and not drop_axes else None
+        chains, values = self._chains(batch), value.as_ndarray_like()
         write_empty = {spec.config.write_empty_chunks for _, spec, *_ in batch}
-        if chains is None or values is None or len(write_empty) != 1:
+        if (
+            chains is None
+            or drop_axes
+            or not isinstance(values, np.ndarray)
+            or len(write_empty) > 1
+        ):
             return False
+        if values.ndim == 0:  # a scalar written everywhere, seen as a broadcast array
+            values = broadcast(values, [item[3] for item in batch])
         empty = write_empty.pop()
         setters = [setter for setter, *_ in batch]
-        small = sum(chain.spec.num_bytes for chain in chains) <= _INLINE_BYTES
+        small = sum(chain.spec.num_bytes for chain in chains) <= _selections.INLINE_BYTES
         paths = local_files(setters)
         memory = None if paths is not None else memory_store_of(setters)
         if paths is not None or memory is not None:
@@ -283,8 +271,10 @@ class ChainCodecPipeline(BatchedCodecPipeline):
 
             def write_file_group(chain: Chain, group: list[int], selections: Any) -> bool:
                 files = [paths[i] for i in group]
-                written = chain.write_files(files, selections, values, write_empty_chunks=empty)
-                return written is not None
+                return (
+                    chain.write_files(files, selections, values, write_empty_chunks=empty)
+                    is not None
+                )
 
             write = functools.partial(_per_chain, batch, chains, write_file_group)
             return write() if small else await asyncio.to_thread(write)
@@ -340,7 +330,8 @@ def _per_chain(
     sends the whole batch to zarr-python's path, which writes again what groups before it
     wrote: the same values, so the same chunks."""
     for group in by_chain(range(len(batch)), chains).values():
-        if not run(chains[group[0]], group, _parts_and_places(batch, group)):
+        parts_and_places = ([batch[i][2] for i in group], [batch[i][3] for i in group])
+        if not run(chains[group[0]], group, parts_and_places):
             return False
     return True
 
@@ -391,15 +382,6 @@ async def _write_through_zarr(
     return True
 
 
-def _parts_and_places(batch: Sequence[WriteItem], group: Sequence[int]) -> Any:
-    """The chunk selections and value selections of the items ``group`` of ``batch``, as the
-    runtime takes them."""
-    return (
-        [cast(tuple[Any, ...], batch[i][2]) for i in group],
-        [cast(tuple[Any, ...], batch[i][3]) for i in group],
-    )
-
-
 def _basic(batch: Sequence[ReadItem | WriteItem]) -> bool:
     """Whether every selection of ``batch`` is of the kind the runtime takes: chunk
     selections of slices and integers, places of slices."""
@@ -424,60 +406,25 @@ def _merged(batch: Sequence[WriteItem], chains: Sequence[Chain]) -> list[bool]:
     ]
 
 
-def _values_of(value: NDBuffer, batch: Sequence[WriteItem]) -> Any:
-    """The values written as a numpy array the runtime reads (a scalar written everywhere, a
-    0-d array from zarr, seen as a broadcast array), or ``None`` for another kind."""
-    values = value.as_ndarray_like()
-    if not isinstance(values, np.ndarray):
-        return None
-    if values.ndim == 0:
-        return broadcast(values, [item[3] for item in batch])
-    return values
-
-
-_UNSET = object()
-
-#: Reads and writes of at most this many bytes run on the event loop's thread.
-_INLINE_BYTES = 4 << 20
-
-
 def _small(batch: Sequence[ReadItem], chains: Sequence[Chain]) -> bool:
-    """Whether a read moves or decodes at most :data:`_INLINE_BYTES` (then it runs on the
+    """Whether a read moves or decodes at most ``_selections.INLINE_BYTES`` (then it runs on the
     event loop's thread: a hop to another costs more). A chunk stored as is counts the bytes
     of its part that are copied, any other chunk its whole decoded size."""
     total = 0
     for (_, _, selection, _, _), chain in zip(batch, chains, strict=True):
         if chain.stored_as_is and isinstance(selection, tuple):
-            elements = 1
-            for item, n in zip(selection, chain.spec.shape, strict=False):
-                if isinstance(item, slice):
-                    elements *= len(range(*item.indices(n)))
+            parts = zip(selection, chain.spec.shape, strict=False)
+            elements = prod(len(range(*s.indices(n))) for s, n in parts if isinstance(s, slice))
             total += elements * chain.spec.data_type.itemsize
         else:
             total += chain.spec.num_bytes
-        if total > _INLINE_BYTES:
+        if total > _selections.INLINE_BYTES:
             return False
     return True
 
 
 _PRESENT: GetResult = {"status": "present"}  # zarr's GetResult is a TypedDict
 _MISSING: GetResult = {"status": "missing"}
-
-
-def _memory_chunks(batch: Sequence[ReadItem]) -> list[Any] | None:
-    """The chunks' stored bytes (``None`` where absent), when every chunk is a key of one
-    plain ``MemoryStore`` read into CPU memory: taken from its dict as ``MemoryStore.get``
-    does, without an asyncio task per chunk. Otherwise ``None``."""
-    from zarr.core.buffer import cpu
-    from zarr.storage import MemoryStore
-
-    getters = [getter for getter, *_ in batch]
-    store = plain_store_of(getters, MemoryStore)
-    if store is None or not store._is_open:
-        return None
-    if not all(spec.prototype.buffer is cpu.Buffer for _, spec, *_ in batch):
-        return None
-    return memory_chunks(store._store_dict, [getter.path for getter in getters])  # type: ignore[attr-defined]
 
 
 # zarr-python offers whole selections to pipelines that take them (this one's
