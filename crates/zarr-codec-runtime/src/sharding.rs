@@ -1037,10 +1037,13 @@ impl Sharding {
 
     /// [`Sharding::write_buffers`] for shard files: the old shard file read where only part
     /// of it is written, the new shard written as a temporary file renamed over it, or the
-    /// file removed when no inner chunk is left. For each shard, whether it is stored. With at
-    /// least as many shards as threads, each shard goes from its old file to its new one on
-    /// one thread, so memory holds a shard per thread, not the whole batch (a shard that fails
-    /// leaves those written before it written, as chunk files do).
+    /// file removed when no inner chunk is left. For each shard, whether it is stored.
+    ///
+    /// Every shard is read, merged and encoded before the first file is written, so a damaged
+    /// shard (or a value the chain cannot encode) fails the write with every file as it was;
+    /// beyond [`STAGED_SHARD_BYTES`] of shards, each goes from its old file to its new one on
+    /// one thread instead, so memory holds a shard per thread, not the whole batch (and a shard
+    /// that fails leaves those written before it written).
     pub fn write_files(
         &self,
         items: &[WriteItem<'_>],
@@ -1072,10 +1075,16 @@ impl Sharding {
             Some(shard) => write_atomically(path, &shard).map(|()| true),
             None => remove_chunk(path).map(|()| false),
         };
+        let shard_bytes = self
+            .shard_shape
+            .iter()
+            .product::<usize>()
+            .saturating_mul(values.layout().item());
         if let Inner::Chain { encode, decode } = &self.inner
             && items.len() >= threads.max(2)
+            && items.len().saturating_mul(shard_bytes) > STAGED_SHARD_BYTES
         {
-            // As many shards as threads: each thread takes whole shards from file to file (old
+            // A write too large to stage: each thread takes whole shards from file to file (old
             // shard read, encoded, written), so a write of any size holds one shard per thread.
             make_directories(paths)?;
             let mut jobs: Vec<&WriteItem<'_>> = items.iter().collect();
@@ -1135,6 +1144,9 @@ impl Sharding {
         .collect()
     }
 }
+
+/// The most decoded bytes of shards that one write stages in memory before it writes any.
+pub const STAGED_SHARD_BYTES: usize = 256 << 20;
 
 /// An inner chunk of a shard being written: `None` when not written (its old bytes stay),
 /// else its new stored bytes (`None`: not stored).

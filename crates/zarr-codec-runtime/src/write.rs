@@ -141,7 +141,8 @@ thread_local! {
 /// its file removed instead. On up to `threads` threads; for each chunk, whether it is stored.
 ///
 /// Everything is checked before anything is written: the regions within their arrays and of
-/// equal counts, `fill` one element, no chunk twice.
+/// equal counts, `fill` one element, no chunk twice, and every old chunk that is merged read
+/// and decoded (a damaged one fails the write with no file changed).
 #[allow(clippy::too_many_arguments)]
 pub fn write_files(
     encode: &Plan,
@@ -161,46 +162,98 @@ pub fn write_files(
     if paths.len() != items.len() {
         return Err(CodecError::configuration("write: a chunk twice in one batch").into());
     }
+    // Every old chunk the write merges is read and decoded before the first file is
+    // written: a damaged or unreadable one fails the write with every chunk as it was.
+    let olds = old_chunks(decode, chunk_shape, decoded_len, items, threads)?;
     make_directories(paths.iter().copied())?;
-    let mut jobs: Vec<&WriteItem<'_>> = items.iter().collect();
-    parallel_map(&mut jobs, threads, |write| {
-        write_one(
-            encode,
-            decode,
-            &chunk,
-            decoded_len,
-            write,
-            values,
-            fill,
-            empty,
-        )
+    let mut jobs: Vec<(&WriteItem<'_>, &Old)> = items.iter().zip(&olds).collect();
+    parallel_map(&mut jobs, threads, |(write, old)| {
+        let old = |merged: &mut [u8]| old.merge_into(decode, write.path, merged);
+        let part = (&write.chunk, &write.values);
+        with_merged(&chunk, decoded_len, part, values, fill, old, |data| {
+            store(encode, data, write.path, fill, empty)
+        })
     })
     .into_iter()
     .collect()
 }
 
-/// One chunk of [`write_files`].
-#[allow(clippy::too_many_arguments)]
-fn write_one(
-    encode: &Plan,
+/// Decoded old chunks a write holds at most (beyond it, each is decoded to check it, then
+/// again when merged, so that a write of any size holds a chunk per thread).
+const HELD_OLD_BYTES: usize = 256 << 20;
+
+/// What a chunk of a write is merged with.
+enum Old {
+    /// Nothing: the chunk is written whole.
+    Unused,
+    /// No stored chunk: the fill value.
+    Missing,
+    /// The stored chunk, decoded.
+    Decoded(Vec<u8>),
+    /// The stored chunk, decoded once to check it: decoded again when merged.
+    Checked,
+}
+
+impl Old {
+    /// Writes the old chunk into `merged`; whether there was one.
+    fn merge_into(&self, decode: &Plan, path: &Path, merged: &mut [u8]) -> ChunkResult<bool> {
+        match self {
+            Self::Unused | Self::Missing => Ok(false),
+            Self::Decoded(old) => {
+                merged.copy_from_slice(old);
+                Ok(true)
+            }
+            Self::Checked => decode_file(decode, path, merged),
+        }
+    }
+}
+
+/// The chunk file at `path` decoded into `out`; whether there is one.
+fn decode_file(decode: &Plan, path: &Path, out: &mut [u8]) -> ChunkResult<bool> {
+    let found = with_chunk_file(path, decode.input_len(), |old| {
+        decode.run_exact(old, out).map_err(ChunkError::Codec)
+    })?;
+    Ok(found.is_some())
+}
+
+/// Each item's [`Old`]: every chunk only part of which is written, read and decoded now.
+fn old_chunks(
     decode: &Plan,
-    chunk: &Layout,
+    chunk_shape: &[usize],
     decoded_len: usize,
-    write: &WriteItem<'_>,
-    values: &InArray<'_>,
-    fill: &[u8],
-    empty: EmptyRule,
-) -> ChunkResult<bool> {
-    let old = |merged: &mut [u8]| {
-        let found = with_chunk_file(write.path, decode.input_len(), |old| {
-            decode.run_exact(old, merged).map_err(ChunkError::Codec)
-        })?;
-        Ok(found.is_some())
-    };
-    let part = (&write.chunk, &write.values);
-    with_merged(chunk, decoded_len, part, values, fill, old, |data| {
-        store(encode, data, write.path, fill, empty)
+    items: &[WriteItem<'_>],
+    threads: usize,
+) -> ChunkResult<Vec<Old>> {
+    let merged = items
+        .iter()
+        .filter(|write| !write.chunk.is_whole(chunk_shape))
+        .count();
+    let hold = merged.saturating_mul(decoded_len) <= HELD_OLD_BYTES;
+    let mut jobs: Vec<&WriteItem<'_>> = items.iter().collect();
+    parallel_map(&mut jobs, threads, |write| {
+        if write.chunk.is_whole(chunk_shape) {
+            return Ok(Old::Unused);
+        }
+        if !hold {
+            return MERGED.with_borrow_mut(|scratch| {
+                grow(scratch, decoded_len)?;
+                let found = decode_file(decode, write.path, &mut scratch[..decoded_len])?;
+                Ok(if found { Old::Checked } else { Old::Missing })
+            });
+        }
+        let mut old = Vec::new();
+        old.try_reserve_exact(decoded_len)
+            .map_err(|_| CodecError::OutputLimit { limit: decoded_len })?;
+        old.resize(decoded_len, 0);
+        let found = decode_file(decode, write.path, &mut old)?;
+        Ok(if found {
+            Old::Decoded(old)
+        } else {
+            Old::Missing
+        })
     })
+    .into_iter()
+    .collect()
 }
 
 /// `then` on the whole chunk a write makes: the values of `part.1` in the caller's array

@@ -67,6 +67,27 @@ impl PyCut {
         self.shape.clone()
     }
 
+    /// The chunks at `indices` (each below the cut's length), in that order.
+    fn take(&self, py: Python<'_>, indices: Vec<usize>) -> PyResult<Self> {
+        let (mut parts, mut keys) = (Vec::with_capacity(indices.len()), Vec::new());
+        for index in indices {
+            let (Some(part), Some(key)) = (self.parts.get(index), self.keys.get(index)) else {
+                let message = format!("chunk {index} of a cut of {}", self.parts.len());
+                return Err(to_py_err(py, &CodecError::configuration(message)));
+            };
+            parts.push(part.clone());
+            keys.push(key.clone());
+        }
+        Ok(Self {
+            parts,
+            keys,
+            dropped: self.dropped.clone(),
+            chunk_shape: self.chunk_shape.clone(),
+            shape: self.shape.clone(),
+            axes: self.axes.clone(),
+        })
+    }
+
     /// The chunks `start` to `stop` (a batch of a larger cut).
     fn part(&self, start: usize, stop: usize) -> Self {
         let stop = stop.min(self.parts.len());

@@ -209,6 +209,8 @@ class Cut:
         """The shape of what the selection selects."""
     def part(self, start: int, stop: int) -> Cut:
         """The chunks ``start`` to ``stop``."""
+    def take(self, indices: Sequence[int]) -> Cut:
+        """The chunks at ``indices``, in that order."""
     def as_lists(
         self,
     ) -> tuple[list[str], list[tuple[Any, ...]], list[tuple[slice, ...]], list[bool]]:

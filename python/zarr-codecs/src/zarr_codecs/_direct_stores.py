@@ -27,6 +27,7 @@ __all__ = [
     "memory_reads",
     "memory_store_of",
     "plain_store_of",
+    "store_encoded",
     "write_memory",
 ]
 
@@ -131,12 +132,18 @@ def write_memory(
     encoded = chain.write_buffers(olds, selections, values, write_empty_chunks=write_empty)
     if encoded is None:
         return False
+    store_encoded(stored, keys, encoded, buffer)
+    return True
+
+
+def store_encoded(stored: Any, keys: Sequence[str], encoded: Sequence[Any], buffer: Any) -> None:
+    """Chunks ``keys`` of a ``MemoryStore``'s dict ``stored`` set to the runtime's ``encoded``
+    bytes (``None``: the chunk is not stored, its key removed)."""
     for key, data in zip(keys, encoded, strict=True):
         if data is None:
             stored.pop(key, None)
         else:
             stored[key] = buffer.from_bytes(data)
-    return True
 
 
 def local_files(paths: Sequence[Any]) -> list[str] | None:

@@ -30,7 +30,7 @@ from zarr.storage import MemoryStore
 from zarr_codec_runtime import ChunkGrid
 from zarr_codec_shapes.errors import CodecError
 
-from zarr_codecs._direct_stores import files_root, memory_chunks, write_memory
+from zarr_codecs._direct_stores import files_root, memory_chunks, store_encoded, write_memory
 from zarr_codecs._fetching import limit
 from zarr_codecs._remote_stores import remote_of
 from zarr_codecs._usage import count
@@ -357,25 +357,50 @@ class _Write:
             yield write_files
             return
         stored = self.store._store_dict
-        # In groups, each stored before the next is encoded: the old chunks each group replaces
-        # are freed before the next group's memory is taken, which the allocator then reuses
-        # (fresh pages cost more than encoding without a compressor), and at most one group's
-        # new chunks are held at once. A shard is read first unless all of it is written.
         cut = layout.grid.cut(selection.items)
-        group = max(1, _GROUP_BYTES // max(1, chain.spec.num_bytes))
         whole = cut.complete if chain.shards is None else cut.covered
-        for first in range(0, len(cut), group):
+        merged = [index for index, complete in enumerate(whole) if not complete]
+        rest = cut.take([index for index, complete in enumerate(whole) if complete])
+        staged: list[Any] = []
+        if merged:
+            # The chunks merged with what is stored (a shard is, unless all of it is written)
+            # are encoded first and stored last: a damaged one fails the write with nothing
+            # stored.
+            partial = cut.take(merged)
+
+            def encode_merged() -> bool:
+                olds = memory_chunks(stored, partial.keys)
+                encoded = chain.write_buffers(olds, partial, values, write_empty_chunks=empty)
+                staged.append(encoded)
+                return encoded is not None
+
+            yield encode_merged
+        # The rest in groups, each stored before the next is encoded: the old chunks each
+        # group replaces are freed before the next group's memory is taken, which the
+        # allocator then reuses (fresh pages cost more than encoding without a compressor),
+        # and at most one group's new chunks are held at once.
+        group = max(1, _GROUP_BYTES // max(1, chain.spec.num_bytes))
+        for first in range(0, len(rest), group):
 
             def write_group(first: int = first) -> bool:
-                some = cut.part(first, first + group)
-                merged = [not w for w in whole[first : first + group]]
-                keys = some.keys
-                if not write_memory(stored, chain, keys, merged, some, values, empty, self.buffer):
+                some = rest.part(first, first + group)
+                unmerged = [False] * len(some)
+                if not write_memory(
+                    stored, chain, some.keys, unmerged, some, values, empty, self.buffer
+                ):
                     return False
-                self.chunks += len(keys)
+                self.chunks += len(some)
                 return True
 
             yield write_group
+        if merged:
+
+            def store_merged() -> bool:
+                store_encoded(stored, partial.keys, staged[0], self.buffer)
+                self.chunks += len(partial)
+                return True
+
+            yield store_merged
 
     def done(self) -> None:
         count("runtime_written", self.chunks)

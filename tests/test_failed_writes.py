@@ -1,0 +1,122 @@
+"""A write that meets a damaged chunk fails before it stores anything.
+
+A write of ``[8:40, 8:56]`` into a 64 x 64 array of 16 x 16 chunks touches twelve chunks (or
+four 32 x 32 shards); the last of them, ``c/2/3`` (the shard ``c/1/1``, whose first inner
+chunk), is only partly covered, so the write must merge it with what is stored, and what is
+stored there is damaged. A ``MemoryStore`` write goes a chunk at a time here (its groups made
+one chunk long), so that nothing but the order of the work keeps the others unwritten. The write raises our
+``CorruptInputError``, and every chunk of the store (every byte of it) is as it was before:
+local files, zarr-python's ``MemoryStore`` and an object store, sharded and not, through the
+whole-selection path and through zarr-python's batches.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+zarr = pytest.importorskip("zarr")
+zarr_codecs = pytest.importorskip("zarr_codecs")
+obstore = pytest.importorskip("obstore")
+
+from zarr.storage import LocalStore, MemoryStore, ObjectStore  # noqa: E402
+from zarr_codec_shapes.errors import CorruptInputError  # noqa: E402
+from zarr_codecs import _selections  # noqa: E402
+
+SHAPE, CHUNKS, SHARDS = (64, 64), (16, 16), (32, 32)
+WRITTEN = (slice(8, 40), slice(8, 56))
+GZIP = {"name": "gzip", "configuration": {"level": 5}}
+
+
+def _local(tmp: Path) -> Any:
+    return LocalStore(tmp / "store")
+
+
+def _memory(tmp: Path) -> Any:
+    return MemoryStore()
+
+
+def _object(tmp: Path) -> Any:
+    return ObjectStore(obstore.store.MemoryStore())
+
+
+STORES: dict[str, Callable[[Path], Any]] = {
+    "local": _local,
+    "memory": _memory,
+    "object": _object,
+}
+
+
+@pytest.fixture(autouse=True)
+def _ours() -> Iterator[None]:
+    with zarr_codecs.install(pipeline=True):
+        yield
+
+
+def _snapshot(store: Any) -> dict[str, bytes]:
+    """Every chunk key's stored bytes (metadata aside)."""
+
+    async def collect() -> dict[str, bytes]:
+        found: dict[str, bytes] = {}
+        async for key in store.list():
+            if key.endswith("zarr.json"):
+                continue
+            data = await store.get(key, prototype=zarr.core.buffer.default_buffer_prototype())
+            found[key] = data.to_bytes()
+        return found
+
+    return zarr.core.sync.sync(collect())
+
+
+def _damage(store: Any, key: str, data: bytes) -> None:
+    buffer = zarr.core.buffer.default_buffer_prototype().buffer.from_bytes(data)
+    zarr.core.sync.sync(store.set(key, buffer))
+
+
+def _first_inner_chunk_damaged(shard: bytes) -> bytes:
+    """``shard`` with its first inner chunk's bytes overwritten and its index kept (at the
+    end: four (offset, length) pairs, then the index's crc32c)."""
+    index = shard[-(4 * 16 + 4) : -4]
+    offset, length = struct.unpack_from("<QQ", index, 0)
+    return shard[:offset] + b"\xa5" * length + shard[offset + length :]
+
+
+@pytest.mark.parametrize("sharded", [False, True], ids=["chunks", "shards"])
+@pytest.mark.parametrize("whole", [True, False], ids=["whole selection", "zarr's batches"])
+@pytest.mark.parametrize("kind", STORES)
+def test_a_write_meeting_a_damaged_chunk_leaves_every_chunk_as_it_was(
+    kind: str, whole: bool, sharded: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = STORES[kind](tmp_path)
+    layout = {"shards": SHARDS} if sharded else {}
+    array = zarr.create_array(
+        store, shape=SHAPE, chunks=CHUNKS, dtype="<i4", compressors=[GZIP], **layout
+    )
+    array[...] = np.arange(np.prod(SHAPE), dtype="<i4").reshape(SHAPE)
+    before = _snapshot(store)
+    assert len(before) == (4 if sharded else 16)
+    key = "c/1/1" if sharded else "c/2/3"
+    damaged = _first_inner_chunk_damaged(before[key]) if sharded else b"not a gzip member"
+    _damage(store, key, damaged)
+    before[key] = damaged
+    monkeypatch.setattr(_selections, "_GROUP_BYTES", 1)
+    if not whole:
+        monkeypatch.setattr(_selections, "plan_write", lambda *_: None)
+    zarr_codecs.reset_usage()
+
+    values = np.full((32, 48), -7, dtype="<i4")
+    with pytest.raises(CorruptInputError):
+        array[WRITTEN] = values
+
+    assert _snapshot(store) == before
+    used = zarr_codecs.usage()
+    assert used["zarr_written"] == 0, used  # the write was ours, and failed
+    # What the damage does not reach reads as before.
+    expected = np.arange(np.prod(SHAPE), dtype="<i4").reshape(SHAPE)
+    reopened = zarr.open_array(store, mode="r")
+    np.testing.assert_array_equal(reopened[:32, :32], expected[:32, :32])
