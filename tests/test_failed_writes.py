@@ -4,10 +4,11 @@ A write of ``[8:40, 8:56]`` into a 64 x 64 array of 16 x 16 chunks touches twelv
 four 32 x 32 shards); the last of them, ``c/2/3`` (the shard ``c/1/1``, whose first inner
 chunk), is only partly covered, so the write must merge it with what is stored, and what is
 stored there is damaged. A ``MemoryStore`` write goes a chunk at a time here (its groups made
-one chunk long), so that nothing but the order of the work keeps the others unwritten. The write raises our
-``CorruptInputError``, and every chunk of the store (every byte of it) is as it was before:
-local files, zarr-python's ``MemoryStore`` and an object store, sharded and not, through the
-whole-selection path and through zarr-python's batches.
+one chunk long), so that nothing but the order of the work keeps the others unwritten.
+
+The write raises our ``CorruptInputError``, and every chunk of the store (every byte of it) is
+as it was before: local files, zarr-python's ``MemoryStore`` and an object store, sharded and
+not, through the whole-selection path and through zarr-python's batches.
 """
 
 from __future__ import annotations

@@ -360,7 +360,8 @@ class _Write:
         cut = layout.grid.cut(selection.items)
         whole = cut.complete if chain.shards is None else cut.covered
         merged = [index for index, complete in enumerate(whole) if not complete]
-        rest = cut.take([index for index, complete in enumerate(whole) if complete])
+        complete = [index for index, done in enumerate(whole) if done]
+        rest = cut if not merged else cut.take(complete) if complete else None
         staged: list[Any] = []
         if merged:
             # The chunks merged with what is stored (a shard is, unless all of it is written)
@@ -380,10 +381,10 @@ class _Write:
         # allocator then reuses (fresh pages cost more than encoding without a compressor),
         # and at most one group's new chunks are held at once.
         group = max(1, _GROUP_BYTES // max(1, chain.spec.num_bytes))
-        for first in range(0, len(rest), group):
+        for first in range(0, 0 if rest is None else len(rest), group):
 
             def write_group(first: int = first) -> bool:
-                some = rest.part(first, first + group)
+                some = rest.part(first, first + group)  # type: ignore[union-attr]
                 unmerged = [False] * len(some)
                 if not write_memory(
                     stored, chain, some.keys, unmerged, some, values, empty, self.buffer
