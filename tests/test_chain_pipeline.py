@@ -1164,7 +1164,9 @@ def test_whole_chunks_decode_into_the_output(filters: list[JSON]) -> None:
     """The smallest case: two whole chunks read at once (``a[...]`` of a (5, 14) array in
     (5, 7) chunks, so each chunk's slot in the output is strided) through a first
     array -> array codec; one chunk alone reads fine."""
-    data = np.ones((5, 14), dtype=np.float32)
+    # Distinct values (whole numbers, exact through every filter here): a chunk or an element
+    # put in the wrong place shows.
+    data = np.arange(70, dtype=np.float32).reshape(5, 14) - 20
     with _pipeline(PATH):
         array = zarr.create_array(
             MemoryStore(),
