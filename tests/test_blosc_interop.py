@@ -52,6 +52,7 @@ V2_SHUFFLE: dict[int, str | None] = {0: "noshuffle", 1: "shuffle", 2: "bitshuffl
 OURS = "zarr_codec_blosc.zarr_python.BloscCodec"
 BUILTIN = "zarr.codecs.blosc.BloscCodec"
 
+
 def expected_identical(cname: str, blocksize: int) -> bool:
     """Where c-blosc 1.21.6 here and numcodecs' 1.21.7.dev write the same bytes: everywhere.
 
