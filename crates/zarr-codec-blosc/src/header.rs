@@ -12,6 +12,9 @@ use crate::Compressor;
 
 /// Header length, and the overhead c-blosc may add to the input size.
 pub const HEADER_LEN: usize = 16;
+/// The frame format versions c-blosc2 writes (`BLOSC2_VERSION_FORMAT_ALPHA` to its latest).
+const BLOSC2_VERSIONS: std::ops::RangeInclusive<u8> = 3..=5;
+
 /// The only c-blosc 1.x frame format version (c-blosc 1.21 refuses every other).
 const FORMAT_VERSION: u8 = 2;
 /// c-blosc's limit on a block (`BLOSC_MAX_BLOCKSIZE`), the largest a frame it writes can have.
@@ -111,14 +114,19 @@ pub fn validate(input: &[u8]) -> Result<FrameInfo> {
         ))
     })?;
     let (version, flags, typesize) = (header[0], header[2], usize::from(header[3]));
-    if version >= 3 {
+    if BLOSC2_VERSIONS.contains(&version) {
         return Err(CodecError::unsupported(format!(
             "blosc: frame format version {version} is blosc2's; this codec reads c-blosc 1.x \
              frames (version 2), the format Zarr's blosc codec and numcodecs write"
         )));
     }
     if version != FORMAT_VERSION {
-        return Err(corrupt(format!("unknown frame format version {version}")));
+        // Neither c-blosc 1.x's nor blosc2's: not a blosc frame at all (random bytes, or a
+        // chunk of another codec), which is damage, not a format we lack.
+        return Err(corrupt(format!(
+            "unknown frame format version {version}: neither a c-blosc 1.x frame (version \
+             {FORMAT_VERSION}) nor a blosc2 one (versions 3 to 5)"
+        )));
     }
     if flags & FLAG_RESERVED != 0 {
         return Err(corrupt(format!(

@@ -187,6 +187,11 @@ def test_header_field_extremes_are_refused_before_c_blosc(name: str) -> None:
                 _blosc.frame_info(with_field(frame, field_name, value))
     with pytest.raises(CorruptInputError, match="version 0"):
         _blosc.frame_info(with_field(frame, "version", 0))
+    # Neither c-blosc 1.x's nor blosc2's version: damage, not an unsupported format.
+    with pytest.raises(CorruptInputError, match=r"neither a c-blosc 1\.x frame"):
+        _blosc.frame_info(with_field(frame, "version", 234))
+    with pytest.raises(UnsupportedError, match="blosc2"):
+        _blosc.frame_info(with_field(frame, "version", 4))
     with pytest.raises(CorruptInputError, match="reserved"):
         _blosc.frame_info(with_field(frame, "flags", 0xFF))
     with pytest.raises(CorruptInputError, match="typesize 0"):
@@ -409,11 +414,21 @@ def test_every_flags_byte(flags: int) -> None:
 # -- other formats ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("version", [3, 4, 5, 6, 0x7F, 0xFF])
+@pytest.mark.parametrize("version", [3, 4, 5])
 def test_blosc2_versions_are_unsupported_with_a_clear_message(version: int) -> None:
     stream = with_field(FRAMES["lz4 shuffle"], "version", version)
     assert_rejected(stream, UnsupportedError)
     with pytest.raises(UnsupportedError, match="blosc2"):
+        Blosc().decode(stream)
+
+
+@pytest.mark.parametrize("version", [6, 0x7F, 0xEA, 0xFF])
+def test_versions_of_neither_format_are_corrupt(version: int) -> None:
+    """Random bytes (version 234, say) are damage: the message says the frame is neither
+    format's, rather than send the user looking for a blosc2 file."""
+    stream = with_field(FRAMES["lz4 shuffle"], "version", version)
+    assert_rejected(stream, CorruptInputError)
+    with pytest.raises(CorruptInputError, match=r"neither a c-blosc 1\.x frame"):
         Blosc().decode(stream)
 
 
