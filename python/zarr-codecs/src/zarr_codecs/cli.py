@@ -1,5 +1,5 @@
-"""The ``zarr-codecs`` command: ``info``, ``doctor``, ``inspect``, ``migrate``, ``repair-order``,
-``repair-complex`` and ``demo``.
+"""The ``zarr-codecs`` command: ``info``, ``doctor``, ``inspect``, ``check``, ``migrate``,
+``repair-order``, ``repair-complex`` and ``demo``.
 (The benchmarks are a development package of the repository: ``zarr-codecs-bench``.)
 
 Exit status: 0 success; 1 the command ran and found problems; 2 a usage error or something
@@ -12,6 +12,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from dataclasses import asdict
 from pathlib import Path
 
 from zarr_codecs import __version__
@@ -21,8 +22,8 @@ __all__ = ["main"]
 OK, PROBLEMS, USAGE = 0, 1, 2
 
 _EPILOG = """\
-exit status: 0 success; 1 problems found (inspect, doctor), migration refused (migrate) or a failed
-check (demo); 2 usage error or something missing.
+exit status: 0 success; 1 problems found (inspect, check, doctor), migration refused (migrate)
+or a failed check (demo); 2 usage error or something missing.
 
 To make zarr-python itself use these codecs: zarr_codecs.install() in Python, or
 ZARR_CODECS_INSTALL=1 in the environment."""
@@ -81,6 +82,30 @@ def _inspect(args: argparse.Namespace) -> int:
         raise UserError(f"{args.path}: no Zarr arrays found (no zarr.json or .zarray)")
     print(inspect_store.render(reports))
     return PROBLEMS if any(r.problems for r in reports) else OK
+
+
+def _check(args: argparse.Namespace) -> int:
+    from zarr_codecs import check_store
+
+    _needs("zarr", "zarr")
+    location = args.path
+    if "://" not in location and not Path(location).is_dir():
+        raise UserError(f"{location}: no such directory (give a Zarr store's directory or URL)")
+
+    def progress(path: str, done: int, stored: int) -> None:
+        if not args.quiet and (done == stored or done % 100 == 0):
+            end = "\n" if done == stored else ""
+            print(f"\r{path}: {done}/{stored} chunks read", end=end, file=sys.stderr, flush=True)
+
+    try:
+        reports = check_store.check_store(location, threads=args.threads, progress=progress)
+    except (FileNotFoundError, ValueError, KeyError) as error:
+        raise UserError(f"{location}: not a Zarr store zarr-python can open ({error})") from error
+    if args.json:
+        print(json.dumps([asdict(report) for report in reports], indent=2))
+    else:
+        print(check_store.render(reports))
+    return PROBLEMS if any(report.damaged for report in reports) else OK
 
 
 def _migrate(args: argparse.Namespace) -> int:
@@ -168,6 +193,21 @@ def _parser() -> argparse.ArgumentParser:
     )
     inspect.add_argument("path", help="a local Zarr store (directory)")
     inspect.set_defaults(run=_inspect)
+
+    check = commands.add_parser(
+        "check",
+        help="read every chunk of every array and report each damaged one (exit status 1)",
+        description="Read and decode every stored chunk of every array in a Zarr store (a "
+        "directory, or a URL zarr-python opens: s3://, https://, ...), v2 or v3, sharded or "
+        "not, with checksums verified where the chain has them, and report each chunk that "
+        "cannot be read with its key and the reason. Chunks that are not stored read as the "
+        "fill value and are only counted. Never writes. Exit status 1 when a chunk is damaged.",
+    )
+    check.add_argument("path", help="a Zarr store: a directory or a URL")
+    check.add_argument("--json", action="store_true", help="machine-readable output")
+    check.add_argument("--threads", type=int, default=4, help="chunks read at once (4)")
+    check.add_argument("--quiet", action="store_true", help="no progress on standard error")
+    check.set_defaults(run=_check)
 
     migrate = commands.add_parser(
         "migrate",
