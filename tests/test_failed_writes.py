@@ -111,7 +111,7 @@ def test_a_write_meeting_a_damaged_chunk_leaves_every_chunk_as_it_was(
     zarr_codecs.reset_usage()
 
     values = np.full((32, 48), -7, dtype="<i4")
-    with pytest.raises(CorruptInputError):
+    with pytest.raises(CorruptInputError, match=f"^chunk '{key}': corrupt input: gzip"):
         array[WRITTEN] = values
 
     assert _snapshot(store) == before
@@ -121,3 +121,31 @@ def test_a_write_meeting_a_damaged_chunk_leaves_every_chunk_as_it_was(
     expected = np.arange(np.prod(SHAPE), dtype="<i4").reshape(SHAPE)
     reopened = zarr.open_array(store, mode="r")
     np.testing.assert_array_equal(reopened[:32, :32], expected[:32, :32])
+
+
+@pytest.mark.parametrize("sharded", [False, True], ids=["chunks", "shards"])
+@pytest.mark.parametrize("whole", [True, False], ids=["whole selection", "zarr's batches"])
+@pytest.mark.parametrize("kind", STORES)
+def test_a_read_meeting_a_damaged_chunk_names_it(
+    kind: str, whole: bool, sharded: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The error is ours, of the decoder's class, its message led by the chunk's key in the
+    store (the array's path, then the chunk's key), whichever path and store read it."""
+    store = STORES[kind](tmp_path)
+    layout = {"shards": SHARDS} if sharded else {}
+    array = zarr.create_array(
+        store, name="group/temperature", shape=SHAPE, chunks=CHUNKS, dtype="<i4",
+        compressors=[GZIP], **layout,
+    )  # fmt: skip
+    array[...] = np.arange(np.prod(SHAPE), dtype="<i4").reshape(SHAPE)
+    key = "group/temperature/" + ("c/1/1" if sharded else "c/2/3")
+    stored = _snapshot(store)[key]
+    _damage(store, key, _first_inner_chunk_damaged(stored) if sharded else b"not gzip")
+    if not whole:
+        monkeypatch.setattr(_selections, "plan_read", lambda *_: None)
+
+    with pytest.raises(CorruptInputError, match=f"^chunk '{key}': corrupt input: gzip"):
+        array[...]
+    # Chunks the damage does not reach still read.
+    expected = np.arange(np.prod(SHAPE), dtype="<i4").reshape(SHAPE)
+    np.testing.assert_array_equal(array[:16, :16], expected[:16, :16])

@@ -20,7 +20,9 @@ import contextlib
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import replace
+from functools import partial
 from math import prod
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 import numpy as np
@@ -32,6 +34,7 @@ from zarr_codec_shapes.errors import CodecError
 
 from zarr_codecs._direct_stores import files_root, memory_chunks, store_encoded, write_memory
 from zarr_codecs._fetching import limit
+from zarr_codecs._located import at_array, at_chunk
 from zarr_codecs._remote_stores import remote_of
 from zarr_codecs._usage import count
 
@@ -74,6 +77,7 @@ class _Layout:
         self, chain: Chain, store_path: Any, metadata: Any, config: Any, encoding: tuple[str, str]
     ) -> None:
         self.chain, self.config = chain, config
+        self.array_path: str = store_path.path
         self.store = store_path.store
         self.root = files_root(self.store)
         # What comes before a chunk key: the array's directory for files, else its path.
@@ -91,6 +95,27 @@ class _Layout:
                 self.prefix = before + self.prefix
         #: What every selection of the array is cut against, in Rust.
         self.grid = ChunkGrid(metadata.shape, chain.spec.shape, self.prefix, *encoding)
+
+    def located(self, error: CodecError, items: list[int | slice], merged: bool) -> CodecError:
+        """``error`` named after the chunk of the selection ``items`` that fails (of those a
+        write merges, where ``merged``): see ``_located``."""
+        if self.remote is not None:
+            return at_array(error, self.array_path)
+        cut = self.grid.cut(items)
+        keys = cut.keys
+        if merged:
+            whole = cut.complete if self.chain.shards is None else cut.covered
+            keys = [key for key, complete in zip(keys, whole, strict=True) if not complete]
+        if self.root is not None:
+            root = self.root
+            candidates = [
+                (os.path.relpath(key, root).replace(os.sep, "/"), Path(key).read_bytes)
+                for key in keys
+            ]
+        else:
+            stored = self.store._store_dict
+            candidates = [(key, partial(_memory_bytes, stored, key)) for key in keys]
+        return at_chunk(error, self.array_path, self.chain, candidates)
 
     @property
     def reachable(self) -> bool:
@@ -261,7 +286,13 @@ class _Read:
     def run(self) -> Any:
         """The selection, read (zarr-python's ``_get_selection`` result), or
         ``NotImplemented`` where the runtime declines the chain. For files and object stores
-        one call, which cuts the selection too."""
+        one call, which cuts the selection too. A codec error names the chunk."""
+        try:
+            return self._run()
+        except CodecError as error:
+            raise self.layout.located(error, self.selection.items, merged=False) from error
+
+    def _run(self) -> Any:
         layout, chain = self.layout, self.layout.chain
         selection = (layout.grid, self.selection.items)
         if layout.remote is not None:
@@ -288,6 +319,10 @@ class _Read:
         count("runtime_read", len(found))
         count("selections_read", 1)
         return self.out.as_scalar() if self.selection.scalar else self.target
+
+
+def _memory_bytes(stored: Any, key: str) -> Any:
+    return memory_chunks(stored, [key])[0]
 
 
 def plan_read(pipeline: _Chains, *where: Any) -> _Read | None:
@@ -323,16 +358,23 @@ class _Write:
         small."""
         await self.store._ensure_open()
         steps = self.steps()
-        for step in steps:
-            if not (step() if self.inline else await asyncio.to_thread(step)):
-                return NotImplemented
+        try:
+            for step in steps:
+                if not (step() if self.inline else await asyncio.to_thread(step)):
+                    return NotImplemented
+        except CodecError as error:
+            raise self.layout.located(error, self.selection.items, merged=True) from error
         return self.done()
 
     def run(self) -> Any:
         """The write done on this thread (``None``), or ``NotImplemented`` with nothing
-        written (also for a store not yet open, which zarr-python's path opens)."""
-        if not self.store._is_open or not all(step() for step in self.steps()):
-            return NotImplemented  # only the first step can decline
+        written (also for a store not yet open, which zarr-python's path opens). A codec
+        error names the chunk."""
+        try:
+            if not self.store._is_open or not all(step() for step in self.steps()):
+                return NotImplemented  # only the first step can decline
+        except CodecError as error:
+            raise self.layout.located(error, self.selection.items, merged=True) from error
         return self.done()
 
     def steps(self) -> Iterator[Callable[[], bool]]:

@@ -41,6 +41,7 @@ from zarr_codecs._direct_stores import (
     write_memory,
 )
 from zarr_codecs._from_zarr import V2Chunks, foreign_byte_order, ours, replaceable, v2_chain
+from zarr_codecs._located import at_chunk_async
 from zarr_codecs._stored_order import StoredOrderChain
 from zarr_codecs._usage import count
 from zarr_codecs.gpu import reads as device
@@ -174,7 +175,10 @@ class ChainCodecPipeline(BatchedCodecPipeline):
                 return tuple(_PRESENT if present else _MISSING for present in found)
             count("zarr_read", len(batch))
             return await super().read(batch, out, drop_axes)
-        found = await self._read_in_runtime(batch, out, drop_axes)
+        try:
+            found = await self._read_in_runtime(batch, out, drop_axes)
+        except CodecError as error:
+            raise await _located(error, batch, self._chains(batch), None) from error
         if found is None:
             count("zarr_read", len(batch))
             return await super().read(batch, out, drop_axes)
@@ -237,7 +241,13 @@ class ChainCodecPipeline(BatchedCodecPipeline):
         batch = list(batch_info)
         # zarr-python's GPU mode: encoding stays on the CPU, after one copy to the host.
         host_value = device.to_host(value) if device.holds_device_memory(value) else value
-        if await self._write_in_runtime(batch, host_value, drop_axes):
+        try:
+            written = await self._write_in_runtime(batch, host_value, drop_axes)
+        except CodecError as error:
+            chains = self._chains(batch)
+            merged = None if chains is None else _merged(batch, chains)
+            raise await _located(error, batch, chains, merged) from error
+        if written:
             count("runtime_written", len(batch))
         else:
             count("zarr_written", len(batch))
@@ -309,6 +319,29 @@ def _chain_for(codecs: tuple[Any, ...], spec: ArraySpec) -> Chain | None:
                 return StoredOrderChain(codecs, ours, byte_order)
         return Chain(codecs, ours)
     return None
+
+
+async def _located(
+    error: CodecError,
+    batch: Sequence[ReadItem | WriteItem],
+    chains: Sequence[Chain] | None,
+    merged: Sequence[bool] | None,
+) -> CodecError:
+    """``error`` named after the chunk of ``batch`` (of those ``merged``, for a write) whose
+    stored bytes fail to decode (see ``_located``)."""
+    if chains is None:
+        return error
+
+    async def fetch(getter: Any, spec: ArraySpec) -> Any:
+        data = await getter.get(prototype=spec.prototype)
+        return None if data is None else raw(data)
+
+    candidates = [
+        (str(getattr(getter, "path", getter)), chain, functools.partial(fetch, getter, spec))
+        for index, ((getter, spec, *_), chain) in enumerate(zip(batch, chains, strict=True))
+        if merged is None or merged[index]
+    ]
+    return await at_chunk_async(error, candidates)
 
 
 def _run(planned: Any) -> Any:
