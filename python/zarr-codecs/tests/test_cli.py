@@ -154,6 +154,23 @@ def test_inspect_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert status == 2 and "no such directory" in err
     status, _, err = run(capsys, "inspect", str(tmp_path))
     assert status == 2 and "no Zarr arrays found" in err
+    (tmp_path / "a-file").write_text("x")
+    status, _, err = run(capsys, "inspect", str(tmp_path / "a-file"))
+    assert status == 2 and "a file, not a Zarr store" in err
+
+
+def test_inspect_names_a_truncated_array_document(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A cut-short ``zarr.json`` is reported as a Zarr v3 array whose metadata cannot be read
+    (exit status 1), not as "Zarr v0"."""
+    zarr.create_array(tmp_path / "s", shape=(4,), chunks=(2,), dtype="uint8")
+    document = tmp_path / "s" / "zarr.json"
+    document.write_bytes(document.read_bytes()[:40])
+    status, out, _ = run(capsys, "inspect", str(tmp_path / "s"))
+    assert status == 1, out
+    assert "(Zarr v3, unknown" in out and "zarr.json: unreadable" in out, out
+    assert "v0" not in out
 
 
 def _legacy_store(root: Path) -> Path:

@@ -69,6 +69,11 @@ def _doctor(args: argparse.Namespace) -> int:
 
 def _store(path: str) -> Path:
     root = Path(path)
+    if root.is_file():
+        raise UserError(
+            f"{path}: a file, not a Zarr store: give the store's directory (the one holding "
+            "zarr.json or .zarray)"
+        )
     if not root.is_dir():
         raise UserError(f"{path}: no such directory (give the path of a local Zarr store)")
     return root

@@ -203,7 +203,10 @@ def inspect_store(root: str | Path) -> list[ArrayReport]:
         try:
             meta = json.loads(meta_file.read_text(encoding="utf-8"))
         except (OSError, ValueError) as err:
-            bad = ArrayReport(where, 0, "?", (), (), [], [f"{meta_file.name}: unreadable: {err}"])
+            # The format is the metadata file's; nothing else can be told of the array.
+            zarr_format = 3 if meta_file.name == "zarr.json" else 2
+            problem = f"{meta_file.name}: unreadable: {err}"
+            bad = ArrayReport(where, zarr_format, "unknown", (), (), [], [problem])
             reports.append(bad)
             continue
         if meta_file.name == ".zarray":
