@@ -125,9 +125,13 @@ class Installation:
 def install(*, zarr: bool = True, numcodecs: bool = True, pipeline: bool = False) -> Installation:
     """Make zarr-python (Zarr v3, ``zarr=True``) and numcodecs (Zarr v2 arrays and direct
     numcodecs users, ``numcodecs=True``) use our gzip, blosc, zstd, crc32c, cast_value,
-    scale_offset and fixedscaleoffset. ``pipeline=True`` also selects zarr_codec_shapes's
-    ``ChainCodecPipeline``, which runs whole batches of chunks through our codecs. A library
-    that is not installed is skipped. Idempotent.
+    scale_offset and fixedscaleoffset for every codec they build from a name or from JSON
+    (arrays opened from their metadata, codecs given as JSON). Codec objects of zarr-python's
+    own classes (``zarr.codecs.GzipCodec(level=5)``, the default ``ZstdCodec``) stay
+    zarr-python's, and run its code unless ``pipeline=True``: that also selects
+    ``zarr_codecs.pipeline.ChainCodecPipeline``, which runs whole batches of chunks, those
+    objects' included, through our codecs. A library that is not installed is skipped.
+    Idempotent.
 
     Returns an :class:`Installation`; ``with zarr_codecs.install(): ...`` undoes it on exit.
     """
