@@ -87,24 +87,47 @@ def _first_inner_chunk_damaged(shard: bytes) -> bytes:
     return shard[:offset] + b"\xa5" * length + shard[offset + length :]
 
 
-@pytest.mark.parametrize("sharded", [False, True], ids=["chunks", "shards"])
-@pytest.mark.parametrize("whole", [True, False], ids=["whole selection", "zarr's batches"])
-@pytest.mark.parametrize("kind", STORES)
+#: The values every array holds before the damage.
+EXPECTED = np.arange(np.prod(SHAPE), dtype="<i4").reshape(SHAPE)
+
+
+def _damaged_array(store: Any, sharded: bool, name: str | None = None) -> tuple[Any, str]:
+    """A gzip array of ``EXPECTED`` (in shards where ``sharded``) and the key of its damaged
+    chunk: ``c/2/3``, or the shard ``c/1/1`` with its first inner chunk damaged (its index
+    intact). The damaged bytes are the store's from then on."""
+    layout = {"shards": SHARDS} if sharded else {}
+    array = zarr.create_array(
+        store, name=name, shape=SHAPE, chunks=CHUNKS, dtype="<i4", compressors=[GZIP], **layout
+    )
+    array[...] = EXPECTED
+    key = (f"{name}/" if name else "") + ("c/1/1" if sharded else "c/2/3")
+    stored = _snapshot(store)[key]
+    _damage(store, key, _first_inner_chunk_damaged(stored) if sharded else b"not a gzip member")
+    return array, key
+
+
+#: Every store, sharded or not, through the whole-selection path and zarr-python's batches.
+CASES = [
+    pytest.mark.parametrize("sharded", [False, True], ids=["chunks", "shards"]),
+    pytest.mark.parametrize("whole", [True, False], ids=["whole selection", "zarr's batches"]),
+    pytest.mark.parametrize("kind", STORES),
+]
+
+
+def _each_case(test: Callable[..., None]) -> Callable[..., None]:
+    for mark in CASES:
+        test = mark(test)
+    return test
+
+
+@_each_case
 def test_a_write_meeting_a_damaged_chunk_leaves_every_chunk_as_it_was(
     kind: str, whole: bool, sharded: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     store = STORES[kind](tmp_path)
-    layout = {"shards": SHARDS} if sharded else {}
-    array = zarr.create_array(
-        store, shape=SHAPE, chunks=CHUNKS, dtype="<i4", compressors=[GZIP], **layout
-    )
-    array[...] = np.arange(np.prod(SHAPE), dtype="<i4").reshape(SHAPE)
+    array, key = _damaged_array(store, sharded)
     before = _snapshot(store)
     assert len(before) == (4 if sharded else 16)
-    key = "c/1/1" if sharded else "c/2/3"
-    damaged = _first_inner_chunk_damaged(before[key]) if sharded else b"not a gzip member"
-    _damage(store, key, damaged)
-    before[key] = damaged
     monkeypatch.setattr(_selections, "_GROUP_BYTES", 1)
     if not whole:
         monkeypatch.setattr(_selections, "plan_write", lambda *_: None)
@@ -118,34 +141,21 @@ def test_a_write_meeting_a_damaged_chunk_leaves_every_chunk_as_it_was(
     used = zarr_codecs.usage()
     assert used["zarr_written"] == 0, used  # the write was ours, and failed
     # What the damage does not reach reads as before.
-    expected = np.arange(np.prod(SHAPE), dtype="<i4").reshape(SHAPE)
     reopened = zarr.open_array(store, mode="r")
-    np.testing.assert_array_equal(reopened[:32, :32], expected[:32, :32])
+    np.testing.assert_array_equal(reopened[:32, :32], EXPECTED[:32, :32])
 
 
-@pytest.mark.parametrize("sharded", [False, True], ids=["chunks", "shards"])
-@pytest.mark.parametrize("whole", [True, False], ids=["whole selection", "zarr's batches"])
-@pytest.mark.parametrize("kind", STORES)
+@_each_case
 def test_a_read_meeting_a_damaged_chunk_names_it(
     kind: str, whole: bool, sharded: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The error is ours, of the decoder's class, its message led by the chunk's key in the
     store (the array's path, then the chunk's key), whichever path and store read it."""
-    store = STORES[kind](tmp_path)
-    layout = {"shards": SHARDS} if sharded else {}
-    array = zarr.create_array(
-        store, name="group/temperature", shape=SHAPE, chunks=CHUNKS, dtype="<i4",
-        compressors=[GZIP], **layout,
-    )  # fmt: skip
-    array[...] = np.arange(np.prod(SHAPE), dtype="<i4").reshape(SHAPE)
-    key = "group/temperature/" + ("c/1/1" if sharded else "c/2/3")
-    stored = _snapshot(store)[key]
-    _damage(store, key, _first_inner_chunk_damaged(stored) if sharded else b"not gzip")
+    array, key = _damaged_array(STORES[kind](tmp_path), sharded, "group/temperature")
     if not whole:
         monkeypatch.setattr(_selections, "plan_read", lambda *_: None)
 
     with pytest.raises(CorruptInputError, match=f"^chunk '{key}': corrupt input: gzip"):
         array[...]
     # Chunks the damage does not reach still read.
-    expected = np.arange(np.prod(SHAPE), dtype="<i4").reshape(SHAPE)
-    np.testing.assert_array_equal(array[:16, :16], expected[:16, :16])
+    np.testing.assert_array_equal(array[:16, :16], EXPECTED[:16, :16])
