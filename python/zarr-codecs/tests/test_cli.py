@@ -205,6 +205,63 @@ def test_migrate_is_a_dry_run_until_asked(
     assert status == 0 and "nothing to migrate" in out
 
 
+def test_migrate_gives_reasons_takes_a_tolerance_and_keeps_the_old_metadata(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The issue's case: float32 through fixedscaleoffset to int16 differs by one ulp in some
+    elements. The refusal says where, by how much and why; ``--tolerance 1ulp`` accepts it and
+    the old metadata stays beside the new."""
+    data = (np.random.default_rng(1).random((32, 32)) * 100 + 250).astype("<f4")
+    array = zarr.create_array(
+        store=str(tmp_path / "f32"),
+        shape=data.shape,
+        chunks=(16, 16),
+        dtype="<f4",
+        fill_value=273.15,
+        filters=[
+            zarr.codecs.numcodecs.FixedScaleOffset(
+                offset=273.15, scale=100, dtype="<f4", astype="<i2"
+            )
+        ],
+    )
+    array[...] = data
+    meta_file = tmp_path / "f32" / "zarr.json"
+    before = meta_file.read_text()
+    status, out, _ = run(capsys, "migrate", str(tmp_path), "--write")
+    assert status == 1 and "NOT safe" in out, out
+    assert "elements differ, by at most 3.05e-05 (1 ulp)" in out
+    assert "why: float arithmetic: numcodecs decodes in float64" in out
+    assert meta_file.read_text() == before
+    status, out, _ = run(capsys, "migrate", str(tmp_path), "--write", "--tolerance", "1ulp")
+    assert status == 0 and "written" in out and "within 1 ulp: c/" in out, out
+    assert "old metadata kept in zarr.json.before-migrate" in out
+    assert (tmp_path / "f32" / "zarr.json.before-migrate").read_text() == before
+    status, _, err = run(capsys, "migrate", str(tmp_path), "--tolerance", "some")
+    assert status == 2 and "tolerance 'some'" in err
+
+
+def test_migrate_reports_v2_arrays_as_such(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import numcodecs
+
+    array = zarr.create_array(
+        store=str(tmp_path / "v2"),
+        shape=(20,),
+        chunks=(10,),
+        dtype="<f8",
+        zarr_format=2,
+        filters=[numcodecs.FixedScaleOffset(offset=0, scale=10, dtype="<f8", astype="<i2")],
+    )
+    array[...] = np.arange(20) / 10
+    before = (tmp_path / "v2" / ".zarray").read_text()
+    status, out, _ = run(capsys, "migrate", str(tmp_path), "--write")
+    assert status == 1, out
+    assert "v2: NOT safe" in out and "refused: a Zarr v2 array" in out
+    assert "Convert the array to Zarr v3 first" in out
+    assert (tmp_path / "v2" / ".zarray").read_text() == before
+
+
 def test_demo_writes_checks_and_compares(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

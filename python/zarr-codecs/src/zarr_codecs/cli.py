@@ -117,7 +117,13 @@ def _migrate(args: argparse.Namespace) -> int:
     from zarr_codecs import migrate
 
     _needs("zarr", "zarr")
-    results = migrate.migrate_store(_store(args.path), write=args.write, sample=args.sample)
+    try:
+        tolerance = None if args.tolerance is None else migrate.Tolerance.parse(args.tolerance)
+    except ValueError as error:
+        raise UserError(str(error)) from error
+    results = migrate.migrate_store(
+        _store(args.path), write=args.write, sample=args.sample, tolerance=tolerance
+    )
     print(migrate.render(results, write=args.write))
     return PROBLEMS if any(not r.safe for r in results) else OK
 
@@ -219,15 +225,24 @@ def _parser() -> argparse.ArgumentParser:
         help="rewrite numcodecs.fixedscaleoffset to [scale_offset, cast_value] (dry run)",
         description="For every Zarr v3 array in the store that uses numcodecs.fixedscaleoffset, "
         "decode a sample of its chunks with the old and the new codecs and, if they agree bit "
-        "for bit and --write is given, rewrite its metadata to [scale_offset, cast_value]. "
-        "Chunks are never rewritten. Exit status 1 when an array cannot be migrated safely.",
+        "for bit (or within --tolerance) and --write is given, rewrite its metadata to "
+        "[scale_offset, cast_value], keeping the old as zarr.json.before-migrate. Every "
+        "difference is reported: which elements, by how much, why. Chunks are never "
+        "rewritten; Zarr v2 arrays are listed, not changed. Exit status 1 when an array "
+        "cannot be migrated safely.",
     )
-    migrate.add_argument("path", help="a local Zarr v3 store (directory)")
+    migrate.add_argument("path", help="a local Zarr store (directory)")
     migrate.add_argument(
         "--write", action="store_true", help="write the new metadata (default: dry run)"
     )
     migrate.add_argument(
         "--sample", type=int, default=8, help="chunks to compare per array (default 8)"
+    )
+    migrate.add_argument(
+        "--tolerance",
+        metavar="T",
+        help="accept differences up to T: units in the last place ('1ulp') or an absolute "
+        "difference ('1e-4'); default: none, values must agree bit for bit",
     )
     migrate.set_defaults(run=_migrate)
 
