@@ -106,6 +106,13 @@ def _damaged_array(store: Any, sharded: bool, name: str | None = None) -> tuple[
     return array, key
 
 
+def _named(key: str, sharded: bool) -> str:
+    """The start of the error's message: the chunk's key, in a shard the inner chunk's
+    coordinates within it, then the decoder's own words."""
+    inner = r"inner chunk \[0, 0\]: " if sharded else ""
+    return f"^chunk '{key}': corrupt input: {inner}gzip"
+
+
 #: Every store, sharded or not, through the whole-selection path and zarr-python's batches.
 CASES = [
     pytest.mark.parametrize("sharded", [False, True], ids=["chunks", "shards"]),
@@ -134,7 +141,7 @@ def test_a_write_meeting_a_damaged_chunk_leaves_every_chunk_as_it_was(
     zarr_codecs.reset_usage()
 
     values = np.full((32, 48), -7, dtype="<i4")
-    with pytest.raises(CorruptInputError, match=f"^chunk '{key}': corrupt input: gzip"):
+    with pytest.raises(CorruptInputError, match=_named(key, sharded)):
         array[WRITTEN] = values
 
     assert _snapshot(store) == before
@@ -150,12 +157,13 @@ def test_a_read_meeting_a_damaged_chunk_names_it(
     kind: str, whole: bool, sharded: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The error is ours, of the decoder's class, its message led by the chunk's key in the
-    store (the array's path, then the chunk's key), whichever path and store read it."""
+    store (the array's path, then the chunk's key; in a shard, then the inner chunk's
+    coordinates), whichever path and store read it."""
     array, key = _damaged_array(STORES[kind](tmp_path), sharded, "group/temperature")
     if not whole:
         monkeypatch.setattr(_selections, "plan_read", lambda *_: None)
 
-    with pytest.raises(CorruptInputError, match=f"^chunk '{key}': corrupt input: gzip"):
+    with pytest.raises(CorruptInputError, match=_named(key, sharded)):
         array[...]
     # Chunks the damage does not reach still read.
     np.testing.assert_array_equal(array[:16, :16], EXPECTED[:16, :16])

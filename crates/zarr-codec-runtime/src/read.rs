@@ -63,30 +63,49 @@ pub fn read_batch(
     fill: &[u8],
     threads: usize,
 ) -> ChunkResult<Vec<bool>> {
+    read_batch_at(plan, chunk_shape, items, out, fill, threads).map_err(|(_, err)| err)
+}
+
+/// [`read_batch`], its error with the position in `items` of the chunk that failed (`None`
+/// for a batch refused as a whole: a chain that does not fit the chunks, a bad place).
+pub(crate) fn read_batch_at(
+    plan: &Plan,
+    chunk_shape: &[usize],
+    items: &[ReadItem<'_>],
+    out: &OutArray<'_>,
+    fill: &[u8],
+    threads: usize,
+) -> Result<Vec<bool>, (Option<usize>, ChunkError)> {
+    let whole = |err: ChunkError| (None, err);
     let item = out.item();
     let elements: usize = chunk_shape.iter().product();
     let decoded_len = elements
         .checked_mul(item)
-        .ok_or_else(|| CodecError::configuration("a chunk larger than memory"))?;
+        .ok_or_else(|| whole(CodecError::configuration("a chunk larger than memory").into()))?;
     if plan.output_len().is_some_and(|len| len != decoded_len) || fill.len() != item {
-        return Err(CodecError::configuration(format!(
-            "read: the chain decodes {:?} bytes, chunks of {chunk_shape:?} elements of {item} \
-             bytes are {decoded_len}, the fill value is {} bytes",
-            plan.output_len(),
-            fill.len()
-        ))
-        .into());
+        return Err(whole(
+            CodecError::configuration(format!(
+                "read: the chain decodes {:?} bytes, chunks of {chunk_shape:?} elements of \
+                 {item} bytes are {decoded_len}, the fill value is {} bytes",
+                plan.output_len(),
+                fill.len()
+            ))
+            .into(),
+        ));
     }
-    for read in items {
+    let check = |read: &ReadItem<'_>| -> zarr_codec_shapes::Result<()> {
         read.chunk
             .check_within(chunk_shape, "read: the part of a chunk")?;
         read.out
             .check_within(out.shape(), "read: the place in the output")?;
-        read.chunk.check_same_counts(&read.out, "read", "chunk")?;
+        read.chunk.check_same_counts(&read.out, "read", "chunk")
+    };
+    for read in items {
+        check(read).map_err(|err| whole(err.into()))?;
     }
     let places: Vec<&Region> = items.iter().map(|read| &read.out).collect();
     let threads = if any_overlap(&places) { 1 } else { threads };
-    let chunk_layout = Layout::c_order(chunk_shape, item)?;
+    let chunk_layout = Layout::c_order(chunk_shape, item).map_err(|err| whole(err.into()))?;
     let mut jobs: Vec<&ReadItem<'_>> = items.iter().collect();
     parallel_map(&mut jobs, threads, |read| {
         // SAFETY: the places were checked within `out` above, and places written on several
@@ -94,6 +113,8 @@ pub fn read_batch(
         unsafe { read_one(plan, &chunk_layout, decoded_len, read, out, fill) }
     })
     .into_iter()
+    .enumerate()
+    .map(|(position, found)| found.map_err(|err| (Some(position), err)))
     .collect()
 }
 

@@ -33,7 +33,7 @@ use crate::files::{
 use crate::grid::Grid;
 use crate::plan::Plan;
 use crate::pool::parallel_map;
-use crate::read::{ReadItem, Source, read_batch};
+use crate::read::{ReadItem, Source, read_batch_at};
 use crate::region::{InArray, OutArray, Region};
 use crate::shard_index::{IndexLocation, ShardIndex};
 use crate::target::Target;
@@ -49,8 +49,8 @@ pub const COALESCE_GAP: usize = 64 << 10;
 const RUN_BYTES: usize = 256 << 10;
 
 /// An inner chunk of a shard file to read: its bytes' range in the file, the part of it
-/// needed and that part's place in the output.
-type InnerJob = (Range<usize>, Region, Region);
+/// needed, that part's place in the output, and its number in the shard.
+type InnerJob = (Range<usize>, Region, Region, usize);
 
 /// `jobs` (sorted by where their bytes start) cut into runs of adjacent ones, each with the
 /// bytes it spans in its file: a run's bytes follow one another with no gap, and span at most
@@ -295,7 +295,7 @@ impl Sharding {
         out: &OutArray<'_>,
         fill: &[u8],
     ) -> ChunkResult<Vec<bool>> {
-        self.inner_read(items, out, fill, 1)
+        self.inner_read(items, None, out, fill, 1)
     }
 
     fn chunk_count(&self) -> usize {
@@ -305,7 +305,7 @@ impl Sharding {
     /// Reads a batch of shards: each shard's part `read.chunk` into its place `read.out` of
     /// `out`, missing shards and inner chunks as `fill` (one element's bytes), on up to
     /// `threads` threads; for each shard, whether it was there. Everything is checked before
-    /// anything is written, as [`read_batch`] does.
+    /// anything is written, as [`read_batch`](crate::read_batch) does.
     pub fn read(
         &self,
         items: &[ReadItem<'_>],
@@ -367,7 +367,7 @@ impl Sharding {
             with_file_range(&shard, path, span.clone(), |bytes| {
                 let items: Vec<ReadItem<'_>> = run
                     .iter()
-                    .map(|(stored, part, place)| ReadItem {
+                    .map(|(stored, part, place, _)| ReadItem {
                         source: Source::Bytes(
                             &bytes[stored.start - span.start..stored.end - span.start],
                         ),
@@ -375,7 +375,8 @@ impl Sharding {
                         out: place.clone(),
                     })
                     .collect();
-                self.inner_read(&items, out, fill, 1)
+                let numbers: Vec<usize> = run.iter().map(|job| job.3).collect();
+                self.inner_read(&items, Some(&numbers), out, fill, 1)
             })?;
         }
         Ok(true)
@@ -396,14 +397,14 @@ impl Sharding {
             return Ok(false);
         };
         let shard = &shard;
-        parallel_map(&mut present, threads, |(stored, part, place)| {
+        parallel_map(&mut present, threads, |(stored, part, place, number)| {
             with_file_range(shard, path, stored.clone(), |bytes| {
                 let item = ReadItem {
                     source: Source::Bytes(bytes),
                     chunk: part.clone(),
                     out: place.clone(),
                 };
-                self.inner_read(&[item], out, fill, 1)
+                self.inner_read(&[item], Some(&[*number]), out, fill, 1)
             })
         })
         .into_iter()
@@ -435,7 +436,7 @@ impl Sharding {
         let mut missing = Vec::new();
         self.each_inner(&read.chunk, &read.out, |chunk, part, place| {
             match index.chunks().get(chunk).cloned().flatten() {
-                Some(stored) => present.push((stored, part, place)),
+                Some(stored) => present.push((stored, part, place, chunk)),
                 None => missing.push(ReadItem {
                     source: Source::Missing,
                     chunk: part,
@@ -444,7 +445,7 @@ impl Sharding {
             }
         });
         if !missing.is_empty() {
-            self.inner_read(&missing, out, fill, threads)?;
+            self.inner_read(&missing, None, out, fill, threads)?;
         }
         Ok(Some((shard, path, present)))
     }
@@ -475,20 +476,37 @@ impl Sharding {
         Ok(index)
     }
 
-    /// Inner chunks read with the inner codecs.
+    /// Inner chunks read with the inner codecs. Where their `numbers` in the shard are given,
+    /// an inner chunk's error says which one it was ("inner chunk [1, 0]").
     fn inner_read(
         &self,
         items: &[ReadItem<'_>],
+        numbers: Option<&[usize]>,
         out: &OutArray<'_>,
         fill: &[u8],
         threads: usize,
     ) -> ChunkResult<Vec<bool>> {
         match &self.inner {
             Inner::Chain { decode, .. } => {
-                read_batch(decode, &self.inner_shape, items, out, fill, threads)
+                read_batch_at(decode, &self.inner_shape, items, out, fill, threads).map_err(
+                    |(position, err)| match (err, position.zip(numbers)) {
+                        (ChunkError::Codec(err), Some((position, numbers))) => {
+                            match numbers.get(position) {
+                                Some(&number) => ChunkError::Codec(self.at_inner(err, number)),
+                                None => ChunkError::Codec(err),
+                            }
+                        }
+                        (err, _) => err,
+                    },
+                )
             }
             Inner::Sharded(sharding) => sharding.read(items, out, fill, threads),
         }
+    }
+
+    /// `err` of inner chunk `number`, with that chunk's grid coordinates in the shard.
+    fn at_inner(&self, err: CodecError, number: usize) -> CodecError {
+        err.at(&format!("inner chunk {:?}", self.grid.coordinates(number)))
     }
 
     /// Checks a shard's part and its place in the caller's array of `shape`.
@@ -672,6 +690,7 @@ impl Sharding {
         threads: usize,
     ) -> ChunkResult<Vec<bool>> {
         let mut inner_items = Vec::new();
+        let mut numbers = Vec::new();
         for ((part, place), shard) in parts.zip(loaded) {
             self.each_inner(part, place, |index, chunk, place| {
                 inner_items.push(ReadItem {
@@ -679,9 +698,10 @@ impl Sharding {
                     chunk,
                     out: place,
                 });
+                numbers.push(index);
             });
         }
-        self.inner_read(&inner_items, out, fill, threads)?;
+        self.inner_read(&inner_items, Some(&numbers), out, fill, threads)?;
         Ok(loaded.iter().map(|shard| shard.present).collect())
     }
 
@@ -1234,7 +1254,7 @@ mod tests {
 
     #[test]
     fn runs_hold_adjacent_inner_chunks_up_to_their_size() {
-        let job = |range: Range<usize>| (range, Region::whole(&[1]), Region::whole(&[1]));
+        let job = |range: Range<usize>| (range, Region::whole(&[1]), Region::whole(&[1]), 0);
         let jobs = vec![
             job(0..100),
             job(100..250),

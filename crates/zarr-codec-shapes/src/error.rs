@@ -80,6 +80,19 @@ impl CodecError {
         }
     }
 
+    /// The same error with `place` (where it happened: "inner chunk [1, 0]") in front of its
+    /// message. The two size errors carry numbers, not a message, and come back unchanged.
+    #[must_use]
+    pub fn at(self, place: &str) -> Self {
+        match self {
+            Self::Configuration(message) => Self::Configuration(format!("{place}: {message}")),
+            Self::Corrupt(message) => Self::Corrupt(format!("{place}: {message}")),
+            Self::OutOfRange(message) => Self::OutOfRange(format!("{place}: {message}")),
+            Self::Unsupported(message) => Self::Unsupported(format!("{place}: {message}")),
+            Self::OutputSize { .. } | Self::OutputLimit { .. } => self,
+        }
+    }
+
     /// Shorthand for [`CodecError::Configuration`].
     pub fn configuration(message: impl Into<String>) -> Self {
         Self::Configuration(message.into())

@@ -2,10 +2,12 @@
 
 Zarr v3 arrays find codecs through zarr's registry and its ``codecs.<name>`` config entries;
 Zarr v2 arrays through numcodecs' registry. :func:`install` points both at our classes
-(``zarr_codec_shapes.zarr_python.select`` and ``zarr_codec_shapes.numcodecs.register``);
-:func:`uninstall` puts back what was there. While anything is installed, zarr arrays unpickled
-in this process (sent by a dask client, say) use what is installed here too (see
-``_unpickling``). Nothing happens at import: installing the wheels alone changes nothing.
+(``zarr_codec_shapes.zarr_python.select`` and ``zarr_codec_shapes.numcodecs.register``), and
+makes codec objects of zarr's own classes, which no lookup reaches, run ours
+(``_zarr_objects``); :func:`uninstall` puts back what was there. While anything is
+installed, zarr arrays unpickled in this process (sent by a dask client, say) use what is
+installed here too (see ``_unpickling``). Nothing happens at import: installing the wheels
+alone changes nothing.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
-from zarr_codecs import _installed
+from zarr_codecs import _installed, _zarr_objects
 from zarr_codecs._installed import installed_parts
 from zarr_codecs._unpickling import follow, unfollow
 
@@ -31,6 +33,7 @@ class Binding:
     distribution: str  # the wheel that provides it
     zarr_class: str  # "module:attribute" of the zarr-python codec class
     numcodecs_class: str | None = None  # "module:attribute" of the numcodecs class (Zarr v2)
+    zarr_own_class: str | None = None  # "module:attribute" of zarr-python's own class for it
 
     @property
     def v2_id(self) -> str | None:
@@ -43,6 +46,16 @@ class Binding:
         module, _, attribute = target.partition(":")
         return getattr(importlib.import_module(module), attribute)
 
+    def zarr_own(self) -> type[Any] | None:
+        """zarr-python's own class for this codec, where this zarr-python has one."""
+        if self.zarr_own_class is None:
+            return None
+        try:
+            found: type[Any] = self.load(self.zarr_own_class)
+        except (ImportError, AttributeError):  # an older zarr-python without it
+            return None
+        return found
+
 
 #: Every codec :func:`install` replaces, in a fixed order.
 BINDINGS: tuple[Binding, ...] = (
@@ -51,32 +64,40 @@ BINDINGS: tuple[Binding, ...] = (
         "zarr-codec-gzip",
         "zarr_codec_gzip.zarr_python:GzipCodec",
         "zarr_codec_gzip.numcodecs:GZip",
+        "zarr.codecs:GzipCodec",
     ),
     Binding(
         "blosc",
         "zarr-codec-blosc",
         "zarr_codec_blosc.zarr_python:BloscCodec",
         "zarr_codec_blosc.numcodecs:Blosc",
+        "zarr.codecs:BloscCodec",
     ),
     Binding(
         "zstd",
         "zarr-codec-zstd",
         "zarr_codec_zstd.zarr_python:ZstdCodec",
         "zarr_codec_zstd.numcodecs:Zstd",
+        "zarr.codecs:ZstdCodec",
     ),
     Binding(
         "crc32c",
         "zarr-codec-crc32c",
         "zarr_codec_crc32c.zarr_python:Crc32cCodec",
         "zarr_codec_crc32c.numcodecs:CRC32C",
+        "zarr.codecs:Crc32cCodec",
     ),
     Binding(
-        "cast_value", "zarr-codec-cast-value", "zarr_codec_cast_value.zarr_python:CastValueCodec"
+        "cast_value",
+        "zarr-codec-cast-value",
+        "zarr_codec_cast_value.zarr_python:CastValueCodec",
+        zarr_own_class="zarr.codecs.cast_value:CastValue",
     ),
     Binding(
         "scale_offset",
         "zarr-codec-scale-offset",
         "zarr_codec_scale_offset.zarr_python:ScaleOffsetCodec",
+        zarr_own_class="zarr.codecs.scale_offset:ScaleOffset",
     ),
     Binding(
         "numcodecs.fixedscaleoffset",
@@ -127,11 +148,11 @@ def install(*, zarr: bool = True, numcodecs: bool = True, pipeline: bool = False
     numcodecs users, ``numcodecs=True``) use our gzip, blosc, zstd, crc32c, cast_value,
     scale_offset and fixedscaleoffset for every codec they build from a name or from JSON
     (arrays opened from their metadata, codecs given as JSON). Codec objects of zarr-python's
-    own classes (``zarr.codecs.GzipCodec(level=5)``, the default ``ZstdCodec``) stay
-    zarr-python's, and run its code unless ``pipeline=True``: that also selects
-    ``zarr_codecs.pipeline.ChainCodecPipeline``, which runs whole batches of chunks, those
-    objects' included, through our codecs. A library that is not installed is skipped.
-    Idempotent.
+    own classes for those names (``zarr.codecs.GzipCodec(level=5)``, the default
+    ``ZstdCodec``) stay zarr-python's objects, but their chunk methods run ours (see
+    ``zarr_codecs._zarr_objects``). ``pipeline=True`` also selects
+    ``zarr_codecs.pipeline.ChainCodecPipeline``, which runs whole reads and writes through
+    our runtime. A library that is not installed is skipped. Idempotent.
 
     Returns an :class:`Installation`; ``with zarr_codecs.install(): ...`` undoes it on exit.
     """
@@ -180,13 +201,20 @@ def _select_in_zarr() -> None:
     from zarr_codec_shapes.zarr_python import select
 
     for binding in BINDINGS:
-        select(binding.name, Binding.load(binding.zarr_class))
+        ours = Binding.load(binding.zarr_class)
+        select(binding.name, ours)
+        theirs = binding.zarr_own()
+        if theirs is not None:
+            _zarr_objects.replace(theirs, ours)
 
 
 def _unselect_in_zarr() -> None:
     from zarr_codec_shapes.zarr_python import unselect
 
     for binding in reversed(BINDINGS):
+        theirs = binding.zarr_own()
+        if theirs is not None:
+            _zarr_objects.restore(theirs)
         unselect(binding.name, Binding.load(binding.zarr_class))
 
 

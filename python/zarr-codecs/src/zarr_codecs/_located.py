@@ -40,8 +40,12 @@ def at_array(error: CodecError, array: str) -> CodecError:
 def _reported(error: CodecError, own: CodecError) -> CodecError:
     """What to raise for the chunk whose own decode failed with ``own``: the runtime's
     ``error`` where it is of the same class (the same failure, often told more exactly: a
-    file's size against the chunk's), else ``own``."""
-    return error if type(error) is type(own) else own
+    file's size against the chunk's), else ``own``; but ``own`` where it tells the same
+    failure with more (the inner chunk of a shard, which a write's merge does not name)."""
+    if type(error) is not type(own):
+        return own
+    detail = str(error).partition(": ")[2]
+    return own if detail and detail in str(own) and len(str(own)) > len(str(error)) else error
 
 
 def _own_error(chain: Any, data: Any) -> CodecError | None:
