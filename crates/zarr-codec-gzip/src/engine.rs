@@ -104,7 +104,7 @@ pub(crate) fn inflate(input: &[u8], out: &mut [MaybeUninit<u8>]) -> Result<Infla
             sys::libdeflate_result_LIBDEFLATE_SUCCESS => Ok(Inflated::Done { consumed, written }),
             sys::libdeflate_result_LIBDEFLATE_INSUFFICIENT_SPACE => Ok(Inflated::OutputFull),
             _ => Err(CodecError::corrupt(
-                "gzip: invalid or truncated deflate data",
+                "deflate: invalid or truncated compressed data",
             )),
         }
     })
