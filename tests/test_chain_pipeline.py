@@ -70,6 +70,10 @@ BUILTIN_CODECS: dict[str, str] = {
     "cast_value": "zarr.codecs.cast_value.CastValue",
     "scale_offset": "zarr.codecs.scale_offset.ScaleOffset",
     "numcodecs.fixedscaleoffset": "zarr.codecs.numcodecs.FixedScaleOffset",
+    "numcodecs.crc32": "zarr.codecs.numcodecs.CRC32",
+    "numcodecs.adler32": "zarr.codecs.numcodecs.Adler32",
+    "numcodecs.fletcher32": "zarr.codecs.numcodecs.Fletcher32",
+    "numcodecs.jenkins_lookup3": "zarr.codecs.numcodecs.JenkinsLookup3",
 }
 
 SHAPE, CHUNKS = (23, 31), (5, 7)  # 5 x 5 chunks, partial ones on the last row and column
@@ -124,6 +128,11 @@ _FSO: JSON = {
 _TRANSPOSE: JSON = {"name": "transpose", "configuration": {"order": [1, 0]}}
 
 
+def _numcodecs(codec_id: str, **config: Any) -> JSON:
+    """zarr-python's v3 form of one of numcodecs' codecs."""
+    return {"name": f"numcodecs.{codec_id}", "configuration": config}
+
+
 def _bytes(endian: str) -> JSON:
     return {"name": "bytes", "configuration": {"endian": endian}}
 
@@ -148,6 +157,15 @@ CHAINS: dict[str, ChainCase] = {
     "transpose-zstd": ChainCase(
         lambda dt: {"filters": [_TRANSPOSE], "compressors": [_ZSTD_DEFAULT]}
     ),
+    # numcodecs' checksums after a compressor and alone, as zarr-python names them in v3.
+    "zstd-crc32": ChainCase(lambda dt: {"compressors": [_ZSTD_DEFAULT, _numcodecs("crc32")]}),
+    "gzip-adler32-end": ChainCase(
+        lambda dt: {"compressors": [_GZIP, _numcodecs("adler32", location="end")]}
+    ),
+    "fletcher32": ChainCase(lambda dt: {"compressors": [_numcodecs("fletcher32")]}),
+    "jenkins-lookup3": ChainCase(
+        lambda dt: {"compressors": [_numcodecs("jenkins_lookup3", initval=7)]}
+    ),
 }
 #: (chain, data type) pairs the matrix runs.
 CASES: list[tuple[str, str]] = [
@@ -161,6 +179,10 @@ CASES: list[tuple[str, str]] = [
     *[("quantize-blosc", t) for t in ("float32", "float64")],
     ("fixedscaleoffset-gzip", "float64"),
     *[("transpose-zstd", t) for t in ("float32", "uint8")],
+    *[("zstd-crc32", t) for t in ("float32", "int32")],
+    ("gzip-adler32-end", "float64"),
+    *[("fletcher32", t) for t in ("uint8", "float32")],
+    ("jenkins-lookup3", "int32"),
 ]
 CASE_IDS = [f"{c}-{t}" for c, t in CASES]
 
@@ -771,6 +793,7 @@ SHARDINGS: dict[str, JSON] = {
 }
 SHARDED_CASES: list[tuple[str, str]] = [
     ("zstd", "float32"),
+    ("zstd-crc32", "int32"),
     ("zstd-crc32c", "int32"),
     ("gzip", "float64"),
     ("bytes-little", "uint8"),

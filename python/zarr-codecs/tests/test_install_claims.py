@@ -79,9 +79,17 @@ OWN_OBJECTS = {
             {"name": "scale_offset", "configuration": {"offset": 1, "scale": 2}}
         ),
     ),
+    "numcodecs.crc32": ("compressors", lambda: zarr.codecs.numcodecs.CRC32(location="end")),
+    "numcodecs.adler32": ("compressors", lambda: zarr.codecs.numcodecs.Adler32()),
+    "numcodecs.fletcher32": ("compressors", lambda: zarr.codecs.numcodecs.Fletcher32()),
+    "numcodecs.jenkins_lookup3": (
+        "compressors",
+        lambda: zarr.codecs.numcodecs.JenkinsLookup3(initval=3),
+    ),
 }
 
 
+@pytest.mark.filterwarnings("ignore::UserWarning")  # zarr: numcodecs codecs are unstable in v3
 @pytest.mark.parametrize("name", sorted(OWN_OBJECTS))
 @pytest.mark.parametrize("pipeline", [False, True], ids=["zarr-pipeline", "our-pipeline"])
 def test_zarr_python_codec_objects_run_ours_while_installed(

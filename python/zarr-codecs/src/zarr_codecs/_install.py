@@ -105,6 +105,21 @@ BINDINGS: tuple[Binding, ...] = (
         "zarr_codec_scale_offset.zarr_python:FixedScaleOffsetCodec",
         "zarr_codec_scale_offset.numcodecs:FixedScaleOffset",
     ),
+    *(
+        Binding(
+            f"numcodecs.{codec_id}",
+            "zarr-codec-checksums",
+            f"zarr_codec_checksums.zarr_python:{ours}Codec",
+            f"zarr_codec_checksums.numcodecs:{numcodecs_class}",
+            f"zarr.codecs.numcodecs:{numcodecs_class}",
+        )
+        for codec_id, ours, numcodecs_class in (
+            ("crc32", "Crc32", "CRC32"),
+            ("adler32", "Adler32", "Adler32"),
+            ("fletcher32", "Fletcher32", "Fletcher32"),
+            ("jenkins_lookup3", "JenkinsLookup3", "JenkinsLookup3"),
+        )
+    ),
 )
 
 _lock = _installed.lock
