@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 from zarr_codec_blosc import Blosc
+from zarr_codec_checksums import Adler32, Crc32, Fletcher32, JenkinsLookup3
 from zarr_codec_crc32c import Crc32c
 from zarr_codec_gzip import Gzip
 from zarr_codec_zstd import Zstd
@@ -82,6 +83,15 @@ def main(out: Path) -> None:
             *(Crc32c(location=where).encode(c) for c in chunks for where in ("end", "start")),
             json.dumps({"name": "crc32c"}).encode(),
             json.dumps({"id": "crc32c", "location": "start"}).encode(),
+        ],
+        "zarr-codec-checksums-decode": [
+            *(
+                codec.encode(c)
+                for c in chunks
+                for codec in (Crc32(), Adler32(location="end"), Fletcher32(), JenkinsLookup3())
+            ),
+            json.dumps({"id": "jenkins_lookup3", "initval": 7, "prefix": [1, 2]}).encode(),
+            json.dumps({"name": "numcodecs.crc32", "configuration": {"location": "end"}}).encode(),
         ],
         "zarr-codec-cast-value-config_and_chunk": _array_seeds(
             [

@@ -1,8 +1,9 @@
 """pytest plugin for ``scripts/numcodecs-suite``: numcodecs' own tests against our classes.
 
 Before numcodecs' test modules are imported, numcodecs' ``GZip``, ``Blosc``, ``Zstd``,
-``CRC32C`` and ``FixedScaleOffset`` (in ``numcodecs`` and in their own modules) are pointed
-at ours and ours are registered for their ids, so every ``GZip(...)``,
+``CRC32C``, ``CRC32``, ``Adler32``, ``JenkinsLookup3``, ``Fletcher32`` and
+``FixedScaleOffset`` (in ``numcodecs`` and in their own modules), and the bare
+``numcodecs.jenkins.jenkins_lookup3``, are pointed at ours and ours are registered for their ids, so every ``GZip(...)``,
 ``get_codec({"id": "gzip"})`` and ``eval("GZip(level=3)")`` in those tests builds one of ours.
 The tests that do not exercise these classes are skipped, each with its reason (listed in
 :data:`EXCLUDED`).
@@ -16,9 +17,13 @@ import numcodecs
 import numcodecs.blosc
 import numcodecs.checksum32
 import numcodecs.fixedscaleoffset
+import numcodecs.fletcher32
 import numcodecs.gzip
+import numcodecs.jenkins
 import numcodecs.zstd
 import pytest
+from zarr_codec_checksums import jenkins_lookup3
+from zarr_codec_checksums.numcodecs import CRC32, Adler32, Fletcher32, JenkinsLookup3
 from zarr_codec_blosc.numcodecs import Blosc
 from zarr_codec_crc32c.numcodecs import CRC32C
 from zarr_codec_gzip.numcodecs import GZip
@@ -45,6 +50,10 @@ OURS: dict[str, Any] = {
     "blosc": (numcodecs.blosc, "Blosc", Blosc),
     "zstd": (numcodecs.zstd, "Zstd", Zstd),
     "crc32c": (numcodecs.checksum32, "CRC32C", CRC32C),
+    "crc32": (numcodecs.checksum32, "CRC32", CRC32),
+    "adler32": (numcodecs.checksum32, "Adler32", Adler32),
+    "jenkins_lookup3": (numcodecs.checksum32, "JenkinsLookup3", JenkinsLookup3),
+    "fletcher32": (numcodecs.fletcher32, "Fletcher32", Fletcher32),
     "fixedscaleoffset": (numcodecs.fixedscaleoffset, "FixedScaleOffset", FixedScaleOffset),
 }
 
@@ -54,6 +63,7 @@ def pytest_configure(config: pytest.Config) -> None:
         setattr(module, name, ours)
         setattr(numcodecs, name, ours)
         numcodecs.registry.register_codec(ours, codec_id=codec_id)
+    numcodecs.jenkins.jenkins_lookup3 = jenkins_lookup3
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -64,6 +74,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             found = getattr(module, name, ours)
             if found is not ours:
                 raise pytest.UsageError(f"{item.nodeid}: {name} is {found!r}, not ours")
+        bare = getattr(module, "jenkins_lookup3", jenkins_lookup3)
+        if bare is not jenkins_lookup3:
+            raise pytest.UsageError(f"{item.nodeid}: jenkins_lookup3 is {bare!r}, not ours")
         function = getattr(item, "originalname", item.name)
         reason = EXCLUDED.get(f"{item.path.name}::{function}")
         if reason is not None:

@@ -1,5 +1,5 @@
-"""numcodecs' own test modules for gzip, blosc, zstd, crc32c (its checksum module) and
-fixedscaleoffset, run against our classes.
+"""numcodecs' own test modules for gzip, blosc, zstd, its checksums (crc32, adler32, crc32c,
+jenkins_lookup3, fletcher32) and fixedscaleoffset, run against our classes.
 
 Fetches the sdist of the numcodecs version installed (from PyPI, checked against the index's
 sha256; kept in ``.cache/`` for the next run), copies its test modules and their fixtures into
@@ -21,9 +21,11 @@ MODULES = (
     "test_blosc.py",
     "test_zstd.py",
     "test_checksum32.py",
+    "test_jenkins.py",
+    "test_fletcher32.py",
     "test_fixedscaleoffset.py",
 )
-FIXTURES = ("gzip", "blosc", "zstd", "crc32c", "fixedscaleoffset")
+FIXTURES = ("gzip", "blosc", "zstd", "crc32", "adler32", "crc32c", "fixedscaleoffset")
 
 
 def unpack(data: bytes, release: str, into: Path) -> None:
@@ -49,7 +51,7 @@ def unpack(data: bytes, release: str, into: Path) -> None:
 def main(argv: list[str]) -> int:
     with unpacked("numcodecs", unpack) as (release, work):
         arguments = ["-rs", "-q", *(f"tests/{m}" for m in MODULES), *argv]
-        title = f"numcodecs {release}'s tests for gzip, blosc and fixedscaleoffset, on ours:"
+        title = f"numcodecs {release}'s tests for our codecs' ids, on ours:"
         return run_pytest(work, "numcodecs_plugin", arguments, title)
 
 

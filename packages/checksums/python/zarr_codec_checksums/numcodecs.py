@@ -37,11 +37,15 @@ class ChecksumMismatchError(CorruptInputError, RuntimeError):
     numcodecs raises for a mismatch, a ``RuntimeError``."""
 
 
-def _checked(decode: Any, buf: Any, out: Any) -> Any:
+def _checked(what: str, decode: Any, buf: Any, out: Any) -> Any:
+    """``decode(buf, out)``, a damaged chunk's error led by numcodecs' words for it."""
     try:
         return decode(buf, out)
     except CorruptInputError as err:
-        raise ChecksumMismatchError(str(err)) from None
+        raise ChecksumMismatchError(
+            f"The {what} checksum of the data did not match the expected checksum "
+            f"(this could be a sign that the data has been corrupted): {err}"
+        ) from None
 
 
 def _class(codec: type[Any], name: str) -> Any:
@@ -68,7 +72,7 @@ class _LocatedBase:
         return config
 
     def decode(self, buf: Any, out: Any = None) -> Any:
-        return _checked(super().decode, buf, out)  # type: ignore[misc]
+        return _checked(self.codec_id, super().decode, buf, out)  # type: ignore[misc]
 
 
 class CRC32(_LocatedBase, _class(_ours.Crc32, "CRC32")):  # type: ignore[misc]
@@ -100,7 +104,7 @@ class Fletcher32(_class(_ours.Fletcher32, "Fletcher32")):  # type: ignore[misc]
         return {"id": self.codec_id}
 
     def decode(self, buf: Any, out: Any = None) -> Any:
-        return _checked(super().decode, buf, out)
+        return _checked("fletcher32", super().decode, buf, out)
 
 
 class JenkinsLookup3(_class(_ours.JenkinsLookup3, "JenkinsLookup3")):  # type: ignore[misc]
@@ -121,7 +125,7 @@ class JenkinsLookup3(_class(_ours.JenkinsLookup3, "JenkinsLookup3")):  # type: i
         return {"id": self.codec_id, "initval": self.initval, "prefix": prefix}
 
     def decode(self, buf: Any, out: Any = None) -> Any:
-        return _checked(super().decode, buf, out)
+        return _checked("Bob Jenkin's lookup3", super().decode, buf, out)
 
 
 _CLASSES = (CRC32, Adler32, Fletcher32, JenkinsLookup3)
