@@ -3,8 +3,9 @@
 Before numcodecs' test modules are imported, numcodecs' ``GZip``, ``Blosc``, ``Zstd``,
 ``CRC32C``, ``CRC32``, ``Adler32``, ``JenkinsLookup3``, ``Fletcher32`` and
 ``FixedScaleOffset`` (in ``numcodecs`` and in their own modules), and the bare
-``numcodecs.jenkins.jenkins_lookup3``, are pointed at ours and ours are registered for their ids, so every ``GZip(...)``,
-``get_codec({"id": "gzip"})`` and ``eval("GZip(level=3)")`` in those tests builds one of ours.
+``numcodecs.jenkins.jenkins_lookup3``, are pointed at ours and ours are registered for their
+ids, so every ``GZip(...)``, ``get_codec({"id": "gzip"})`` and ``eval("GZip(level=3)")`` in
+those tests builds one of ours.
 The tests that do not exercise these classes are skipped, each with its reason (listed in
 :data:`EXCLUDED`).
 """
@@ -22,9 +23,9 @@ import numcodecs.gzip
 import numcodecs.jenkins
 import numcodecs.zstd
 import pytest
+from zarr_codec_blosc.numcodecs import Blosc
 from zarr_codec_checksums import jenkins_lookup3
 from zarr_codec_checksums.numcodecs import CRC32, Adler32, Fletcher32, JenkinsLookup3
-from zarr_codec_blosc.numcodecs import Blosc
 from zarr_codec_crc32c.numcodecs import CRC32C
 from zarr_codec_gzip.numcodecs import GZip
 from zarr_codec_scale_offset.numcodecs import FixedScaleOffset
