@@ -1,0 +1,95 @@
+"""``python -m benchmarks.checksums``: numcodecs' four checksum codecs, ours against numcodecs,
+interleaved in one process.
+
+For crc32, adler32, fletcher32 and jenkins_lookup3, on a float32 field (smooth with noise, as
+users' chunks are) cut to 4 KiB, 64 KiB, 1 MiB and 16 MiB: encode and decode, ours against
+numcodecs' class for the same configuration (above 1: ours is faster), and ours decoding into
+a caller's buffer. Every encoded chunk is checked to be numcodecs' bytes before it is timed.
+
+Each cell is the best of several rounds taking every implementation in turn, so a noisy
+neighbour slows both sides of a ratio alike. Quote figures only from release wheels
+(``maturin build --release``); the development wheels keep debug assertions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from zarr_codecs_bench import datasets
+
+KiB, MiB = 1 << 10, 1 << 20
+SIZES = (4 * KiB, 64 * KiB, MiB, 16 * MiB)
+
+
+def _best(calls: dict[str, Callable[[], object]], rounds: int, inner: int) -> dict[str, float]:
+    """Seconds per call of each callable: the best of ``rounds`` rounds, interleaved."""
+    best = dict.fromkeys(calls, float("inf"))
+    for _ in range(rounds):
+        for name, fn in calls.items():
+            start = time.perf_counter()
+            for _ in range(inner):
+                fn()
+            best[name] = min(best[name], (time.perf_counter() - start) / inner)
+    return best
+
+
+def _pairs() -> list[tuple[str, Any, Any]]:
+    """(name, ours, numcodecs') for every codec, numcodecs' default configuration."""
+    import numcodecs
+    from zarr_codec_checksums import numcodecs as ours
+
+    return [
+        ("crc32", ours.CRC32(), numcodecs.CRC32()),
+        ("adler32", ours.Adler32(), numcodecs.Adler32()),
+        ("fletcher32", ours.Fletcher32(), numcodecs.Fletcher32()),
+        ("jenkins_lookup3", ours.JenkinsLookup3(), numcodecs.JenkinsLookup3()),
+    ]
+
+
+def _row(name: str, ours: Any, theirs: Any, data: np.ndarray, rounds: int) -> str:
+    encoded = bytes(theirs.encode(data))
+    if bytes(ours.encode(data)) != encoded:
+        raise AssertionError(f"{name}: ours and numcodecs' bytes differ at {data.nbytes} bytes")
+    out = np.empty(data.nbytes, np.uint8)
+    calls = {
+        "enc numcodecs": lambda: theirs.encode(data),
+        "enc ours": lambda: ours.encode(data),
+        "dec numcodecs": lambda: theirs.decode(encoded),
+        "dec ours": lambda: ours.decode(encoded),
+        "dec into": lambda: ours.decode(encoded, out=out),
+    }
+    inner = max(1, (4 * MiB) // data.nbytes)
+    t = _best(calls, rounds, inner)
+    gbs = data.nbytes / 1e9
+    return (
+        f"| {name} | {data.nbytes // KiB} | {gbs / t['enc numcodecs']:.2f} | "
+        f"{gbs / t['enc ours']:.2f} | {t['enc numcodecs'] / t['enc ours']:.2f}x | "
+        f"{gbs / t['dec numcodecs']:.2f} | {gbs / t['dec ours']:.2f} | "
+        f"{t['dec numcodecs'] / t['dec ours']:.2f}x | "
+        f"{t['dec numcodecs'] / t['dec into']:.2f}x |"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--rounds", type=int, default=9, help="interleaved rounds per cell")
+    args = parser.parse_args()
+    field = datasets.load("float32_field", max(SIZES))
+    print(
+        "| codec | KiB | enc numcodecs GB/s | enc ours GB/s | enc ratio | "
+        "dec numcodecs GB/s | dec ours GB/s | dec ratio | dec into ratio |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    flat = field.reshape(-1)
+    for name, ours, theirs in _pairs():
+        for size in SIZES:
+            chunk = flat[: size // flat.itemsize].copy()
+            print(_row(name, ours, theirs, chunk, args.rounds), flush=True)
+
+
+if __name__ == "__main__":
+    main()
