@@ -329,6 +329,27 @@ def test_zarrs_refuses_cast_value_and_scale_offset(
         _assert_same(array[...], ours, "zarr built-in")
 
 
+@pytest.mark.parametrize("codec_id", ["crc32", "adler32", "fletcher32", "jenkins_lookup3"])
+def test_zarrs_refuses_numcodecs_checksums(
+    tmp_path: Path, arrays: dict[str, Array], codec_id: str
+) -> None:
+    """zarrs-python 0.2.3 refuses numcodecs' checksums under zarr-python's v3 names (its Rust
+    core has adler32 and fletcher32, its Python build does not take them): the exchange with
+    zarrs waits for one that does. Ours writes them and reads them back; zarr-python's own
+    pipeline with numcodecs reads what ours wrote."""
+    data = arrays["int32_counts"]
+    root = tmp_path / "a.zarr"
+    codec = {"name": f"numcodecs.{codec_id}", "configuration": {}}
+    ours = _write_ours(root, data, {"compressors": [_zstd()[0], codec]})
+    _assert_same(ours, data, "ours")
+    with zarr.config.set(ZARRS), pytest.raises(UnsupportedMetadataError) as refused:
+        zarr.open_array(LocalStore(root), mode="r")
+    assert str(refused.value.__cause__) == f"codec numcodecs.{codec_id} is not supported"
+    array = zarr.open_array(LocalStore(root), mode="r")
+    assert all(type(c).__module__.startswith("zarr.codecs") for c in _codecs(array))
+    _assert_same(array[...], data, "zarr with numcodecs")
+
+
 def test_zarrs_refuses_a_v2_zstd_with_a_checksum(tmp_path: Path, arrays: dict[str, Array]) -> None:
     """numcodecs' ``{"id": "zstd", "checksum": true}`` (which ours writes as numcodecs does):
     zarrs 0.2.3 refuses the array; without the checksum flag it reads it (``v2-zstd`` above)."""
