@@ -16,6 +16,7 @@ from zarr_codec_blosc import Blosc
 from zarr_codec_checksums import Adler32, Crc32, Fletcher32, JenkinsLookup3
 from zarr_codec_crc32c import Crc32c
 from zarr_codec_gzip import Gzip
+from zarr_codec_lz4 import Lz4
 from zarr_codec_zstd import Zstd
 
 
@@ -92,6 +93,11 @@ def main(out: Path) -> None:
             ),
             json.dumps({"id": "jenkins_lookup3", "initval": 7, "prefix": [1, 2]}).encode(),
             json.dumps({"name": "numcodecs.crc32", "configuration": {"location": "end"}}).encode(),
+        ],
+        "zarr-codec-lz4-decode": [
+            *(Lz4(acceleration).encode(c) for c in chunks for acceleration in (1, 9)),
+            json.dumps({"id": "lz4", "acceleration": 3}).encode(),
+            json.dumps({"name": "numcodecs.lz4", "configuration": {"acceleration": 1}}).encode(),
         ],
         "zarr-codec-cast-value-config_and_chunk": _array_seeds(
             [

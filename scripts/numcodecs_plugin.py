@@ -1,7 +1,7 @@
 """pytest plugin for ``scripts/numcodecs-suite``: numcodecs' own tests against our classes.
 
 Before numcodecs' test modules are imported, numcodecs' ``GZip``, ``Blosc``, ``Zstd``,
-``CRC32C``, ``CRC32``, ``Adler32``, ``JenkinsLookup3``, ``Fletcher32`` and
+``CRC32C``, ``CRC32``, ``Adler32``, ``JenkinsLookup3``, ``Fletcher32``, ``LZ4`` and
 ``FixedScaleOffset`` (in ``numcodecs`` and in their own modules), and the bare
 ``numcodecs.jenkins.jenkins_lookup3``, are pointed at ours and ours are registered for their
 ids, so every ``GZip(...)``, ``get_codec({"id": "gzip"})`` and ``eval("GZip(level=3)")`` in
@@ -21,6 +21,7 @@ import numcodecs.fixedscaleoffset
 import numcodecs.fletcher32
 import numcodecs.gzip
 import numcodecs.jenkins
+import numcodecs.lz4
 import numcodecs.zstd
 import pytest
 from zarr_codec_blosc.numcodecs import Blosc
@@ -28,6 +29,7 @@ from zarr_codec_checksums import jenkins_lookup3
 from zarr_codec_checksums.numcodecs import CRC32, Adler32, Fletcher32, JenkinsLookup3
 from zarr_codec_crc32c.numcodecs import CRC32C
 from zarr_codec_gzip.numcodecs import GZip
+from zarr_codec_lz4.numcodecs import LZ4
 from zarr_codec_scale_offset.numcodecs import FixedScaleOffset
 from zarr_codec_zstd.numcodecs import Zstd
 
@@ -55,6 +57,7 @@ OURS: dict[str, Any] = {
     "adler32": (numcodecs.checksum32, "Adler32", Adler32),
     "jenkins_lookup3": (numcodecs.checksum32, "JenkinsLookup3", JenkinsLookup3),
     "fletcher32": (numcodecs.fletcher32, "Fletcher32", Fletcher32),
+    "lz4": (numcodecs.lz4, "LZ4", LZ4),
     "fixedscaleoffset": (numcodecs.fixedscaleoffset, "FixedScaleOffset", FixedScaleOffset),
 }
 

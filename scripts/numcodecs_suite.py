@@ -1,5 +1,5 @@
-"""numcodecs' own test modules for gzip, blosc, zstd, its checksums (crc32, adler32, crc32c,
-jenkins_lookup3, fletcher32) and fixedscaleoffset, run against our classes.
+"""numcodecs' own test modules for gzip, blosc, zstd, lz4, its checksums (crc32, adler32,
+crc32c, jenkins_lookup3, fletcher32) and fixedscaleoffset, run against our classes.
 
 Fetches the sdist of the numcodecs version installed (from PyPI, checked against the index's
 sha256; kept in ``.cache/`` for the next run), copies its test modules and their fixtures into
@@ -23,9 +23,10 @@ MODULES = (
     "test_checksum32.py",
     "test_jenkins.py",
     "test_fletcher32.py",
+    "test_lz4.py",
     "test_fixedscaleoffset.py",
 )
-FIXTURES = ("gzip", "blosc", "zstd", "crc32", "adler32", "crc32c", "fixedscaleoffset")
+FIXTURES = ("gzip", "blosc", "zstd", "crc32", "adler32", "crc32c", "fixedscaleoffset", "lz4")
 
 
 def unpack(data: bytes, release: str, into: Path) -> None:

@@ -70,6 +70,7 @@ BUILTIN_CODECS: dict[str, str] = {
     "cast_value": "zarr.codecs.cast_value.CastValue",
     "scale_offset": "zarr.codecs.scale_offset.ScaleOffset",
     "numcodecs.fixedscaleoffset": "zarr.codecs.numcodecs.FixedScaleOffset",
+    "numcodecs.lz4": "zarr.codecs.numcodecs.LZ4",
     "numcodecs.crc32": "zarr.codecs.numcodecs.CRC32",
     "numcodecs.adler32": "zarr.codecs.numcodecs.Adler32",
     "numcodecs.fletcher32": "zarr.codecs.numcodecs.Fletcher32",
@@ -157,7 +158,12 @@ CHAINS: dict[str, ChainCase] = {
     "transpose-zstd": ChainCase(
         lambda dt: {"filters": [_TRANSPOSE], "compressors": [_ZSTD_DEFAULT]}
     ),
-    # numcodecs' checksums after a compressor and alone, as zarr-python names them in v3.
+    # numcodecs' lz4, and its checksums after a compressor and alone, as zarr-python names
+    # them in v3.
+    "lz4": ChainCase(lambda dt: {"compressors": [_numcodecs("lz4", acceleration=1)]}),
+    "lz4-fast-crc32c": ChainCase(
+        lambda dt: {"compressors": [_numcodecs("lz4", acceleration=20), {"name": "crc32c"}]}
+    ),
     "zstd-crc32": ChainCase(lambda dt: {"compressors": [_ZSTD_DEFAULT, _numcodecs("crc32")]}),
     "gzip-adler32-end": ChainCase(
         lambda dt: {"compressors": [_GZIP, _numcodecs("adler32", location="end")]}
@@ -179,6 +185,8 @@ CASES: list[tuple[str, str]] = [
     *[("quantize-blosc", t) for t in ("float32", "float64")],
     ("fixedscaleoffset-gzip", "float64"),
     *[("transpose-zstd", t) for t in ("float32", "uint8")],
+    *[("lz4", t) for t in ("float32", "float64", "uint8")],
+    ("lz4-fast-crc32c", "int32"),
     *[("zstd-crc32", t) for t in ("float32", "int32")],
     ("gzip-adler32-end", "float64"),
     *[("fletcher32", t) for t in ("uint8", "float32")],

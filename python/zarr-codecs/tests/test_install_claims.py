@@ -79,6 +79,7 @@ OWN_OBJECTS = {
             {"name": "scale_offset", "configuration": {"offset": 1, "scale": 2}}
         ),
     ),
+    "numcodecs.lz4": ("compressors", lambda: zarr.codecs.numcodecs.LZ4(acceleration=3)),
     "numcodecs.crc32": ("compressors", lambda: zarr.codecs.numcodecs.CRC32(location="end")),
     "numcodecs.adler32": ("compressors", lambda: zarr.codecs.numcodecs.Adler32()),
     "numcodecs.fletcher32": ("compressors", lambda: zarr.codecs.numcodecs.Fletcher32()),

@@ -105,6 +105,13 @@ BINDINGS: tuple[Binding, ...] = (
         "zarr_codec_scale_offset.zarr_python:FixedScaleOffsetCodec",
         "zarr_codec_scale_offset.numcodecs:FixedScaleOffset",
     ),
+    Binding(
+        "numcodecs.lz4",
+        "zarr-codec-lz4",
+        "zarr_codec_lz4.zarr_python:Lz4Codec",
+        "zarr_codec_lz4.numcodecs:LZ4",
+        "zarr.codecs.numcodecs:LZ4",
+    ),
     *(
         Binding(
             f"numcodecs.{codec_id}",
