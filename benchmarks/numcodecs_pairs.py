@@ -1,10 +1,12 @@
-"""``python -m benchmarks.checksums``: numcodecs' four checksum codecs, ours against numcodecs,
-interleaved in one process.
+"""``python -m benchmarks.numcodecs_pairs``: our codecs for numcodecs' ids against numcodecs'
+own, interleaved in one process, a family at a time (``--family``).
 
-For crc32, adler32, fletcher32 and jenkins_lookup3, on a float32 field (smooth with noise, as
-users' chunks are) cut to 4 KiB, 64 KiB, 1 MiB and 16 MiB: encode and decode, ours against
+For each codec of the family (``checksums``: crc32, adler32, fletcher32, jenkins_lookup3;
+``lz4``: lz4 at accelerations 1 and 10), on a float32 field (smooth with noise, as users'
+chunks are) cut to 4 KiB, 64 KiB, 1 MiB and 16 MiB: encode and decode, ours against
 numcodecs' class for the same configuration (above 1: ours is faster), and ours decoding into
-a caller's buffer. Every encoded chunk is checked to be numcodecs' bytes before it is timed.
+a caller's buffer; for compressors the encoded size too. Every encoded chunk is checked to be
+numcodecs' bytes before it is timed.
 
 Each cell is the best of several rounds taking every implementation in turn, so a noisy
 neighbour slows both sides of a ratio alike. Quote figures only from release wheels
@@ -37,8 +39,7 @@ def _best(calls: dict[str, Callable[[], object]], rounds: int, inner: int) -> di
     return best
 
 
-def _pairs() -> list[tuple[str, Any, Any]]:
-    """(name, ours, numcodecs') for every codec, numcodecs' default configuration."""
+def _checksums() -> list[tuple[str, Any, Any]]:
     import numcodecs
     from zarr_codec_checksums import numcodecs as ours
 
@@ -50,7 +51,22 @@ def _pairs() -> list[tuple[str, Any, Any]]:
     ]
 
 
-def _row(name: str, ours: Any, theirs: Any, data: np.ndarray, rounds: int) -> str:
+def _lz4() -> list[tuple[str, Any, Any]]:
+    import numcodecs
+    from zarr_codec_lz4.numcodecs import LZ4
+
+    return [(f"lz4 {a}", LZ4(a), numcodecs.LZ4(a)) for a in (1, 10)]
+
+
+#: For each family: (name, ours, numcodecs') for every codec, in numcodecs' configurations,
+#: and the datasets it is timed on (compressors on data they compress, and data they do not).
+FAMILIES: dict[str, tuple[Callable[[], list[tuple[str, Any, Any]]], tuple[str, ...]]] = {
+    "checksums": (_checksums, ("float32_field",)),
+    "lz4": (_lz4, ("float32_field", "int32_counts", "uint8_image")),
+}
+
+
+def _row(name: str, ours: Any, theirs: Any, data: np.ndarray, rounds: int, dataset: str) -> str:
     encoded = bytes(theirs.encode(data))
     if bytes(ours.encode(data)) != encoded:
         raise AssertionError(f"{name}: ours and numcodecs' bytes differ at {data.nbytes} bytes")
@@ -66,7 +82,8 @@ def _row(name: str, ours: Any, theirs: Any, data: np.ndarray, rounds: int) -> st
     t = _best(calls, rounds, inner)
     gbs = data.nbytes / 1e9
     return (
-        f"| {name} | {data.nbytes // KiB} | {gbs / t['enc numcodecs']:.2f} | "
+        f"| {name} | {dataset} | {data.nbytes // KiB} | {len(encoded) / data.nbytes:.3f} | "
+        f"{gbs / t['enc numcodecs']:.2f} | "
         f"{gbs / t['enc ours']:.2f} | {t['enc numcodecs'] / t['enc ours']:.2f}x | "
         f"{gbs / t['dec numcodecs']:.2f} | {gbs / t['dec ours']:.2f} | "
         f"{t['dec numcodecs'] / t['dec ours']:.2f}x | "
@@ -77,18 +94,20 @@ def _row(name: str, ours: Any, theirs: Any, data: np.ndarray, rounds: int) -> st
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--rounds", type=int, default=9, help="interleaved rounds per cell")
+    parser.add_argument("--family", choices=sorted(FAMILIES), required=True)
     args = parser.parse_args()
-    field = datasets.load("float32_field", max(SIZES))
+    pairs, names = FAMILIES[args.family]
     print(
-        "| codec | KiB | enc numcodecs GB/s | enc ours GB/s | enc ratio | "
+        "| codec | data | KiB | size ratio | enc numcodecs GB/s | enc ours GB/s | enc ratio | "
         "dec numcodecs GB/s | dec ours GB/s | dec ratio | dec into ratio |"
     )
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-    flat = field.reshape(-1)
-    for name, ours, theirs in _pairs():
-        for size in SIZES:
-            chunk = flat[: size // flat.itemsize].copy()
-            print(_row(name, ours, theirs, chunk, args.rounds), flush=True)
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for dataset in names:
+        flat = datasets.load(dataset, max(SIZES)).reshape(-1)
+        for name, ours, theirs in pairs():
+            for size in SIZES:
+                chunk = flat[: size // flat.itemsize].copy()
+                print(_row(name, ours, theirs, chunk, args.rounds, dataset), flush=True)
 
 
 if __name__ == "__main__":
