@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 from zarr_codec_blosc import Blosc
+from zarr_codec_bz2 import Bz2
 from zarr_codec_checksums import Adler32, Crc32, Fletcher32, JenkinsLookup3
 from zarr_codec_crc32c import Crc32c
 from zarr_codec_gzip import Gzip
@@ -98,6 +99,10 @@ def main(out: Path) -> None:
             *(Lz4(acceleration).encode(c) for c in chunks for acceleration in (1, 9)),
             json.dumps({"id": "lz4", "acceleration": 3}).encode(),
             json.dumps({"name": "numcodecs.lz4", "configuration": {"acceleration": 1}}).encode(),
+        ],
+        "zarr-codec-bz2-decode": [
+            *(Bz2(level).encode(c) for c in chunks for level in (1, 9)),
+            json.dumps({"id": "bz2", "level": 9}).encode(),
         ],
         "zarr-codec-cast-value-config_and_chunk": _array_seeds(
             [

@@ -1,7 +1,7 @@
 """pytest plugin for ``scripts/numcodecs-suite``: numcodecs' own tests against our classes.
 
 Before numcodecs' test modules are imported, numcodecs' ``GZip``, ``Blosc``, ``Zstd``,
-``CRC32C``, ``CRC32``, ``Adler32``, ``JenkinsLookup3``, ``Fletcher32``, ``LZ4`` and
+``CRC32C``, ``CRC32``, ``Adler32``, ``JenkinsLookup3``, ``Fletcher32``, ``LZ4``, ``BZ2`` and
 ``FixedScaleOffset`` (in ``numcodecs`` and in their own modules), and the bare
 ``numcodecs.jenkins.jenkins_lookup3``, are pointed at ours and ours are registered for their
 ids, so every ``GZip(...)``, ``get_codec({"id": "gzip"})`` and ``eval("GZip(level=3)")`` in
@@ -16,6 +16,7 @@ from typing import Any
 
 import numcodecs
 import numcodecs.blosc
+import numcodecs.bz2
 import numcodecs.checksum32
 import numcodecs.fixedscaleoffset
 import numcodecs.fletcher32
@@ -25,6 +26,7 @@ import numcodecs.lz4
 import numcodecs.zstd
 import pytest
 from zarr_codec_blosc.numcodecs import Blosc
+from zarr_codec_bz2.numcodecs import BZ2
 from zarr_codec_checksums import jenkins_lookup3
 from zarr_codec_checksums.numcodecs import CRC32, Adler32, Fletcher32, JenkinsLookup3
 from zarr_codec_crc32c.numcodecs import CRC32C
@@ -58,6 +60,7 @@ OURS: dict[str, Any] = {
     "jenkins_lookup3": (numcodecs.checksum32, "JenkinsLookup3", JenkinsLookup3),
     "fletcher32": (numcodecs.fletcher32, "Fletcher32", Fletcher32),
     "lz4": (numcodecs.lz4, "LZ4", LZ4),
+    "bz2": (numcodecs.bz2, "BZ2", BZ2),
     "fixedscaleoffset": (numcodecs.fixedscaleoffset, "FixedScaleOffset", FixedScaleOffset),
 }
 

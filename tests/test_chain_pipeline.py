@@ -71,6 +71,7 @@ BUILTIN_CODECS: dict[str, str] = {
     "scale_offset": "zarr.codecs.scale_offset.ScaleOffset",
     "numcodecs.fixedscaleoffset": "zarr.codecs.numcodecs.FixedScaleOffset",
     "numcodecs.lz4": "zarr.codecs.numcodecs.LZ4",
+    "numcodecs.bz2": "zarr.codecs.numcodecs.BZ2",
     "numcodecs.crc32": "zarr.codecs.numcodecs.CRC32",
     "numcodecs.adler32": "zarr.codecs.numcodecs.Adler32",
     "numcodecs.fletcher32": "zarr.codecs.numcodecs.Fletcher32",
@@ -161,6 +162,7 @@ CHAINS: dict[str, ChainCase] = {
     # numcodecs' lz4, and its checksums after a compressor and alone, as zarr-python names
     # them in v3.
     "lz4": ChainCase(lambda dt: {"compressors": [_numcodecs("lz4", acceleration=1)]}),
+    "bz2": ChainCase(lambda dt: {"compressors": [_numcodecs("bz2", level=9)]}),
     "lz4-fast-crc32c": ChainCase(
         lambda dt: {"compressors": [_numcodecs("lz4", acceleration=20), {"name": "crc32c"}]}
     ),
@@ -187,6 +189,7 @@ CASES: list[tuple[str, str]] = [
     *[("transpose-zstd", t) for t in ("float32", "uint8")],
     *[("lz4", t) for t in ("float32", "float64", "uint8")],
     ("lz4-fast-crc32c", "int32"),
+    *[("bz2", t) for t in ("float64", "uint8")],
     *[("zstd-crc32", t) for t in ("float32", "int32")],
     ("gzip-adler32-end", "float64"),
     *[("fletcher32", t) for t in ("uint8", "float32")],

@@ -106,6 +106,13 @@ BINDINGS: tuple[Binding, ...] = (
         "zarr_codec_scale_offset.numcodecs:FixedScaleOffset",
     ),
     Binding(
+        "numcodecs.bz2",
+        "zarr-codec-bz2",
+        "zarr_codec_bz2.zarr_python:Bz2Codec",
+        "zarr_codec_bz2.numcodecs:BZ2",
+        "zarr.codecs.numcodecs:BZ2",
+    ),
+    Binding(
         "numcodecs.lz4",
         "zarr-codec-lz4",
         "zarr_codec_lz4.zarr_python:Lz4Codec",
