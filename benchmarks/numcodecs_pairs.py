@@ -2,7 +2,7 @@
 own, interleaved in one process, a family at a time (``--family``).
 
 For each codec of the family (``checksums``: crc32, adler32, fletcher32, jenkins_lookup3;
-``lz4``: lz4 at accelerations 1 and 10), on a float32 field (smooth with noise, as users'
+``lz4``: lz4 at accelerations 1 and 10; ``bz2``: bz2 at levels 1 and 9), on a float32 field (smooth with noise, as users'
 chunks are) cut to 4 KiB, 64 KiB, 1 MiB and 16 MiB: encode and decode, ours against
 numcodecs' class for the same configuration (above 1: ours is faster), and ours decoding into
 a caller's buffer; for compressors the encoded size too. Every encoded chunk is checked to be
@@ -58,11 +58,19 @@ def _lz4() -> list[tuple[str, Any, Any]]:
     return [(f"lz4 {a}", LZ4(a), numcodecs.LZ4(a)) for a in (1, 10)]
 
 
+def _bz2() -> list[tuple[str, Any, Any]]:
+    import numcodecs
+    from zarr_codec_bz2.numcodecs import BZ2
+
+    return [(f"bz2 {level}", BZ2(level), numcodecs.BZ2(level)) for level in (1, 9)]
+
+
 #: For each family: (name, ours, numcodecs') for every codec, in numcodecs' configurations,
 #: and the datasets it is timed on (compressors on data they compress, and data they do not).
 FAMILIES: dict[str, tuple[Callable[[], list[tuple[str, Any, Any]]], tuple[str, ...]]] = {
     "checksums": (_checksums, ("float32_field",)),
     "lz4": (_lz4, ("float32_field", "int32_counts", "uint8_image")),
+    "bz2": (_bz2, ("float32_field", "int32_counts")),
 }
 
 

@@ -6,8 +6,8 @@
 //! - Zarr v2: `{"id": "bz2", "level": 1}`; Zarr v3: zarr-python's
 //!   `{"name": "numcodecs.bz2", "configuration": {"level": 1}}`. `level` 1 to 9 is the block
 //!   size in units of 100 kB.
-//! - Engine: `libbz2-rs-sys`, libbzip2 1.0.8 ported to Rust, which writes the C library's
-//!   streams (the tests compare against Python's `bz2` module).
+//! - Engine: libbzip2 1.0.8, built from source by `bzip2-sys`: the library Python's `bz2`
+//!   module links (the tests compare against it).
 //! - Decoding reads what `bz2.decompress` reads: one stream or several one after another; bytes
 //!   after the last whole stream that are not a stream are ignored, no bytes at all decode to
 //!   none, and a stream cut short is [`CodecError::Corrupt`]. A bzip2 stream does not say how large it decodes, so decoding

@@ -7,6 +7,6 @@ use pyo3::prelude::*;
 
 #[pymodule]
 fn _bz2(module: &Bound<'_, PyModule>) -> PyResult<()> {
-    module.add("ENGINE", "libbz2-rs-sys (libbzip2 1.0.8 in Rust)")?;
+    module.add("ENGINE", "libbzip2 1.0.8")?;
     zarr_codec_python::add_bytes_codec::<zarr_codec_bz2::Bz2>(module, c"bz2")
 }

@@ -1,4 +1,4 @@
-"""numcodecs' ``bz2`` codec in Rust (libbzip2 1.0.8 ported to Rust): ``Bz2``, for Zarr v2
+"""numcodecs' ``bz2`` codec over libbzip2 1.0.8: ``Bz2``, for Zarr v2
 (``{"id": "bz2", "level": 1}``) and Zarr v3 (zarr-python's ``numcodecs.bz2``).
 
 A chunk is one bzip2 stream, byte for byte as numcodecs 0.17 (Python's ``bz2`` module) writes
