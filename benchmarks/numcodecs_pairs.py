@@ -2,10 +2,11 @@
 own, interleaved in one process, a family at a time (``--family``).
 
 For each codec of the family (``checksums``: crc32, adler32, fletcher32, jenkins_lookup3;
-``lz4``: lz4 at accelerations 1 and 10; ``bz2``: bz2 at levels 1 and 9), on a float32 field (smooth with noise, as users'
-chunks are) cut to 4 KiB, 64 KiB, 1 MiB and 16 MiB: encode and decode, ours against
-numcodecs' class for the same configuration (above 1: ours is faster), and ours decoding into
-a caller's buffer; for compressors the encoded size too. Every encoded chunk is checked to be
+``lz4``: lz4 at accelerations 1 and 10; ``bz2``: bz2 at levels 1 and 9), on the family's
+datasets (a float32 field, smooth with noise, as users' chunks are; for the compressors also
+data they compress well) cut to 4 KiB, 64 KiB, 1 MiB and 16 MiB: encode and decode, ours
+against numcodecs' class for the same configuration (above 1: ours is faster), and ours
+decoding into a caller's buffer, with the encoded size. Every encoded chunk is checked to be
 numcodecs' bytes before it is timed.
 
 Each cell is the best of several rounds taking every implementation in turn, so a noisy
