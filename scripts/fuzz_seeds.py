@@ -18,6 +18,7 @@ from zarr_codec_checksums import Adler32, Crc32, Fletcher32, JenkinsLookup3
 from zarr_codec_crc32c import Crc32c
 from zarr_codec_gzip import Gzip
 from zarr_codec_lz4 import Lz4
+from zarr_codec_lzma import Lzma
 from zarr_codec_zstd import Zstd
 
 
@@ -103,6 +104,10 @@ def main(out: Path) -> None:
         "zarr-codec-bz2-decode": [
             *(Bz2(level).encode(c) for c in chunks for level in (1, 9)),
             json.dumps({"id": "bz2", "level": 9}).encode(),
+        ],
+        "zarr-codec-lzma-decode": [
+            *(Lzma(preset=p).encode(c) for c in chunks for p in (0, 6)),
+            json.dumps({"id": "lzma", "format": 3, "filters": [{"id": 33}]}).encode(),
         ],
         "zarr-codec-cast-value-config_and_chunk": _array_seeds(
             [

@@ -1,9 +1,9 @@
 """pytest plugin for ``scripts/numcodecs-suite``: numcodecs' own tests against our classes.
 
-Before numcodecs' test modules are imported, numcodecs' ``GZip``, ``Blosc``, ``Zstd``,
-``CRC32C``, ``CRC32``, ``Adler32``, ``JenkinsLookup3``, ``Fletcher32``, ``LZ4``, ``BZ2`` and
-``FixedScaleOffset`` (in ``numcodecs`` and in their own modules), and the bare
-``numcodecs.jenkins.jenkins_lookup3``, are pointed at ours and ours are registered for their
+Before numcodecs' test modules are imported, every numcodecs class we replace (the ``OURS``
+table: ``GZip``, ``Blosc``, ``Zstd``, ``LZ4``, ``BZ2``, ``LZMA``, the checksums and
+``FixedScaleOffset``, in ``numcodecs`` and in their own modules) and the bare
+``numcodecs.jenkins.jenkins_lookup3`` are pointed at ours, and ours are registered for their
 ids, so every ``GZip(...)``, ``get_codec({"id": "gzip"})`` and ``eval("GZip(level=3)")`` in
 those tests builds one of ours.
 The tests that do not exercise these classes are skipped, each with its reason (listed in
@@ -23,6 +23,7 @@ import numcodecs.fletcher32
 import numcodecs.gzip
 import numcodecs.jenkins
 import numcodecs.lz4
+import numcodecs.lzma
 import numcodecs.zstd
 import pytest
 from zarr_codec_blosc.numcodecs import Blosc
@@ -32,6 +33,7 @@ from zarr_codec_checksums.numcodecs import CRC32, Adler32, Fletcher32, JenkinsLo
 from zarr_codec_crc32c.numcodecs import CRC32C
 from zarr_codec_gzip.numcodecs import GZip
 from zarr_codec_lz4.numcodecs import LZ4
+from zarr_codec_lzma.numcodecs import LZMA
 from zarr_codec_scale_offset.numcodecs import FixedScaleOffset
 from zarr_codec_zstd.numcodecs import Zstd
 
@@ -61,6 +63,7 @@ OURS: dict[str, Any] = {
     "fletcher32": (numcodecs.fletcher32, "Fletcher32", Fletcher32),
     "lz4": (numcodecs.lz4, "LZ4", LZ4),
     "bz2": (numcodecs.bz2, "BZ2", BZ2),
+    "lzma": (numcodecs.lzma, "LZMA", LZMA),
     "fixedscaleoffset": (numcodecs.fixedscaleoffset, "FixedScaleOffset", FixedScaleOffset),
 }
 

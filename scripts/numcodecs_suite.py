@@ -1,4 +1,5 @@
-"""numcodecs' own test modules for gzip, blosc, zstd, lz4, bz2, its checksums (crc32, adler32,
+"""numcodecs' own test modules for gzip, blosc, zstd, lz4, bz2, lzma, its
+checksums (crc32, adler32,
 crc32c, jenkins_lookup3, fletcher32) and fixedscaleoffset, run against our classes.
 
 Fetches the sdist of the numcodecs version installed (from PyPI, checked against the index's
@@ -25,9 +26,21 @@ MODULES = (
     "test_fletcher32.py",
     "test_lz4.py",
     "test_bz2.py",
+    "test_lzma.py",
     "test_fixedscaleoffset.py",
 )
-FIXTURES = ("gzip", "blosc", "zstd", "crc32", "adler32", "crc32c", "fixedscaleoffset", "lz4", "bz2")
+FIXTURES = (
+    "gzip",
+    "blosc",
+    "zstd",
+    "crc32",
+    "adler32",
+    "crc32c",
+    "fixedscaleoffset",
+    "lz4",
+    "bz2",
+    "lzma",
+)
 
 
 def unpack(data: bytes, release: str, into: Path) -> None:

@@ -72,6 +72,7 @@ BUILTIN_CODECS: dict[str, str] = {
     "numcodecs.fixedscaleoffset": "zarr.codecs.numcodecs.FixedScaleOffset",
     "numcodecs.lz4": "zarr.codecs.numcodecs.LZ4",
     "numcodecs.bz2": "zarr.codecs.numcodecs.BZ2",
+    "numcodecs.lzma": "zarr.codecs.numcodecs.LZMA",
     "numcodecs.crc32": "zarr.codecs.numcodecs.CRC32",
     "numcodecs.adler32": "zarr.codecs.numcodecs.Adler32",
     "numcodecs.fletcher32": "zarr.codecs.numcodecs.Fletcher32",
@@ -163,6 +164,18 @@ CHAINS: dict[str, ChainCase] = {
     # them in v3.
     "lz4": ChainCase(lambda dt: {"compressors": [_numcodecs("lz4", acceleration=1)]}),
     "bz2": ChainCase(lambda dt: {"compressors": [_numcodecs("bz2", level=9)]}),
+    "lzma": ChainCase(lambda dt: {"compressors": [_numcodecs("lzma", preset=1)]}),
+    "lzma-raw-delta": ChainCase(
+        lambda dt: {
+            "compressors": [
+                _numcodecs(
+                    "lzma",
+                    format=3,
+                    filters=[{"id": 3, "dist": dt.itemsize}, {"id": 33, "preset": 1}],
+                )
+            ]
+        }
+    ),
     "lz4-fast-crc32c": ChainCase(
         lambda dt: {"compressors": [_numcodecs("lz4", acceleration=20), {"name": "crc32c"}]}
     ),
@@ -190,6 +203,8 @@ CASES: list[tuple[str, str]] = [
     *[("lz4", t) for t in ("float32", "float64", "uint8")],
     ("lz4-fast-crc32c", "int32"),
     *[("bz2", t) for t in ("float64", "uint8")],
+    *[("lzma", t) for t in ("float32", "int32")],
+    ("lzma-raw-delta", "int32"),
     *[("zstd-crc32", t) for t in ("float32", "int32")],
     ("gzip-adler32-end", "float64"),
     *[("fletcher32", t) for t in ("uint8", "float32")],

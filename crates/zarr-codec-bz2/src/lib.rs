@@ -31,6 +31,7 @@ use serde::{Deserialize, Serialize};
 use zarr_codec_shapes::json::{
     ZarrFormat, parse_v2_config, parse_v3_config, to_v2_json, to_v3_json,
 };
+use zarr_codec_shapes::sink::{FixedSink, GrowingSink, Sink};
 use zarr_codec_shapes::{Codec, CodecError, CodecFromJson, Result, UninitBytesCodec};
 
 /// The codec's id in Zarr v2 metadata.
@@ -129,80 +130,6 @@ fn corrupt(err: bzip2::Error) -> CodecError {
     CodecError::corrupt(format!("bz2: not a valid bzip2 stream ({err})"))
 }
 
-/// Where decoded bytes go: a caller's buffer of fixed size, or a vector grown up to a limit.
-trait Sink {
-    /// Room for more output, at most `wanted` bytes (none at the limit); `None` when the
-    /// memory cannot be had.
-    fn room(&mut self, wanted: usize) -> Option<&mut [MaybeUninit<u8>]>;
-    /// `count` bytes of the last room were written.
-    fn advance(&mut self, count: usize);
-    /// The bytes written so far.
-    fn len(&self) -> usize;
-    /// Forget everything after `len` (a stream that turned out not to be one).
-    fn truncate(&mut self, len: usize);
-    /// The limit, for the error when it is reached.
-    fn limit(&self) -> usize;
-}
-
-struct Fixed<'a> {
-    out: &'a mut [MaybeUninit<u8>],
-    len: usize,
-}
-
-impl Sink for Fixed<'_> {
-    fn room(&mut self, _wanted: usize) -> Option<&mut [MaybeUninit<u8>]> {
-        // Possibly empty: a stream may end without another byte of output.
-        Some(&mut self.out[self.len..])
-    }
-    fn advance(&mut self, count: usize) {
-        self.len += count;
-    }
-    fn len(&self) -> usize {
-        self.len
-    }
-    fn truncate(&mut self, len: usize) {
-        self.len = len;
-    }
-    fn limit(&self) -> usize {
-        self.out.len()
-    }
-}
-
-struct Growing {
-    out: Vec<u8>,
-    limit: usize,
-}
-
-impl Sink for Growing {
-    fn room(&mut self, wanted: usize) -> Option<&mut [MaybeUninit<u8>]> {
-        let left = self.limit - self.out.len();
-        if left == 0 {
-            // At the limit the stream may still end (its end marker gives no output).
-            return Some(&mut []);
-        }
-        let more = wanted.clamp(1, left);
-        if self.out.try_reserve(more).is_err() {
-            return None;
-        }
-        let spare = self.out.spare_capacity_mut();
-        let usable = spare.len().min(left);
-        Some(&mut spare[..usable])
-    }
-    fn advance(&mut self, count: usize) {
-        // SAFETY: the decompressor initialised `count` bytes of the spare capacity.
-        unsafe { self.out.set_len(self.out.len() + count) };
-    }
-    fn len(&self) -> usize {
-        self.out.len()
-    }
-    fn truncate(&mut self, len: usize) {
-        self.out.truncate(len);
-    }
-    fn limit(&self) -> usize {
-        self.limit
-    }
-}
-
 /// One stream of `input` decoded into `sink`: the input bytes it took.
 fn decode_stream(input: &[u8], sink: &mut dyn Sink) -> std::result::Result<usize, StreamError> {
     let mut stream = Decompress::new(false);
@@ -221,7 +148,8 @@ fn decode_stream(input: &[u8], sink: &mut dyn Sink) -> std::result::Result<usize
         let took = usize::try_from(stream.total_in() - before_in).unwrap_or(usize::MAX);
         let gave = usize::try_from(stream.total_out() - before_out).unwrap_or(usize::MAX);
         read += took;
-        sink.advance(gave);
+        // SAFETY: libbzip2 initialised the `gave` bytes it reports at the start of the room.
+        unsafe { sink.advance(gave) };
         match status {
             Status::StreamEnd => return Ok(read),
             // No progress: the output is full, or the input ends inside the stream.
@@ -275,19 +203,16 @@ fn decode_streams(input: &[u8], sink: &mut dyn Sink) -> Result<()> {
 
 /// The chunk `input` decoded into `out`; the bytes written.
 pub fn decode_into_uninit(input: &[u8], out: &mut [MaybeUninit<u8>]) -> Result<usize> {
-    let mut sink = Fixed { out, len: 0 };
+    let mut sink = FixedSink::new(out);
     decode_streams(input, &mut sink)?;
-    Ok(sink.len)
+    Ok(sink.len())
 }
 
 /// The chunk `input` decoded, stopped with [`CodecError::OutputLimit`] past `limit` bytes.
 pub fn decode(input: &[u8], limit: Option<usize>) -> Result<Vec<u8>> {
-    let mut sink = Growing {
-        out: Vec::new(),
-        limit: limit.unwrap_or(isize::MAX.unsigned_abs()),
-    };
+    let mut sink = GrowingSink::new(limit);
     decode_streams(input, &mut sink)?;
-    Ok(sink.out)
+    Ok(sink.into_vec())
 }
 
 impl Codec for Bz2 {

@@ -106,6 +106,7 @@ pub mod fill_value;
 pub mod float_format;
 pub mod fuzzing;
 pub mod json;
+pub mod sink;
 
 pub use capability::{PartialDecodeCapability, RecommendedConcurrency};
 pub use chunk_spec::ChunkSpec;

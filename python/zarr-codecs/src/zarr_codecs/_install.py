@@ -106,6 +106,13 @@ BINDINGS: tuple[Binding, ...] = (
         "zarr_codec_scale_offset.numcodecs:FixedScaleOffset",
     ),
     Binding(
+        "numcodecs.lzma",
+        "zarr-codec-lzma",
+        "zarr_codec_lzma.zarr_python:LzmaCodec",
+        "zarr_codec_lzma.numcodecs:LZMA",
+        "zarr.codecs.numcodecs:LZMA",
+    ),
+    Binding(
         "numcodecs.bz2",
         "zarr-codec-bz2",
         "zarr_codec_bz2.zarr_python:Bz2Codec",
@@ -174,8 +181,9 @@ class Installation:
 
 def install(*, zarr: bool = True, numcodecs: bool = True, pipeline: bool = False) -> Installation:
     """Make zarr-python (Zarr v3, ``zarr=True``) and numcodecs (Zarr v2 arrays and direct
-    numcodecs users, ``numcodecs=True``) use our gzip, blosc, zstd, crc32c, cast_value,
-    scale_offset and fixedscaleoffset for every codec they build from a name or from JSON
+    numcodecs users, ``numcodecs=True``) use ours (every codec in :data:`BINDINGS`: gzip,
+    blosc, zstd, crc32c, cast_value, scale_offset, and numcodecs' fixedscaleoffset, lz4, bz2,
+    lzma and checksums) for every codec they build from a name or from JSON
     (arrays opened from their metadata, codecs given as JSON). Codec objects of zarr-python's
     own classes for those names (``zarr.codecs.GzipCodec(level=5)``, the default
     ``ZstdCodec``) stay zarr-python's objects, but their chunk methods run ours (see

@@ -1,0 +1,10 @@
+"""Compiled core of zarr-codec-lzma: the Rust lzma codec registered with the glue's generic
+bytes-codec binding. Every call releases the GIL and raises ``zarr_codec_shapes.CodecError``
+subclasses for bad input."""
+
+from zarr_codec_shapes.compiled import CompiledBytesCodec
+
+ENGINE: str
+
+def lzma(json: str, zarr_format: int) -> CompiledBytesCodec:
+    """The compiled codec of lzma metadata ``json`` (JSON text, Zarr format 2 or 3)."""
