@@ -2,12 +2,12 @@
 own, interleaved in one process, a family at a time (``--family``).
 
 For each codec of the family (``checksums``: crc32, adler32, fletcher32, jenkins_lookup3;
-``lz4``: lz4 at accelerations 1 and 10; ``bz2``: bz2 at levels 1 and 9), on the family's
-datasets (a float32 field, smooth with noise, as users' chunks are; for the compressors also
-data they compress well) cut to 4 KiB, 64 KiB, 1 MiB and 16 MiB: encode and decode, ours
-against numcodecs' class for the same configuration (above 1: ours is faster), and ours
-decoding into a caller's buffer, with the encoded size. Every encoded chunk is checked to be
-numcodecs' bytes before it is timed.
+``lz4``: accelerations 1 and 10; ``bz2``: levels 1 and 9; ``lzma``: xz at presets 1 and 6),
+on the family's datasets (a float32 field, smooth with noise, as users' chunks are; for the
+compressors also data they compress well) cut to 4 KiB, 64 KiB, 1 MiB and 16 MiB: encode and
+decode, ours against numcodecs' class for the same configuration (above 1: ours is faster),
+and ours decoding into a caller's buffer, with the encoded size. Every encoded chunk is
+checked to be numcodecs' bytes before it is timed.
 
 Each cell is the best of several rounds taking every implementation in turn, so a noisy
 neighbour slows both sides of a ratio alike. Quote figures only from release wheels
@@ -66,12 +66,22 @@ def _bz2() -> list[tuple[str, Any, Any]]:
     return [(f"bz2 {level}", BZ2(level), numcodecs.BZ2(level)) for level in (1, 9)]
 
 
+def _lzma() -> list[tuple[str, Any, Any]]:
+    import numcodecs
+    from zarr_codec_lzma.numcodecs import LZMA
+
+    return [
+        (f"lzma {preset}", LZMA(preset=preset), numcodecs.LZMA(preset=preset)) for preset in (1, 6)
+    ]
+
+
 #: For each family: (name, ours, numcodecs') for every codec, in numcodecs' configurations,
 #: and the datasets it is timed on (compressors on data they compress, and data they do not).
 FAMILIES: dict[str, tuple[Callable[[], list[tuple[str, Any, Any]]], tuple[str, ...]]] = {
     "checksums": (_checksums, ("float32_field",)),
     "lz4": (_lz4, ("float32_field", "int32_counts", "uint8_image")),
     "bz2": (_bz2, ("float32_field", "int32_counts")),
+    "lzma": (_lzma, ("float32_field", "int32_counts")),
 }
 
 
@@ -92,9 +102,9 @@ def _row(name: str, ours: Any, theirs: Any, data: np.ndarray, rounds: int, datas
     gbs = data.nbytes / 1e9
     return (
         f"| {name} | {dataset} | {data.nbytes // KiB} | {len(encoded) / data.nbytes:.3f} | "
-        f"{gbs / t['enc numcodecs']:.2f} | "
-        f"{gbs / t['enc ours']:.2f} | {t['enc numcodecs'] / t['enc ours']:.2f}x | "
-        f"{gbs / t['dec numcodecs']:.2f} | {gbs / t['dec ours']:.2f} | "
+        f"{gbs / t['enc numcodecs']:.3g} | "
+        f"{gbs / t['enc ours']:.3g} | {t['enc numcodecs'] / t['enc ours']:.2f}x | "
+        f"{gbs / t['dec numcodecs']:.3g} | {gbs / t['dec ours']:.3g} | "
         f"{t['dec numcodecs'] / t['dec ours']:.2f}x | "
         f"{t['dec numcodecs'] / t['dec into']:.2f}x |"
     )
