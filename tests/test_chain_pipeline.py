@@ -1061,6 +1061,50 @@ def test_v2_arrays_run_in_the_runtime_and_match_zarrs_pipeline(
 
 
 @pytest.mark.usefixtures("ours")
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("compressor", ["none", "zstd", "blosc"])
+def test_v2_arrays_with_filters_run_in_the_runtime_and_match_zarrs_pipeline(
+    new_store: Callable[[str], Store], compressor: str, order: str
+) -> None:
+    """A v2 array with numcodecs' fixedscaleoffset filter (to little-endian int16) before its
+    compressor: the runtime runs filter, bytes and compressor (Fortran order through its
+    transpose first, as numcodecs' filters see the chunk in memory order), storing the same
+    bytes as zarr's pipeline with numcodecs and reading the same values."""
+    from numcodecs import FixedScaleOffset
+    from numcodecs import get_codec as numcodec
+
+    config = V2_COMPRESSORS[compressor]
+    data = np.round(np.linspace(-300, 300, np.prod(SHAPE)).reshape(SHAPE), 2)
+    stores, reads = {}, {}
+    for path in (PATH, DEFAULT):
+        with _pipeline(path):
+            zarr_codecs.reset_usage()
+            store = new_store(path)
+            array = zarr.create_array(
+                store,
+                shape=SHAPE,
+                chunks=CHUNKS,
+                dtype="<f8",
+                zarr_format=2,
+                order=order,
+                fill_value=0.5,
+                filters=[FixedScaleOffset(offset=1, scale=100, dtype="<f8", astype="<i4")],
+                compressors=None if config is None else numcodec(dict(config)),
+            )
+            array[...] = data
+            array[2:9, 4:20] = -data[2:9, 4:20]
+            if path == PATH:
+                assert _chain_of(array) is not None
+                used = zarr_codecs.usage()
+                assert used["runtime_written"] > 0 and used["zarr_written"] == 0, used
+            stores[path] = _contents(store)
+            reads[path] = [_get(array, s) for s in SELECTIONS_2D]
+    assert stores[PATH] == stores[DEFAULT]
+    for got, want, selection in zip(reads[PATH], reads[DEFAULT], SELECTIONS_2D, strict=True):
+        _assert_identical(got, want, repr(selection))
+
+
+@pytest.mark.usefixtures("ours")
 @pytest.mark.parametrize("dtype", ["float32", "int32"])
 def test_a_v2_null_fill_value_reads_and_pads_as_zarr_does(
     new_store: Callable[[str], Store], dtype: str

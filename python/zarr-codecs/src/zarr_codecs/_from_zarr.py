@@ -29,7 +29,8 @@ def ours(codec: Any) -> Any:
         return held
     if _qualified(type(codec)) == _V2:
         compressor = codec.compressor
-        return V2Chunks(None if compressor is None else _v2_compressor(compressor))
+        filters = tuple(_v2_filter(f) for f in codec.filters or ())
+        return V2Chunks(None if compressor is None else _v2_compressor(compressor), filters)
     if _qualified(type(codec)) == _SHARDING:
         return Sharding(
             chunk_shape=tuple(codec.chunk_shape),
@@ -78,11 +79,13 @@ _V2 = "zarr.codecs._v2.V2Codec"
 
 @dataclass(frozen=True)
 class V2Chunks:
-    """A Zarr v2 array's chunks without filters: the elements in the array's byte order and
-    memory order (Fortran order: dimensions reversed), then ``compressor`` (ours, from its
-    numcodecs configuration) if any. Made into a v3 chain per chunk spec (:func:`v2_chain`)."""
+    """A Zarr v2 array's chunks: the elements in the array's memory order (Fortran order:
+    dimensions reversed), through ``filters`` (ours, array to array, in order), in their byte
+    order, then ``compressor`` (ours) if any; each from its numcodecs configuration. Made
+    into a v3 chain per chunk spec (:func:`v2_chain`)."""
 
     compressor: Any | None
+    filters: tuple[Any, ...] = ()
 
 
 def _v2_compressor(compressor: Any) -> Any:
@@ -90,16 +93,51 @@ def _v2_compressor(compressor: Any) -> Any:
     return get_codec(compressor.get_config(), 2)
 
 
+def _v2_filter(codec: Any) -> Any:
+    """Ours for a numcodecs filter, from its configuration: one of our classes, never
+    numcodecs' own through the registry's fallback (raises when we lack it, and zarr-python
+    runs the array)."""
+    found = get_codec(codec.get_config(), 2)
+    if not type(found).__module__.startswith("zarr_codec"):
+        raise TypeError(f"no filter of ours for {codec.get_config()!r}")
+    return found
+
+
 def v2_chain(chunks: V2Chunks, spec: ArraySpec) -> tuple[Any, ...]:
     """The v3 codecs that store a v2 array's chunks as zarr-python's ``V2Codec`` does, for
-    chunks of ``spec``: the elements' bytes as they are (an array of the other byte order is
-    handed over and stored in that order: :class:`StoredOrderChain` takes it)."""
+    chunks of ``spec``: the filters on the chunk in its memory order, then the elements' bytes
+    as they are (an array of the other byte order is handed over and stored in that order:
+    :class:`StoredOrderChain` takes it), then the compressor."""
     dtype = spec.dtype.to_native_dtype()
-    endian = BytesCodec(NATIVE if dtype.itemsize > 1 else None)
-    codecs: tuple[Any, ...] = (endian,)
+    if chunks.filters and not dtype.isnative:
+        # numcodecs' filters write their own byte order (little-endian): the stored-order
+        # chain's swap would apply to their output, not the array's.
+        raise TypeError("v2 filters on an array of the other byte order")
+    sizes = [_encoded_itemsize(f) for f in chunks.filters]
+    itemsize = sizes[-1] if sizes else dtype.itemsize
+    endian = BytesCodec(NATIVE if itemsize > 1 else None)
+    codecs: tuple[Any, ...] = (*chunks.filters, endian)
     if spec.order == "F" and len(spec.shape) > 1:
-        codecs = (Transpose.reversing(len(spec.shape)), endian)
+        codecs = (Transpose.reversing(len(spec.shape)), *codecs)
     return codecs if chunks.compressor is None else (*codecs, chunks.compressor)
+
+
+def _encoded_itemsize(codec: Any) -> int:
+    """The item size of what a v2 filter encodes to, from the numcodecs configuration it was
+    made from (``astype``, else ``dtype``); refused unless little-endian or one byte wide, the
+    order numcodecs' filters write and ``BytesCodec(NATIVE)`` stores on this machine."""
+    import sys
+
+    import numpy as np
+
+    config = codec.to_json(2)
+    name = config.get("astype") or config.get("dtype")
+    if name is None:
+        raise TypeError(f"v2 filter {config!r}: no data type to store")
+    dtype = np.dtype(name)
+    if dtype.itemsize > 1 and (dtype.byteorder == ">" or sys.byteorder != "little"):
+        raise TypeError(f"v2 filter {config!r}: stores big-endian elements")
+    return dtype.itemsize
 
 
 def foreign_byte_order(spec: ArraySpec) -> Literal["<", ">"] | None:
@@ -124,5 +162,5 @@ def replaceable(codec: Any) -> bool:
     if _qualified(cls) == _SHARDING:
         return all(replaceable(inner) for inner in (*codec.codecs, *codec.index_codecs))
     if _qualified(cls) == _V2:
-        return not codec.filters
+        return True  # filters and compressor: ours or not is known when they are made ours
     return _qualified(cls) in _ZARR_EQUIVALENTS
