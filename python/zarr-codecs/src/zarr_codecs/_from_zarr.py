@@ -137,7 +137,7 @@ def _encoded_itemsize(codec: Any) -> int:
     dtype = np.dtype(name)
     if dtype.itemsize > 1 and (dtype.byteorder == ">" or sys.byteorder != "little"):
         raise TypeError(f"v2 filter {config!r}: stores big-endian elements")
-    return dtype.itemsize
+    return int(dtype.itemsize)
 
 
 def foreign_byte_order(spec: ArraySpec) -> Literal["<", ">"] | None:
