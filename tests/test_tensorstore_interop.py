@@ -272,9 +272,6 @@ def _handed_back(case: Case, how: str = "read") -> str | None:
     """Why our pipeline leaves ``case`` to zarr-python's own code (reads, or writes ``how``),
     or ``None``."""
     if case.zarr_format == 2:
-        compressor = case.metadata["compressor"]
-        if compressor is not None and compressor["id"] == "bz2":
-            return "v2 bz2: no codec of ours"
         nan_fill = case.dtype.kind == "f" and case.fill != case.fill
         big = case.metadata["dtype"][0] == ">"
         if how == "pipeline" and big and (nan_fill or case.dtype.kind == "c"):

@@ -78,12 +78,12 @@ def test_a_chain_runs_a_codec_we_do_not_implement() -> None:
     spec = ChunkSpec((16, 16), "float32")
     metadata = [
         {"name": "bytes", "configuration": {"endian": "little"}},
-        {"name": "numcodecs.bz2", "configuration": {"level": 1}},
+        {"name": "numcodecs.base64", "configuration": {}},
     ]
     chain = runtime.Chain.from_json(metadata, spec)  # the registry falls back to numcodecs
-    assert chain.decode_plan is None  # numcodecs' bz2 has no kernel: codec by codec
+    assert chain.decode_plan is None  # numcodecs' base64 has no kernel: codec by codec
     values = np.linspace(0, 1, 256, dtype="float32").reshape(16, 16)
     stored = chain.encode(values)
-    assert numcodecs.BZ2(1).decode(stored) == values.tobytes()
+    assert numcodecs.Base64().decode(stored) == values.tobytes()
     np.testing.assert_array_equal(chain.decode(stored), values)
-    assert get_codec({"name": "numcodecs.bz2", "configuration": {"level": 1}}) == chain.codecs[1]
+    assert get_codec({"name": "numcodecs.base64", "configuration": {}}) == chain.codecs[1]
