@@ -16,6 +16,7 @@ from zarr_codec_blosc import Blosc
 from zarr_codec_bz2 import Bz2
 from zarr_codec_checksums import Adler32, Crc32, Fletcher32, JenkinsLookup3
 from zarr_codec_crc32c import Crc32c
+from zarr_codec_filters import Shuffle
 from zarr_codec_gzip import Gzip
 from zarr_codec_lz4 import Lz4
 from zarr_codec_lzma import Lzma
@@ -108,6 +109,10 @@ def main(out: Path) -> None:
         "zarr-codec-lzma-decode": [
             *(Lzma(preset=p).encode(c) for c in chunks for p in (0, 6)),
             json.dumps({"id": "lzma", "format": 3, "filters": [{"id": 33}]}).encode(),
+        ],
+        "zarr-codec-filters-decode": [
+            *(bytes([w + 1]) + Shuffle(w).encode(c) for c in chunks for w in (4, 8)),
+            json.dumps({"id": "shuffle", "elementsize": 8}).encode(),
         ],
         "zarr-codec-cast-value-config_and_chunk": _array_seeds(
             [

@@ -1,7 +1,7 @@
 """pytest plugin for ``scripts/numcodecs-suite``: numcodecs' own tests against our classes.
 
 Before numcodecs' test modules are imported, every numcodecs class we replace (the ``OURS``
-table: ``GZip``, ``Blosc``, ``Zstd``, ``LZ4``, ``BZ2``, ``LZMA``, the checksums and
+table: ``GZip``, ``Blosc``, ``Zstd``, ``LZ4``, ``BZ2``, ``LZMA``, ``Shuffle``, the checksums and
 ``FixedScaleOffset``, in ``numcodecs`` and in their own modules) and the bare
 ``numcodecs.jenkins.jenkins_lookup3`` are pointed at ours, and ours are registered for their
 ids, so every ``GZip(...)``, ``get_codec({"id": "gzip"})`` and ``eval("GZip(level=3)")`` in
@@ -24,6 +24,7 @@ import numcodecs.gzip
 import numcodecs.jenkins
 import numcodecs.lz4
 import numcodecs.lzma
+import numcodecs.shuffle
 import numcodecs.zstd
 import pytest
 from zarr_codec_blosc.numcodecs import Blosc
@@ -31,6 +32,7 @@ from zarr_codec_bz2.numcodecs import BZ2
 from zarr_codec_checksums import jenkins_lookup3
 from zarr_codec_checksums.numcodecs import CRC32, Adler32, Fletcher32, JenkinsLookup3
 from zarr_codec_crc32c.numcodecs import CRC32C
+from zarr_codec_filters.numcodecs import Shuffle
 from zarr_codec_gzip.numcodecs import GZip
 from zarr_codec_lz4.numcodecs import LZ4
 from zarr_codec_lzma.numcodecs import LZMA
@@ -64,6 +66,7 @@ OURS: dict[str, Any] = {
     "lz4": (numcodecs.lz4, "LZ4", LZ4),
     "bz2": (numcodecs.bz2, "BZ2", BZ2),
     "lzma": (numcodecs.lzma, "LZMA", LZMA),
+    "shuffle": (numcodecs.shuffle, "Shuffle", Shuffle),
     "fixedscaleoffset": (numcodecs.fixedscaleoffset, "FixedScaleOffset", FixedScaleOffset),
 }
 

@@ -1,5 +1,5 @@
-"""numcodecs' own test modules for gzip, blosc, zstd, lz4, bz2, lzma, its
-checksums (crc32, adler32,
+"""numcodecs' own test modules for gzip, blosc, zstd, lz4, bz2, lzma, shuffle,
+its checksums (crc32, adler32,
 crc32c, jenkins_lookup3, fletcher32) and fixedscaleoffset, run against our classes.
 
 Fetches the sdist of the numcodecs version installed (from PyPI, checked against the index's
@@ -27,6 +27,7 @@ MODULES = (
     "test_lz4.py",
     "test_bz2.py",
     "test_lzma.py",
+    "test_shuffle.py",
     "test_fixedscaleoffset.py",
 )
 FIXTURES = (

@@ -73,6 +73,7 @@ BUILTIN_CODECS: dict[str, str] = {
     "numcodecs.lz4": "zarr.codecs.numcodecs.LZ4",
     "numcodecs.bz2": "zarr.codecs.numcodecs.BZ2",
     "numcodecs.lzma": "zarr.codecs.numcodecs.LZMA",
+    "numcodecs.shuffle": "zarr.codecs.numcodecs.Shuffle",
     "numcodecs.crc32": "zarr.codecs.numcodecs.CRC32",
     "numcodecs.adler32": "zarr.codecs.numcodecs.Adler32",
     "numcodecs.fletcher32": "zarr.codecs.numcodecs.Fletcher32",
@@ -165,6 +166,9 @@ CHAINS: dict[str, ChainCase] = {
     "lz4": ChainCase(lambda dt: {"compressors": [_numcodecs("lz4", acceleration=1)]}),
     "bz2": ChainCase(lambda dt: {"compressors": [_numcodecs("bz2", level=9)]}),
     "lzma": ChainCase(lambda dt: {"compressors": [_numcodecs("lzma", preset=1)]}),
+    "shuffle-zstd": ChainCase(
+        lambda dt: {"compressors": [_numcodecs("shuffle", elementsize=dt.itemsize), _ZSTD_DEFAULT]}
+    ),
     "lzma-raw-delta": ChainCase(
         lambda dt: {
             "compressors": [
@@ -205,6 +209,7 @@ CASES: list[tuple[str, str]] = [
     *[("bz2", t) for t in ("float64", "uint8")],
     *[("lzma", t) for t in ("float32", "int32")],
     ("lzma-raw-delta", "int32"),
+    *[("shuffle-zstd", t) for t in ("float32", "float64", "int32")],
     *[("zstd-crc32", t) for t in ("float32", "int32")],
     ("gzip-adler32-end", "float64"),
     *[("fletcher32", t) for t in ("uint8", "float32")],

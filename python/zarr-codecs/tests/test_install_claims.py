@@ -82,6 +82,7 @@ OWN_OBJECTS = {
     "numcodecs.lz4": ("compressors", lambda: zarr.codecs.numcodecs.LZ4(acceleration=3)),
     "numcodecs.bz2": ("compressors", lambda: zarr.codecs.numcodecs.BZ2(level=5)),
     "numcodecs.lzma": ("compressors", lambda: zarr.codecs.numcodecs.LZMA(preset=2)),
+    "numcodecs.shuffle": ("compressors", lambda: zarr.codecs.numcodecs.Shuffle(elementsize=4)),
     "numcodecs.crc32": ("compressors", lambda: zarr.codecs.numcodecs.CRC32(location="end")),
     "numcodecs.adler32": ("compressors", lambda: zarr.codecs.numcodecs.Adler32()),
     "numcodecs.fletcher32": ("compressors", lambda: zarr.codecs.numcodecs.Fletcher32()),

@@ -62,6 +62,7 @@ _ZARR_EQUIVALENTS = frozenset(
         "zarr.codecs.numcodecs._codecs.LZ4",
         "zarr.codecs.numcodecs._codecs.BZ2",
         "zarr.codecs.numcodecs._codecs.LZMA",
+        "zarr.codecs.numcodecs._codecs.Shuffle",
         "zarr.codecs.numcodecs._codecs.CRC32",
         "zarr.codecs.numcodecs._codecs.Adler32",
         "zarr.codecs.numcodecs._codecs.Fletcher32",
