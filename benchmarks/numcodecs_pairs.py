@@ -2,7 +2,7 @@
 own, interleaved in one process, a family at a time (``--family``).
 
 For each codec of the family (``checksums``: crc32, adler32, fletcher32, jenkins_lookup3;
-``lz4``: accelerations 1 and 10; ``bz2``: levels 1 and 9; ``lzma``: xz at presets 1 and 6),
+``lz4``: accelerations 1 and 10; ``bz2``: levels 1 and 9; ``lzma``: xz at presets 1 and 6; ``filters``: shuffle of 4 and 8 bytes),
 on the family's datasets (a float32 field, smooth with noise, as users' chunks are; for the
 compressors also data they compress well) cut to 4 KiB, 64 KiB, 1 MiB and 16 MiB: encode and
 decode, ours against numcodecs' class for the same configuration (above 1: ours is faster),
@@ -75,6 +75,13 @@ def _lzma() -> list[tuple[str, Any, Any]]:
     ]
 
 
+def _filters() -> list[tuple[str, Any, Any]]:
+    import numcodecs
+    from zarr_codec_filters.numcodecs import Shuffle
+
+    return [(f"shuffle {n}", Shuffle(n), numcodecs.Shuffle(n)) for n in (4, 8)]
+
+
 #: For each family: (name, ours, numcodecs') for every codec, in numcodecs' configurations,
 #: and the datasets it is timed on (compressors on data they compress, and data they do not).
 FAMILIES: dict[str, tuple[Callable[[], list[tuple[str, Any, Any]]], tuple[str, ...]]] = {
@@ -82,6 +89,7 @@ FAMILIES: dict[str, tuple[Callable[[], list[tuple[str, Any, Any]]], tuple[str, .
     "lz4": (_lz4, ("float32_field", "int32_counts", "uint8_image")),
     "bz2": (_bz2, ("float32_field", "int32_counts")),
     "lzma": (_lzma, ("float32_field", "int32_counts")),
+    "filters": (_filters, ("float32_field",)),
 }
 
 
