@@ -25,6 +25,30 @@ def test_every_distribution_and_codec_is_checked_here() -> None:
     assert doctor.healthy(installed, kernels)
 
 
+def test_every_wheel_of_the_bundle_and_every_codec_it_installs_is_checked() -> None:
+    """A codec wheel added to the bundle is one the doctor lists, and each codec install()
+    replaces (but numcodecs' fixedscaleoffset, which scale_offset's probe covers) is probed."""
+    import importlib.metadata
+    import re
+
+    import zarr_codecs
+
+    required = {
+        re.split(r"[=<>!~ ;\[]", r, maxsplit=1)[0]
+        for r in importlib.metadata.requires("zarr-codecs") or []
+        if "extra ==" not in r
+    }
+    ours = {r for r in required if r.startswith("zarr-codec")}
+    assert ours and ours <= set(doctor.DISTRIBUTIONS)
+    assert {b.distribution for b in zarr_codecs.BINDINGS} <= set(doctor.DISTRIBUTIONS)
+    probed = {
+        c.codecs[-1]["name"] if c.codecs[-1] != doctor._BYTES else c.codecs[0]["name"]
+        for c in doctor.CHECKS
+    }
+    installed = {b.name for b in zarr_codecs.BINDINGS} - {"numcodecs.fixedscaleoffset"}
+    assert installed <= probed, installed - probed
+
+
 def test_the_probes_hold_distinct_values() -> None:
     # A swapped, shifted or zeroed byte must change the values: no two neighbours share a byte.
     values = doctor._distinct_uint32().view(np.uint8).reshape(-1, 4)

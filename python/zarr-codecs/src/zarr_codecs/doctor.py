@@ -30,6 +30,11 @@ DISTRIBUTIONS = (
     "zarr-codec-crc32c",
     "zarr-codec-cast-value",
     "zarr-codec-scale-offset",
+    "zarr-codec-checksums",
+    "zarr-codec-lz4",
+    "zarr-codec-bz2",
+    "zarr-codec-lzma",
+    "zarr-codec-filters",
     "zarr-codec-runtime",
     "zarr-codecs",
 )
@@ -99,6 +104,25 @@ CHECKS = (
         [_BYTES, {"name": "crc32c"}],
         "uint32",
         _distinct_uint32,
+    ),
+    *(
+        CodecCheck(
+            name.removeprefix("numcodecs."),
+            distribution,
+            [_BYTES, {"name": name, "configuration": configuration}],
+            "uint32",
+            _distinct_uint32,
+        )
+        for name, distribution, configuration in (
+            ("numcodecs.lz4", "zarr-codec-lz4", {"acceleration": 1}),
+            ("numcodecs.bz2", "zarr-codec-bz2", {"level": 1}),
+            ("numcodecs.lzma", "zarr-codec-lzma", {"format": 1, "check": -1, "preset": 1}),
+            ("numcodecs.shuffle", "zarr-codec-filters", {"elementsize": 4}),
+            ("numcodecs.crc32", "zarr-codec-checksums", {}),
+            ("numcodecs.adler32", "zarr-codec-checksums", {"location": "end"}),
+            ("numcodecs.fletcher32", "zarr-codec-checksums", {}),
+            ("numcodecs.jenkins_lookup3", "zarr-codec-checksums", {"initval": 7}),
+        )
     ),
     CodecCheck(
         "cast_value",
