@@ -3,11 +3,11 @@ own, interleaved in one process, a family at a time (``--family``).
 
 For each codec of the family (``checksums``: crc32, adler32, fletcher32, jenkins_lookup3;
 ``lz4``: accelerations 1 and 10; ``bz2``: levels 1 and 9; ``lzma``: xz at presets 1 and 6;
-``filters``: shuffle of 4 and 8 bytes), on the family's datasets (a float32 field, smooth with noise, as users' chunks are; for the
-compressors also data they compress well) cut to 4 KiB, 64 KiB, 1 MiB and 16 MiB: encode and
-decode, ours against numcodecs' class for the same configuration (above 1: ours is faster),
-and ours decoding into a caller's buffer, with the encoded size. Every encoded chunk is
-checked to be numcodecs' bytes before it is timed.
+``filters``: shuffle of 4 and 8 bytes), on the family's datasets (a float32 field, smooth with
+noise, as users' chunks are; for the compressors also data they compress well) cut to 4 KiB,
+64 KiB, 1 MiB and 16 MiB: encode and decode, ours against numcodecs' class for the same
+configuration (above 1: ours is faster), and ours decoding into a caller's buffer, with the
+encoded size. Every encoded chunk is checked to be numcodecs' bytes before it is timed.
 
 Each cell is the best of several rounds taking every implementation in turn, so a noisy
 neighbour slows both sides of a ratio alike. Quote figures only from release wheels
