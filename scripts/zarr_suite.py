@@ -48,6 +48,7 @@ EXCLUDED: dict[str, str] = {
         )
         for name in (
             "FixedScaleOffset",
+            "Zlib",
             "LZ4",
             "BZ2",
             "LZMA",

@@ -70,6 +70,7 @@ BUILTIN_CODECS: dict[str, str] = {
     "cast_value": "zarr.codecs.cast_value.CastValue",
     "scale_offset": "zarr.codecs.scale_offset.ScaleOffset",
     "numcodecs.fixedscaleoffset": "zarr.codecs.numcodecs.FixedScaleOffset",
+    "numcodecs.zlib": "zarr.codecs.numcodecs.Zlib",
     "numcodecs.lz4": "zarr.codecs.numcodecs.LZ4",
     "numcodecs.bz2": "zarr.codecs.numcodecs.BZ2",
     "numcodecs.lzma": "zarr.codecs.numcodecs.LZMA",
@@ -165,6 +166,7 @@ CHAINS: dict[str, ChainCase] = {
     # them in v3.
     "lz4": ChainCase(lambda dt: {"compressors": [_numcodecs("lz4", acceleration=1)]}),
     "bz2": ChainCase(lambda dt: {"compressors": [_numcodecs("bz2", level=9)]}),
+    "zlib": ChainCase(lambda dt: {"compressors": [_numcodecs("zlib", level=1)]}),
     "lzma": ChainCase(lambda dt: {"compressors": [_numcodecs("lzma", preset=1)]}),
     "shuffle-zstd": ChainCase(
         lambda dt: {"compressors": [_numcodecs("shuffle", elementsize=dt.itemsize), _ZSTD_DEFAULT]}
@@ -207,6 +209,7 @@ CASES: list[tuple[str, str]] = [
     *[("lz4", t) for t in ("float32", "float64", "uint8")],
     ("lz4-fast-crc32c", "int32"),
     *[("bz2", t) for t in ("float64", "uint8")],
+    *[("zlib", t) for t in ("float32", "uint8")],
     *[("lzma", t) for t in ("float32", "int32")],
     ("lzma-raw-delta", "int32"),
     *[("shuffle-zstd", t) for t in ("float32", "float64", "int32")],

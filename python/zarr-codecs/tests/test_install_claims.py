@@ -79,6 +79,7 @@ OWN_OBJECTS = {
             {"name": "scale_offset", "configuration": {"offset": 1, "scale": 2}}
         ),
     ),
+    "numcodecs.zlib": ("compressors", lambda: zarr.codecs.numcodecs.Zlib(level=4)),
     "numcodecs.lz4": ("compressors", lambda: zarr.codecs.numcodecs.LZ4(acceleration=3)),
     "numcodecs.bz2": ("compressors", lambda: zarr.codecs.numcodecs.BZ2(level=5)),
     "numcodecs.lzma": ("compressors", lambda: zarr.codecs.numcodecs.LZMA(preset=2)),
@@ -165,5 +166,6 @@ def test_zarr_python_numcodecs_wrappers_build_ours_for_the_ids_installed() -> No
         assert type(wrappers.GZip(level=5)._codec).__module__.startswith("zarr_codec_gzip")
         fixed = wrappers.FixedScaleOffset(offset=0, scale=10, dtype="<f8")
         assert type(fixed._codec).__module__.startswith("zarr_codec_scale_offset")
-        assert type(wrappers.Zlib(level=5)._codec).__module__.startswith("numcodecs")
+        assert type(wrappers.Zlib(level=5)._codec).__module__.startswith("zarr_codec_gzip")
+        assert type(wrappers.Delta(dtype="<i4")._codec).__module__.startswith("numcodecs")
     assert type(wrappers.GZip(level=5)._codec).__module__.startswith("numcodecs")

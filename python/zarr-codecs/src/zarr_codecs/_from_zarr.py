@@ -59,6 +59,7 @@ _ZARR_EQUIVALENTS = frozenset(
         "zarr.codecs.cast_value.CastValue",
         "zarr.codecs.scale_offset.ScaleOffset",
         "zarr.codecs.numcodecs._codecs.FixedScaleOffset",
+        "zarr.codecs.numcodecs._codecs.Zlib",
         "zarr.codecs.numcodecs._codecs.LZ4",
         "zarr.codecs.numcodecs._codecs.BZ2",
         "zarr.codecs.numcodecs._codecs.LZMA",

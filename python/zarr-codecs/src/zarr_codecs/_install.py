@@ -106,6 +106,13 @@ BINDINGS: tuple[Binding, ...] = (
         "zarr_codec_scale_offset.numcodecs:FixedScaleOffset",
     ),
     Binding(
+        "numcodecs.zlib",
+        "zarr-codec-gzip",
+        "zarr_codec_gzip.zarr_python:ZlibCodec",
+        "zarr_codec_gzip.numcodecs:Zlib",
+        "zarr.codecs.numcodecs:Zlib",
+    ),
+    Binding(
         "numcodecs.shuffle",
         "zarr-codec-filters",
         "zarr_codec_filters.zarr_python:ShuffleCodec",
@@ -189,8 +196,8 @@ class Installation:
 def install(*, zarr: bool = True, numcodecs: bool = True, pipeline: bool = False) -> Installation:
     """Make zarr-python (Zarr v3, ``zarr=True``) and numcodecs (Zarr v2 arrays and direct
     numcodecs users, ``numcodecs=True``) use ours (every codec in :data:`BINDINGS`: gzip,
-    blosc, zstd, crc32c, cast_value, scale_offset, and numcodecs' fixedscaleoffset, lz4, bz2,
-    lzma, shuffle and checksums) for every codec they build from a name or from JSON
+    blosc, zstd, crc32c, cast_value, scale_offset, and numcodecs' fixedscaleoffset, zlib, lz4,
+    bz2, lzma, shuffle and checksums) for every codec they build from a name or from JSON
     (arrays opened from their metadata, codecs given as JSON). Codec objects of zarr-python's
     own classes for those names (``zarr.codecs.GzipCodec(level=5)``, the default
     ``ZstdCodec``) stay zarr-python's objects, but their chunk methods run ours (see

@@ -114,6 +114,7 @@ CHECKS = (
             _distinct_uint32,
         )
         for name, distribution, configuration in (
+            ("numcodecs.zlib", "zarr-codec-gzip", {"level": 1}),
             ("numcodecs.lz4", "zarr-codec-lz4", {"acceleration": 1}),
             ("numcodecs.bz2", "zarr-codec-bz2", {"level": 1}),
             ("numcodecs.lzma", "zarr-codec-lzma", {"format": 1, "check": -1, "preset": 1}),
