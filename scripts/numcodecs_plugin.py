@@ -1,8 +1,8 @@
 """pytest plugin for ``scripts/numcodecs-suite``: numcodecs' own tests against our classes.
 
 Before numcodecs' test modules are imported, every numcodecs class we replace (the ``OURS``
-table: ``GZip``, ``Blosc``, ``Zstd``, ``LZ4``, ``BZ2``, ``LZMA``, ``Shuffle``, the checksums and
-``FixedScaleOffset``, in ``numcodecs`` and in their own modules) and the bare
+table: ``GZip``, ``Zlib``, ``Blosc``, ``Zstd``, ``LZ4``, ``BZ2``, ``LZMA``, ``Shuffle``, the
+checksums and ``FixedScaleOffset``, in ``numcodecs`` and in their own modules) and the bare
 ``numcodecs.jenkins.jenkins_lookup3`` are pointed at ours, and ours are registered for their
 ids, so every ``GZip(...)``, ``get_codec({"id": "gzip"})`` and ``eval("GZip(level=3)")`` in
 those tests builds one of ours.
@@ -25,6 +25,7 @@ import numcodecs.jenkins
 import numcodecs.lz4
 import numcodecs.lzma
 import numcodecs.shuffle
+import numcodecs.zlib
 import numcodecs.zstd
 import pytest
 from zarr_codec_blosc.numcodecs import Blosc
@@ -33,7 +34,7 @@ from zarr_codec_checksums import jenkins_lookup3
 from zarr_codec_checksums.numcodecs import CRC32, Adler32, Fletcher32, JenkinsLookup3
 from zarr_codec_crc32c.numcodecs import CRC32C
 from zarr_codec_filters.numcodecs import Shuffle
-from zarr_codec_gzip.numcodecs import GZip
+from zarr_codec_gzip.numcodecs import GZip, Zlib
 from zarr_codec_lz4.numcodecs import LZ4
 from zarr_codec_lzma.numcodecs import LZMA
 from zarr_codec_scale_offset.numcodecs import FixedScaleOffset
@@ -56,6 +57,7 @@ EXCLUDED: dict[str, str] = {
 
 OURS: dict[str, Any] = {
     "gzip": (numcodecs.gzip, "GZip", GZip),
+    "zlib": (numcodecs.zlib, "Zlib", Zlib),
     "blosc": (numcodecs.blosc, "Blosc", Blosc),
     "zstd": (numcodecs.zstd, "Zstd", Zstd),
     "crc32c": (numcodecs.checksum32, "CRC32C", CRC32C),

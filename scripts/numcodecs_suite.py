@@ -19,6 +19,7 @@ from upstream_suites import run_pytest, unpacked
 
 MODULES = (
     "test_gzip.py",
+    "test_zlib.py",
     "test_blosc.py",
     "test_zstd.py",
     "test_checksum32.py",
@@ -32,6 +33,7 @@ MODULES = (
 )
 FIXTURES = (
     "gzip",
+    "zlib",
     "blosc",
     "zstd",
     "crc32",
