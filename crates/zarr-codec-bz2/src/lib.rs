@@ -31,7 +31,7 @@ use serde::{Deserialize, Serialize};
 use zarr_codec_shapes::json::{
     ZarrFormat, parse_v2_config, parse_v3_config, to_v2_json, to_v3_json,
 };
-use zarr_codec_shapes::sink::{FixedSink, GrowingSink, Sink};
+use zarr_codec_shapes::sink::{self, FixedSink, GrowingSink, Sink, Step, StreamFailure};
 use zarr_codec_shapes::{Codec, CodecError, CodecFromJson, Result, UninitBytesCodec};
 
 /// The codec's id in Zarr v2 metadata.
@@ -131,74 +131,27 @@ fn corrupt(err: bzip2::Error) -> CodecError {
 }
 
 /// One stream of `input` decoded into `sink`: the input bytes it took.
-fn decode_stream(input: &[u8], sink: &mut dyn Sink) -> std::result::Result<usize, StreamError> {
+fn decode_stream(input: &[u8], sink: &mut dyn Sink) -> std::result::Result<usize, StreamFailure> {
     let mut stream = Decompress::new(false);
-    let mut read = 0usize;
-    loop {
-        let wanted = input.len().saturating_mul(4).max(1 << 16);
-        let limit = sink.limit();
-        let Some(room) = sink.room(wanted) else {
-            return Err(StreamError::Limit(limit));
-        };
-        let room_len = room.len();
+    let truncated = || CodecError::corrupt("bz2: the data ends before the end-of-stream marker");
+    let step = |rest: &[u8], room: &mut [MaybeUninit<u8>]| {
         let (before_in, before_out) = (stream.total_in(), stream.total_out());
         let status = stream
-            .decompress_uninit(&input[read..], room)
-            .map_err(|err| StreamError::Invalid(corrupt(err)))?;
-        let took = usize::try_from(stream.total_in() - before_in).unwrap_or(usize::MAX);
-        let gave = usize::try_from(stream.total_out() - before_out).unwrap_or(usize::MAX);
-        read += took;
-        // SAFETY: libbzip2 initialised the `gave` bytes it reports at the start of the room.
-        unsafe { sink.advance(gave) };
-        match status {
-            Status::StreamEnd => return Ok(read),
-            // No progress: the output is full, or the input ends inside the stream.
-            _ if took == 0 && gave == 0 && room_len == 0 => return Err(StreamError::Limit(limit)),
-            _ if took == 0 && gave == 0 => return Err(StreamError::Truncated),
-            _ => {}
-        }
-    }
-}
-
-enum StreamError {
-    /// Not a bzip2 stream, or a damaged one.
-    Invalid(CodecError),
-    /// A stream that ends before its end-of-stream marker.
-    Truncated,
-    /// The output would pass the sink's limit.
-    Limit(usize),
-}
-
-impl StreamError {
-    fn into_codec_error(self) -> CodecError {
-        match self {
-            Self::Invalid(err) => err,
-            Self::Truncated => CodecError::corrupt(
-                "bz2: the data ends before the end-of-stream marker (truncated)",
-            ),
-            Self::Limit(limit) => CodecError::OutputLimit { limit },
-        }
-    }
+            .decompress_uninit(rest, room)
+            .map_err(|err| StreamFailure::Invalid(corrupt(err)))?;
+        Ok(Step {
+            took: usize::try_from(stream.total_in() - before_in).unwrap_or(usize::MAX),
+            gave: usize::try_from(stream.total_out() - before_out).unwrap_or(usize::MAX),
+            ended: status == Status::StreamEnd,
+        })
+    };
+    // SAFETY: libbzip2 initialises the bytes it reports written at the start of the room.
+    unsafe { sink::decode_stream(input, sink, false, truncated, step) }
 }
 
 /// Every stream of `input` into `sink`, as `bz2.decompress` reads them (no bytes: nothing).
 fn decode_streams(input: &[u8], sink: &mut dyn Sink) -> Result<()> {
-    let mut rest = input;
-    let mut first = true;
-    while !rest.is_empty() {
-        let start = sink.len();
-        match decode_stream(rest, sink) {
-            Ok(took) => rest = &rest[took..],
-            // Python ignores what follows the first stream when it is not a stream.
-            Err(StreamError::Invalid(_)) if !first => {
-                sink.truncate(start);
-                return Ok(());
-            }
-            Err(err) => return Err(err.into_codec_error()),
-        }
-        first = false;
-    }
-    Ok(())
+    sink::decode_concatenated(input, sink, true, decode_stream)
 }
 
 /// The chunk `input` decoded into `out`; the bytes written.

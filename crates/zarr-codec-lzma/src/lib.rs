@@ -35,7 +35,7 @@ use serde::{Deserialize, Serialize};
 use zarr_codec_shapes::json::{
     ZarrFormat, parse_v2_config, parse_v3_config, to_v2_json, to_v3_json,
 };
-use zarr_codec_shapes::sink::{FixedSink, GrowingSink, Sink};
+use zarr_codec_shapes::sink::{self, FixedSink, GrowingSink, Sink, Step, StreamFailure};
 use zarr_codec_shapes::{Codec, CodecError, CodecFromJson, Result, UninitBytesCodec};
 
 /// The codec's id in Zarr v2 metadata.
@@ -384,70 +384,43 @@ impl Lzma {
         Ok(out)
     }
 
-    /// One stream of `input` into `sink`: the input bytes it took.
+    /// One stream of `input` into `sink`: the input bytes it took. A raw stream has no end
+    /// marker: the input's end is its end.
     fn decode_stream(
         &self,
         input: &[u8],
         sink: &mut dyn Sink,
-    ) -> std::result::Result<usize, Failure> {
-        let mut stream = self.decoder().map_err(Failure::Other)?;
-        let mut read = 0usize;
-        loop {
-            let limit = sink.limit();
-            let wanted = input.len().saturating_mul(4).max(1 << 16);
-            let room = sink
-                .room(wanted)
-                .ok_or(Failure::Other(CodecError::OutputLimit { limit }))?;
-            let room_len = room.len();
+    ) -> std::result::Result<usize, StreamFailure> {
+        let mut stream = self.decoder().map_err(StreamFailure::Other)?;
+        let truncated = || corrupt("the data ends before the end-of-stream marker (truncated)");
+        let step = |rest: &[u8], room: &mut [MaybeUninit<u8>]| {
             let (before_in, before_out) = (stream.total_in(), stream.total_out());
             let status = stream
-                .process_uninit(&input[read..], room, Action::Run)
-                .map_err(|err| Failure::Invalid(corrupt(&err.to_string())))?;
-            let took = usize::try_from(stream.total_in() - before_in).unwrap_or(usize::MAX);
-            let gave = usize::try_from(stream.total_out() - before_out).unwrap_or(usize::MAX);
-            read += took;
-            // SAFETY: liblzma initialised the `gave` bytes it reports at the start of the room.
-            unsafe { sink.advance(gave) };
-            match status {
-                Status::StreamEnd => return Ok(read),
-                _ if took == 0 && gave == 0 && room_len == 0 => {
-                    return Err(Failure::Other(CodecError::OutputLimit { limit }));
-                }
-                _ if took == 0 && gave == 0 => {
-                    // The raw format has no end marker but the input's end.
-                    if self.format == FORMAT_RAW && read >= input.len() {
-                        return Ok(read);
-                    }
-                    return Err(Failure::Other(corrupt(
-                        "the data ends before the end-of-stream marker (truncated)",
-                    )));
-                }
-                _ => {}
-            }
-        }
+                .process_uninit(rest, room, Action::Run)
+                .map_err(|err| StreamFailure::Invalid(corrupt(&err.to_string())))?;
+            Ok(Step {
+                took: usize::try_from(stream.total_in() - before_in).unwrap_or(usize::MAX),
+                gave: usize::try_from(stream.total_out() - before_out).unwrap_or(usize::MAX),
+                ended: status == Status::StreamEnd,
+            })
+        };
+        let raw = self.format == FORMAT_RAW;
+        // SAFETY: liblzma initialises the bytes it reports written at the start of the room.
+        unsafe { sink::decode_stream(input, sink, raw, truncated, step) }
     }
 
-    /// Every stream of `input` into `sink`, as `lzma.decompress` reads them.
+    /// Every stream of `input` into `sink`, as `lzma.decompress` reads them (one, for the raw
+    /// format; no bytes at all are refused, as a stream cut short).
     fn decode_streams(&self, input: &[u8], sink: &mut dyn Sink) -> Result<()> {
-        let mut rest = input;
-        let mut first = true;
-        while first || !rest.is_empty() {
-            let start = sink.len();
-            match self.decode_stream(rest, sink) {
-                Ok(took) => rest = &rest[took..],
-                // Python ignores what follows the first stream when it is not a stream.
-                Err(Failure::Invalid(_)) if !first => {
-                    sink.truncate(start);
-                    return Ok(());
-                }
-                Err(Failure::Invalid(err) | Failure::Other(err)) => return Err(err),
-            }
-            first = false;
-            if self.format == FORMAT_RAW {
-                return Ok(()); // one raw stream: Python reads no further
-            }
+        if self.format == FORMAT_RAW {
+            return self
+                .decode_stream(input, sink)
+                .map(|_| ())
+                .map_err(|(StreamFailure::Invalid(err) | StreamFailure::Other(err))| err);
         }
-        Ok(())
+        sink::decode_concatenated(input, sink, false, |rest, sink| {
+            self.decode_stream(rest, sink)
+        })
     }
 
     /// The chunk `input` decoded into `out`; the bytes written.
@@ -463,12 +436,6 @@ impl Lzma {
         self.decode_streams(input, &mut sink)?;
         Ok(sink.into_vec())
     }
-}
-
-/// Why a stream did not decode: not a stream (ignored after the first), or anything else.
-enum Failure {
-    Invalid(CodecError),
-    Other(CodecError),
 }
 
 fn corrupt(message: &str) -> CodecError {

@@ -1,9 +1,12 @@
 //! Where a streaming decoder writes: a caller's buffer of fixed size ([`FixedSink`]), or a
 //! vector grown up to a limit ([`GrowingSink`]). For formats that do not say how large they
 //! decode (bzip2, xz), so that a decompression bomb stops at the limit, before the memory is
-//! used.
+//! used. [`decode_stream`] drives one stream into a sink, [`decode_concatenated`] streams one
+//! after another.
 
 use std::mem::MaybeUninit;
+
+use crate::CodecError;
 
 /// Output for a streaming decoder.
 pub trait Sink {
@@ -108,4 +111,95 @@ impl Sink for GrowingSink {
     fn limit(&self) -> usize {
         self.limit
     }
+}
+
+/// What one call of a streaming decoder did: input bytes taken, output bytes written into
+/// the room it was given, and whether the stream's end was reached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Step {
+    /// Input bytes consumed.
+    pub took: usize,
+    /// Output bytes written at the start of the room.
+    pub gave: usize,
+    /// Whether the stream ended (its end marker was read).
+    pub ended: bool,
+}
+
+/// Why one stream of a concatenation did not decode.
+#[derive(Debug)]
+pub enum StreamFailure {
+    /// The bytes are not a stream of the format, or a damaged one (after a first stream,
+    /// trailing bytes of this kind are ignored, as Python's `bz2` and `lzma` do).
+    Invalid(CodecError),
+    /// Anything else: a stream cut short, the output's limit, a refused configuration.
+    Other(CodecError),
+}
+
+/// One stream of `input` decoded into `sink` by repeated calls of `step(rest_of_input, room)`
+/// until the stream ends: the input bytes it took. When a call makes no progress, the output
+/// is at its limit ([`CodecError::OutputLimit`]) or the input ends inside the stream
+/// (`truncated`); where `ends_with_input` (formats with no end marker), the input's end is
+/// the stream's end.
+///
+/// # Safety
+/// Each `step` call initialises the first `gave` bytes of the room it is given.
+pub unsafe fn decode_stream(
+    input: &[u8],
+    sink: &mut dyn Sink,
+    ends_with_input: bool,
+    truncated: impl Fn() -> CodecError,
+    mut step: impl FnMut(&[u8], &mut [MaybeUninit<u8>]) -> Result<Step, StreamFailure>,
+) -> Result<usize, StreamFailure> {
+    let mut read = 0usize;
+    let wanted = input.len().saturating_mul(4).max(1 << 16);
+    loop {
+        let limit = sink.limit();
+        let room = sink
+            .room(wanted)
+            .ok_or(StreamFailure::Other(CodecError::OutputLimit { limit }))?;
+        let room_len = room.len();
+        let Step { took, gave, ended } = step(&input[read..], room)?;
+        read += took;
+        // SAFETY: the caller's contract: `step` initialised `gave` bytes of the room.
+        unsafe { sink.advance(gave) };
+        if ended {
+            return Ok(read);
+        }
+        if took == 0 && gave == 0 {
+            return Err(if room_len == 0 {
+                StreamFailure::Other(CodecError::OutputLimit { limit })
+            } else if ends_with_input && read >= input.len() {
+                return Ok(read);
+            } else {
+                StreamFailure::Other(truncated())
+            });
+        }
+    }
+}
+
+/// Streams one after another in `input` decoded into `sink` by `one(rest, sink)` (the input
+/// bytes each took), as Python's `bz2.decompress` and `lzma.decompress` read them: bytes after
+/// the first stream that are not a stream are ignored, what they wrote taken back. No bytes
+/// at all decode to nothing where `empty_is_nothing`, else go to `one` (which refuses them).
+pub fn decode_concatenated(
+    input: &[u8],
+    sink: &mut dyn Sink,
+    empty_is_nothing: bool,
+    mut one: impl FnMut(&[u8], &mut dyn Sink) -> Result<usize, StreamFailure>,
+) -> crate::Result<()> {
+    let mut rest = input;
+    let mut first = true;
+    while !rest.is_empty() || (first && !empty_is_nothing) {
+        let start = sink.len();
+        match one(rest, sink) {
+            Ok(took) => rest = &rest[took..],
+            Err(StreamFailure::Invalid(_)) if !first => {
+                sink.truncate(start);
+                return Ok(());
+            }
+            Err(StreamFailure::Invalid(err) | StreamFailure::Other(err)) => return Err(err),
+        }
+        first = false;
+    }
+    Ok(())
 }
