@@ -17,27 +17,16 @@ neighbour slows both sides of a ratio alike. Quote figures only from release whe
 from __future__ import annotations
 
 import argparse
-import time
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from zarr_codecs_bench import datasets
 
+from benchmarks.interleaved import best_of
+
 KiB, MiB = 1 << 10, 1 << 20
 SIZES = (4 * KiB, 64 * KiB, MiB, 16 * MiB)
-
-
-def _best(calls: dict[str, Callable[[], object]], rounds: int, inner: int) -> dict[str, float]:
-    """Seconds per call of each callable: the best of ``rounds`` rounds, interleaved."""
-    best = dict.fromkeys(calls, float("inf"))
-    for _ in range(rounds):
-        for name, fn in calls.items():
-            start = time.perf_counter()
-            for _ in range(inner):
-                fn()
-            best[name] = min(best[name], (time.perf_counter() - start) / inner)
-    return best
 
 
 def _checksums() -> list[tuple[str, Any, Any]]:
@@ -106,7 +95,7 @@ def _row(name: str, ours: Any, theirs: Any, data: np.ndarray, rounds: int, datas
         "dec into": lambda: ours.decode(encoded, out=out),
     }
     inner = max(1, (4 * MiB) // data.nbytes)
-    t = _best(calls, rounds, inner)
+    t = best_of(calls, rounds, inner)
     gbs = data.nbytes / 1e9
     return (
         f"| {name} | {dataset} | {data.nbytes // KiB} | {len(encoded) / data.nbytes:.3f} | "

@@ -17,26 +17,15 @@ release wheels (``maturin build --release``); the development wheels keep debug 
 from __future__ import annotations
 
 import argparse
-import time
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from zarr_codecs_bench import datasets
 
+from benchmarks.interleaved import best_of
+
 MiB = 1 << 20
-
-
-def _best(calls: dict[str, Callable[[], object]], rounds: int, inner: int) -> dict[str, float]:
-    """Seconds per call of each callable: the best of ``rounds`` rounds, interleaved."""
-    best = dict.fromkeys(calls, float("inf"))
-    for _ in range(rounds):
-        for name, fn in calls.items():
-            start = time.perf_counter()
-            for _ in range(inner):
-                fn()
-            best[name] = min(best[name], (time.perf_counter() - start) / inner)
-    return best
 
 
 def _zstd_calls(data: np.ndarray, level: int) -> tuple[dict[str, Any], bytes, bytes]:
@@ -67,7 +56,7 @@ def _zstd_level_row(name: str, data: np.ndarray, level: int, rounds: int) -> str
     raw = data.tobytes()
     calls["enc zstandard"] = lambda: compressor.compress(raw)
     calls["dec zstandard"] = lambda: decompressor.decompress(frame)
-    t = _best(calls, rounds, 1)
+    t = best_of(calls, rounds, 1)
     mb = data.nbytes / 1e6
     return (
         f"| {name} | {level} | {len(frame) / len(their_frame):.4f} "
@@ -94,7 +83,7 @@ def zstd_levels(rounds: int, levels: list[int]) -> None:
 
 def _zstd_chunk_row(chunk: np.ndarray, level: int, rounds: int) -> str:
     calls, _, _ = _zstd_calls(chunk, level)
-    t = _best(calls, rounds, max(20, 4 * MiB // chunk.nbytes))
+    t = best_of(calls, rounds, max(20, 4 * MiB // chunk.nbytes))
     return (
         f"| {chunk.nbytes:,} B | {level} | {t['enc numcodecs'] * 1e6:.1f} "
         f"| {t['enc ours'] * 1e6:.1f} | {t['enc numcodecs'] / t['enc ours']:.2f}x "
@@ -123,7 +112,7 @@ def _zstd_batch_row(name: str, data: np.ndarray, rounds: int) -> str:
     ours, theirs = Zstd(3), numcodecs.Zstd(level=3)
     frames = ours.encode_batch(chunks)
     outs = [np.empty(len(c), np.uint8) for c in chunks]
-    t = _best(
+    t = best_of(
         {
             "loop": lambda: [theirs.decode(f) for f in frames],
             "batch 1": lambda: ours.decode_batch(frames, threads=1),
@@ -160,7 +149,7 @@ def _crc32c_row(data: bytes, rounds: int) -> str:
     from zarr_codec_crc32c import checksum
 
     size = len(data)
-    t = _best(
+    t = best_of(
         {
             "ours": lambda: checksum(data),
             "crc32c": lambda: crc32c.crc32c(data),
