@@ -6,9 +6,11 @@ arrays without filters) and ours for each. ``ChainCodecPipeline`` builds its cha
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+import numpy as np
 from zarr_codec_runtime import Sharding, Transpose
 from zarr_codec_runtime.chain import NATIVE
 from zarr_codec_shapes.bytes_codec import BytesCodec
@@ -128,10 +130,6 @@ def _encoded_itemsize(codec: Any) -> int:
     """The item size of what a v2 filter encodes to, from the numcodecs configuration it was
     made from (``astype``, else ``dtype``); refused unless little-endian or one byte wide, the
     order numcodecs' filters write and ``BytesCodec(NATIVE)`` stores on this machine."""
-    import sys
-
-    import numpy as np
-
     config = codec.to_json(2)
     name = config.get("astype") or config.get("dtype")
     if name is None:
