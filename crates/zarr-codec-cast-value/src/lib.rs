@@ -28,6 +28,7 @@
 mod affine;
 mod kernels;
 mod numeric;
+pub mod numpy;
 mod plan;
 mod round;
 mod scalar_map;

@@ -6,9 +6,16 @@
 //! | codec | numcodecs class | what |
 //! |---|---|---|
 //! | [`Shuffle`] | `Shuffle(elementsize=4)` | the bytes of each element position together (a byte transpose) |
+//! | [`Delta`] | `Delta(dtype, astype=None)` | each element less the one before it |
+//! | [`BitRound`] | `BitRound(keepbits)` | float mantissas rounded to `keepbits` bits |
+//! | [`Quantize`] | `Quantize(digits, dtype, astype=None)` | floats rounded to about `digits` decimal digits |
+//! | [`AsType`] | `AsType(encode_dtype, decode_dtype)` | numpy's `astype` each way |
+//! | [`PackBits`] | `PackBits()` | booleans as bits, eight to a byte |
 //!
-//! The rest of numcodecs' filters (delta, bitround, quantize, astype, packbits, categorize)
-//! are to join this crate.
+//! Shuffle is a bytes-to-bytes codec; the others map arrays to arrays and give numpy's exact
+//! values (its promotion, rounding and wrap-around; float16 through `f32`), NaN and
+//! infinities included. numcodecs' `categorize` works on strings and lives with the
+//! variable-length codecs.
 //!
 //! ```
 //! use zarr_codec_filters::Shuffle;
@@ -21,6 +28,20 @@
 //! # Ok::<(), zarr_codec_shapes::CodecError>(())
 //! ```
 
+mod arith;
+mod astype;
+mod bitround;
+mod delta;
+pub mod element_filter;
+mod float16;
+pub mod packbits;
+mod quantize;
 mod shuffle;
 
+pub use astype::{ASTYPE_ID, ASTYPE_NAME, AsType, AsTypeConfig};
+pub use bitround::{BITROUND_ID, BITROUND_NAME, BitRound, BitRoundConfig};
+pub use delta::{DELTA_ID, DELTA_NAME, Delta, DeltaConfig};
+pub use element_filter::ElementFilter;
+pub use packbits::{PACKBITS_ID, PACKBITS_NAME, PackBits};
+pub use quantize::{QUANTIZE_ID, QUANTIZE_NAME, Quantize, QuantizeConfig};
 pub use shuffle::{SHUFFLE_ID, SHUFFLE_NAME, Shuffle, shuffle, unshuffle};

@@ -30,6 +30,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Number, Value};
+use zarr_codec_cast_value::numpy::{nonfinite_pairs, numpy_astype, numpy_type};
 use zarr_codec_cast_value::{
     CastPlan, CastValue, Direction, OutOfRange, Rounding, ScalarMap, ScalarMapJson,
 };
@@ -87,8 +88,8 @@ impl FixedScaleOffset {
             dtype: dtype.to_owned(),
             astype: astype.map(str::to_owned),
         };
-        let source = parse_type(dtype, "dtype")?;
-        let target = astype.map_or(Ok(source), |name| parse_type(name, "astype"))?;
+        let source = numpy_type(dtype, LEGACY_ID, "dtype")?;
+        let target = astype.map_or(Ok(source), |name| numpy_type(name, LEGACY_ID, "astype"))?;
         let offset = Param::of(&config.offset);
         let scale = Param::of(&config.scale);
         let affine = ScaleOffset::new(
@@ -167,28 +168,6 @@ impl FixedScaleOffset {
     }
 }
 
-/// A numpy type string (with or without byte order) or name, for an integer or float type.
-fn parse_type(text: &str, label: &str) -> Result<DataType> {
-    let data_type = DataType::from_name(text).or_else(|_| {
-        let prefixed = if text.starts_with(['<', '>', '|', '=']) {
-            text.to_owned()
-        } else {
-            format!("<{text}")
-        };
-        DataType::from_v2_str(&prefixed).map(|(data_type, _)| data_type)
-    });
-    let data_type = data_type.map_err(|_| {
-        CodecError::configuration(format!("{LEGACY_ID}: {label} {text:?} is not a numpy type"))
-    })?;
-    let numeric = data_type.is_integer() || data_type.is_float();
-    if !numeric || data_type.numpy_str().is_none() {
-        return Err(CodecError::unsupported(format!(
-            "{LEGACY_ID}: {label} {data_type} is not supported (integers and float16/32/64)"
-        )));
-    }
-    Ok(data_type)
-}
-
 /// A parameter as numpy sees the Python number: an integer or a float.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Param {
@@ -216,49 +195,10 @@ impl Param {
     }
 }
 
-/// `cast_value`'s `scalar_map` pairs sending NaN, +Infinity and -Infinity where numpy's float
-/// to integer conversion sends them on x86: through a 32-bit conversion for the narrower types
-/// (its low bits: 0); the minimum for 32/64-bit signed types; 2^63 or 0 for uint64 through its
-/// unsigned 64-bit conversion.
-fn nonfinite_pairs(target: DataType) -> Vec<(Value, Value)> {
-    let outputs: [Value; 3] = match target {
-        DataType::Int32 => [i32::MIN.into(), i32::MIN.into(), i32::MIN.into()],
-        DataType::Int64 => [i64::MIN.into(), i64::MIN.into(), i64::MIN.into()],
-        DataType::UInt64 => [(1u64 << 63).into(), 0.into(), (1u64 << 63).into()],
-        _ => [0.into(), 0.into(), 0.into()],
-    };
-    ["NaN", "Infinity", "-Infinity"]
-        .into_iter()
-        .zip(outputs)
-        .map(|(key, output)| (Value::from(key), output))
-        .collect()
-}
-
-/// numpy's `astype` from `from` (float or integer) to `target`: `rounding`; integers wrap,
-/// floats overflow to ±Infinity; from a float into an integer, NaN and ±Infinity as x86 does.
-fn astype_plan(from: DataType, target: DataType, rounding: Rounding) -> Result<CastPlan> {
-    let (out_of_range, map) = if target.is_integer() {
-        let map = if from.is_float() {
-            ScalarMap::parse(&nonfinite_pairs(target), from, target)?
-        } else {
-            ScalarMap::default()
-        };
-        (OutOfRange::Wrap, map)
-    } else {
-        (OutOfRange::Clamp, ScalarMap::default())
-    };
-    CastPlan::new(from, target, rounding, Some(out_of_range), map)
-}
-
 /// The step of numpy's astype from `from` to `target`, pushed unless the two are the same.
-fn push_astype(
-    steps: &mut Vec<Step>,
-    from: DataType,
-    target: DataType,
-    rounding: Rounding,
-) -> Result<()> {
+fn push_astype(steps: &mut Vec<Step>, from: DataType, target: DataType) -> Result<()> {
     if from != target {
-        steps.push(Step::Cast(astype_plan(from, target, rounding)?));
+        steps.push(Step::Cast(numpy_astype(from, target)?));
     }
     Ok(())
 }
@@ -335,7 +275,7 @@ fn encode_steps(
         };
         let middle = arithmetic.result_type();
         let mut steps = vec![Step::Integers(arithmetic)];
-        push_astype(&mut steps, middle, target, Rounding::NearestEven)?;
+        push_astype(&mut steps, middle, target)?;
         return Ok(steps);
     }
     if target.is_integer() {
@@ -343,7 +283,7 @@ fn encode_steps(
     }
     // numcodecs rounds to whole numbers even for a float astype (np.around).
     let mut steps = vec![Step::Encode(bind(source)?), Step::Around(source)];
-    push_astype(&mut steps, source, target, Rounding::NearestEven)?;
+    push_astype(&mut steps, source, target)?;
     Ok(steps)
 }
 
@@ -374,13 +314,7 @@ fn decode_steps(
         steps.push(Step::Cast(widen));
     }
     steps.push(Step::Decode(bind(middle)?));
-    // numpy's float -> integer astype truncates.
-    let rounding = if source.is_integer() {
-        Rounding::TowardsZero
-    } else {
-        Rounding::NearestEven
-    };
-    push_astype(&mut steps, middle, source, rounding)?;
+    push_astype(&mut steps, middle, source)?;
     Ok(steps)
 }
 

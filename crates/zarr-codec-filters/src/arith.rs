@@ -1,0 +1,199 @@
+//! Adjacent differences and running sums over native-endian elements of one data type, with
+//! numpy's arithmetic: integers wrap modulo 2^N, floats round each operation in their own
+//! precision (float16 through `f32`, as numpy does), both sequentially, first to last.
+
+use zarr_codec_shapes::DataType;
+
+use crate::float16;
+
+/// An element type numpy adds and subtracts in.
+trait Word: Copy {
+    const SIZE: usize;
+    fn load(bytes: &[u8]) -> Self;
+    fn store(self, bytes: &mut [u8]);
+    fn add(self, other: Self) -> Self;
+    fn sub(self, other: Self) -> Self;
+}
+
+macro_rules! integer_word {
+    ($($word:ty),*) => {$(
+        impl Word for $word {
+            const SIZE: usize = std::mem::size_of::<$word>();
+            #[inline(always)]
+            fn load(bytes: &[u8]) -> Self {
+                let mut buffer = [0u8; std::mem::size_of::<$word>()];
+                buffer.copy_from_slice(bytes);
+                <$word>::from_ne_bytes(buffer)
+            }
+            #[inline(always)]
+            fn store(self, bytes: &mut [u8]) {
+                bytes.copy_from_slice(&self.to_ne_bytes());
+            }
+            #[inline(always)]
+            fn add(self, other: Self) -> Self {
+                self.wrapping_add(other)
+            }
+            #[inline(always)]
+            fn sub(self, other: Self) -> Self {
+                self.wrapping_sub(other)
+            }
+        }
+    )*};
+}
+
+integer_word!(u8, u16, u32, u64);
+
+macro_rules! float_word {
+    ($($word:ty),*) => {$(
+        impl Word for $word {
+            const SIZE: usize = std::mem::size_of::<$word>();
+            #[inline(always)]
+            fn load(bytes: &[u8]) -> Self {
+                let mut buffer = [0u8; std::mem::size_of::<$word>()];
+                buffer.copy_from_slice(bytes);
+                <$word>::from_ne_bytes(buffer)
+            }
+            #[inline(always)]
+            fn store(self, bytes: &mut [u8]) {
+                bytes.copy_from_slice(&self.to_ne_bytes());
+            }
+            #[inline(always)]
+            fn add(self, other: Self) -> Self {
+                self + other
+            }
+            #[inline(always)]
+            fn sub(self, other: Self) -> Self {
+                self - other
+            }
+        }
+    )*};
+}
+
+float_word!(f32, f64);
+
+/// A float16 element, computed in `f32` as numpy does.
+#[derive(Clone, Copy)]
+struct Half(u16);
+
+impl Word for Half {
+    const SIZE: usize = 2;
+    fn load(bytes: &[u8]) -> Self {
+        Self(u16::load(bytes))
+    }
+    fn store(self, bytes: &mut [u8]) {
+        self.0.store(bytes);
+    }
+    fn add(self, other: Self) -> Self {
+        Self(float16::apply(self.0, other.0, |a, b| a + b))
+    }
+    fn sub(self, other: Self) -> Self {
+        Self(float16::apply(self.0, other.0, |a, b| a - b))
+    }
+}
+
+/// Whether [`diff`] and [`cumsum`] compute in `data_type`: integers of 1 to 8 bytes and
+/// float16/32/64.
+pub fn supports(data_type: DataType) -> bool {
+    (data_type.is_integer() && data_type.numpy_str().is_some())
+        || matches!(
+            data_type,
+            DataType::Float16 | DataType::Float32 | DataType::Float64
+        )
+}
+
+macro_rules! dispatch {
+    ($data_type:expr, $function:ident ( $($arg:expr),* )) => {
+        match $data_type {
+            DataType::Float16 => $function::<Half>($($arg),*),
+            DataType::Float32 => $function::<f32>($($arg),*),
+            DataType::Float64 => $function::<f64>($($arg),*),
+            other => match other.size() {
+                1 => $function::<u8>($($arg),*),
+                2 => $function::<u16>($($arg),*),
+                4 => $function::<u32>($($arg),*),
+                _ => $function::<u64>($($arg),*),
+            },
+        }
+    };
+}
+
+/// `output[0] = input[0]`, then `output[i] = input[i] - input[i - 1]`, in `data_type`
+/// (one of [`supports`]); both hold the same whole number of elements.
+pub fn diff(data_type: DataType, input: &[u8], output: &mut [u8]) {
+    dispatch!(data_type, diff_words(input, output));
+}
+
+/// Each element replaced by the sum of it and all before it, in `data_type` (one of
+/// [`supports`]), added first to last.
+pub fn cumsum(data_type: DataType, data: &mut [u8]) {
+    dispatch!(data_type, cumsum_words(data));
+}
+
+fn diff_words<W: Word>(input: &[u8], output: &mut [u8]) {
+    let (Some(first), Some(target)) = (input.get(..W::SIZE), output.get_mut(..W::SIZE)) else {
+        return;
+    };
+    target.copy_from_slice(first);
+    let pairs = input
+        .chunks_exact(W::SIZE)
+        .zip(input[W::SIZE..].chunks_exact(W::SIZE));
+    for ((before, after), out) in pairs.zip(output[W::SIZE..].chunks_exact_mut(W::SIZE)) {
+        W::load(after).sub(W::load(before)).store(out);
+    }
+}
+
+fn cumsum_words<W: Word>(data: &mut [u8]) {
+    let mut elements = data.chunks_exact_mut(W::SIZE);
+    let Some(first) = elements.next() else {
+        return;
+    };
+    let mut sum = W::load(first);
+    for element in elements {
+        sum = sum.add(W::load(element));
+        sum.store(element);
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::float_cmp)] // exact values are the point
+mod tests {
+    use super::*;
+
+    fn bytes<const N: usize, T: Copy>(values: &[T], to: fn(T) -> [u8; N]) -> Vec<u8> {
+        values.iter().flat_map(|&v| to(v)).collect()
+    }
+
+    #[test]
+    fn integers_wrap_both_ways() {
+        let input = bytes(&[250u8, 4, 10], u8::to_ne_bytes);
+        let mut output = vec![0; 3];
+        diff(DataType::UInt8, &input, &mut output);
+        assert_eq!(output, [250, 10, 6]);
+        cumsum(DataType::UInt8, &mut output);
+        assert_eq!(output, input);
+        let input = bytes(&[i64::MAX, i64::MIN, -1], i64::to_ne_bytes);
+        let mut output = vec![0; 24];
+        diff(DataType::Int64, &input, &mut output);
+        cumsum(DataType::Int64, &mut output);
+        assert_eq!(output, input);
+    }
+
+    #[test]
+    fn floats_keep_the_first_element_and_signed_zero() {
+        let input = bytes(&[-0.0f32, 1.5, f32::NAN], f32::to_ne_bytes);
+        let mut output = vec![0; 12];
+        diff(DataType::Float32, &input, &mut output);
+        assert_eq!(&output[..4], &(-0.0f32).to_ne_bytes());
+        cumsum(DataType::Float32, &mut output);
+        assert_eq!(&output[..8], &input[..8]);
+    }
+
+    #[test]
+    fn empty_and_single_elements() {
+        diff(DataType::Float16, &[], &mut []);
+        cumsum(DataType::Int32, &mut []);
+        let mut output = [0u8; 2];
+        diff(DataType::Float16, &[0x00, 0x3c], &mut output);
+        assert_eq!(output, [0x00, 0x3c]);
+    }
+}

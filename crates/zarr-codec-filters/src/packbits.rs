@@ -1,0 +1,265 @@
+//! numcodecs' `PackBits()`: a boolean array as bits, eight to a byte (first element in the
+//! high bit, numpy's `packbits`), after one byte holding how many bits pad the last byte.
+//!
+//! A chunk of `n` booleans encodes to `1 + ceil(n / 8)` bytes (zarr-python's
+//! `numcodecs.packbits` resolves to that one-dimensional `uint8` shape); any nonzero byte is
+//! `true`, as numpy's `packbits` takes it, and decoding writes `0` and `1`.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use zarr_codec_shapes::json::{
+    ZarrFormat, parse_v2_config, parse_v3_config, to_v2_json, to_v3_json,
+};
+use zarr_codec_shapes::{
+    ArrayToArrayCodec, ChunkSpec, Codec, CodecError, CodecFromJson, DataType, FillValue, Result,
+};
+
+/// The codec's name in Zarr v3 metadata (zarr-python's).
+pub const PACKBITS_NAME: &str = "numcodecs.packbits";
+/// The codec's id in Zarr v2 metadata.
+pub const PACKBITS_ID: &str = "packbits";
+
+/// `PackBits` takes no configuration.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Config {}
+
+/// numcodecs' `PackBits()`: boolean arrays only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PackBits;
+
+/// The bytes `count` booleans pack into (the padding byte included).
+pub fn packed_len(count: usize) -> usize {
+    1 + count.div_ceil(8)
+}
+
+/// The booleans a packed buffer holds, from its length and padding byte; `Corrupt` for a
+/// buffer numcodecs could not have written (empty, or padding over 7 bits or past the data).
+pub fn unpacked_len(packed: &[u8]) -> Result<usize> {
+    let Some((&padding, bits)) = packed.split_first() else {
+        return Err(CodecError::corrupt(format!(
+            "{PACKBITS_ID}: empty input (no padding byte)"
+        )));
+    };
+    if padding > 7 || (bits.is_empty() && padding != 0) {
+        return Err(CodecError::corrupt(format!(
+            "{PACKBITS_ID}: {padding} padding bits for {} bytes of bits",
+            bits.len()
+        )));
+    }
+    Ok(bits.len() * 8 - usize::from(padding))
+}
+
+/// Packs every boolean byte of `input` into `output` ([`packed_len`] bytes).
+pub fn pack(input: &[u8], output: &mut [u8]) -> Result<()> {
+    if output.len() != packed_len(input.len()) {
+        return Err(CodecError::OutputSize {
+            expected: packed_len(input.len()),
+            actual: output.len(),
+        });
+    }
+    let Some((padding, bits)) = output.split_first_mut() else {
+        return Ok(());
+    };
+    #[allow(clippy::cast_possible_truncation)] // at most 7
+    {
+        *padding = ((8 - input.len() % 8) % 8) as u8;
+    }
+    let mut groups = input.chunks_exact(8);
+    for (group, byte) in groups.by_ref().zip(bits.iter_mut()) {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(group);
+        *byte = pack_word(u64::from_le_bytes(word));
+    }
+    let rest = groups.remainder();
+    if let Some(last) = bits.last_mut().filter(|_| !rest.is_empty()) {
+        let mut word = [0u8; 8];
+        word[..rest.len()].copy_from_slice(rest);
+        *last = pack_word(u64::from_le_bytes(word));
+    }
+    Ok(())
+}
+
+/// Eight booleans (byte `i` of `word` is element `i`) as one byte, element 0 in the high bit.
+#[inline(always)]
+fn pack_word(word: u64) -> u8 {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    // 0x01 in each byte that is nonzero, 0x00 elsewhere (no carry crosses bytes).
+    let ones = ((((word & LOW7) + LOW7) | word) >> 7) & 0x0101_0101_0101_0101;
+    // Each byte's bit lands in the top byte at bit 7 - i; no two partial products share a bit.
+    #[allow(clippy::cast_possible_truncation)] // the top byte
+    {
+        (ones.wrapping_mul(0x8040_2010_0804_0201) >> 56) as u8
+    }
+}
+
+/// Every byte's eight bits as eight booleans (`0`/`1`), high bit first.
+const SPREAD: [[u8; 8]; 256] = {
+    let mut table = [[0u8; 8]; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        let mut bit = 0;
+        while bit < 8 {
+            #[allow(clippy::cast_possible_truncation)] // 0 or 1
+            {
+                table[byte][bit] = ((byte >> (7 - bit)) & 1) as u8;
+            }
+            bit += 1;
+        }
+        byte += 1;
+    }
+    table
+};
+
+/// Unpacks `input` (padding byte first) into `output`, which must hold exactly the booleans
+/// it holds (`Corrupt` otherwise).
+pub fn unpack(input: &[u8], output: &mut [u8]) -> Result<()> {
+    let count = unpacked_len(input)?;
+    if count != output.len() {
+        return Err(CodecError::corrupt(format!(
+            "{PACKBITS_ID}: {} packed bytes hold {count} booleans, not the chunk's {}",
+            input.len(),
+            output.len()
+        )));
+    }
+    let bits = &input[1..];
+    let mut groups = output.chunks_exact_mut(8);
+    for (group, &byte) in groups.by_ref().zip(bits) {
+        group.copy_from_slice(&SPREAD[usize::from(byte)]);
+    }
+    let rest = groups.into_remainder();
+    if let Some(&last) = bits.last().filter(|_| !rest.is_empty()) {
+        let len = rest.len();
+        rest.copy_from_slice(&SPREAD[usize::from(last)][..len]);
+    }
+    Ok(())
+}
+
+impl PackBits {
+    fn check(spec: &ChunkSpec) -> Result<()> {
+        if spec.data_type() == DataType::Bool {
+            return Ok(());
+        }
+        Err(CodecError::unsupported(format!(
+            "{PACKBITS_ID}: only bool arrays can be bit-packed, not {}",
+            spec.data_type()
+        )))
+    }
+}
+
+impl Codec for PackBits {
+    fn name(&self) -> &'static str {
+        PACKBITS_NAME
+    }
+
+    fn to_json(&self, format: ZarrFormat) -> Result<Value> {
+        match format {
+            ZarrFormat::V3 => to_v3_json(PACKBITS_NAME, &Config {}),
+            ZarrFormat::V2 => to_v2_json(PACKBITS_ID, &Config {}),
+        }
+    }
+}
+
+impl CodecFromJson for PackBits {
+    fn from_json(json: &Value, format: ZarrFormat) -> Result<Self> {
+        let Config {} = match format {
+            ZarrFormat::V3 => parse_v3_config(json, PACKBITS_NAME)?,
+            ZarrFormat::V2 => parse_v2_config(json, PACKBITS_ID)?,
+        };
+        Ok(Self)
+    }
+}
+
+impl ArrayToArrayCodec for PackBits {
+    /// One dimension of `1 + ceil(n / 8)` bytes, filled with 0.
+    fn resolve(&self, spec: &ChunkSpec) -> Result<ChunkSpec> {
+        Self::check(spec)?;
+        let fill = FillValue::from_bytes(DataType::UInt8, &[0])?;
+        ChunkSpec::new(vec![packed_len(spec.num_elements())], DataType::UInt8, fill)
+    }
+
+    fn encode(&self, input: &[u8], spec: &ChunkSpec) -> Result<Vec<u8>> {
+        Self::check(spec)?;
+        check_chunk(input, spec)?;
+        let mut output = vec![0u8; packed_len(input.len())];
+        pack(input, &mut output)?;
+        Ok(output)
+    }
+
+    fn decode(&self, input: &[u8], spec: &ChunkSpec) -> Result<Vec<u8>> {
+        Self::check(spec)?;
+        let mut output = vec![0u8; spec.num_elements()];
+        unpack(input, &mut output)?;
+        Ok(output)
+    }
+
+    fn encode_into(&self, input: &[u8], out: &mut [u8], spec: &ChunkSpec) -> Result<usize> {
+        Self::check(spec)?;
+        check_chunk(input, spec)?;
+        pack(input, out)?;
+        Ok(out.len())
+    }
+
+    fn decode_into(&self, input: &[u8], out: &mut [u8], spec: &ChunkSpec) -> Result<usize> {
+        Self::check(spec)?;
+        if out.len() != spec.num_elements() {
+            return Err(CodecError::OutputSize {
+                expected: spec.num_elements(),
+                actual: out.len(),
+            });
+        }
+        unpack(input, out)?;
+        Ok(out.len())
+    }
+}
+
+fn check_chunk(input: &[u8], spec: &ChunkSpec) -> Result<()> {
+    if input.len() == spec.num_elements() {
+        return Ok(());
+    }
+    Err(CodecError::corrupt(format!(
+        "{PACKBITS_ID}: {} bytes are not the chunk's {} booleans",
+        input.len(),
+        spec.num_elements()
+    )))
+}
+
+#[cfg(test)]
+#[allow(clippy::float_cmp)] // exact values are the point
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numcodecs_docstring_example() -> Result<()> {
+        let mut packed = [0u8; 2];
+        pack(&[1, 0, 0, 1], &mut packed)?;
+        assert_eq!(packed, [4, 144]);
+        let mut unpacked = [9u8; 4];
+        unpack(&packed, &mut unpacked)?;
+        assert_eq!(unpacked, [1, 0, 0, 1]);
+        Ok(())
+    }
+
+    #[test]
+    fn every_length_round_trips_and_nonzero_is_true() -> Result<()> {
+        for count in 0..40 {
+            let input: Vec<u8> = (0..count).map(|i| [0, 1, 7, 0, 0x80][i % 5]).collect();
+            let mut packed = vec![0u8; packed_len(count)];
+            pack(&input, &mut packed)?;
+            assert_eq!(unpacked_len(&packed)?, count);
+            let mut unpacked = vec![0u8; count];
+            unpack(&packed, &mut unpacked)?;
+            let expected: Vec<u8> = input.iter().map(|&b| u8::from(b != 0)).collect();
+            assert_eq!(unpacked, expected);
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn corrupt_padding_is_refused() {
+        assert!(unpacked_len(&[]).is_err());
+        assert!(unpacked_len(&[8, 0]).is_err());
+        assert!(unpacked_len(&[1]).is_err());
+        assert!(unpack(&[3, 0xff], &mut [0u8; 6]).is_err());
+    }
+}

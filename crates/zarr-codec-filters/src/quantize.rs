@@ -1,0 +1,267 @@
+//! numcodecs' `Quantize(digits, dtype, astype=None)`: floats rounded to a multiple of a
+//! power of two of about `digits` decimal digits (lossy); decoding is numpy's `astype` back.
+//!
+//! numcodecs computes `scale = 2.0 ** ceil(log2(10.0 ** -e))` with `e` the whole exponent of
+//! `10.0 ** -digits` (floored below 1, ceiled from 1), then `around(scale * x) / scale` in
+//! `dtype` (the scale converted to it: ±Infinity where it does not fit, as numpy does), each
+//! operation rounded in `dtype`, then numpy's `astype` into `astype`.
+
+use serde::{Deserialize, Serialize};
+use zarr_codec_cast_value::CastPlan;
+use zarr_codec_cast_value::numpy::{numpy_astype, numpy_type};
+use zarr_codec_shapes::{CodecError, DataType, PartialDecodeCapability, Result};
+
+use crate::element_filter::{ElementFilter, check_dtype, element_filter_codec};
+use crate::float16;
+
+/// The codec's name in Zarr v3 metadata (zarr-python's).
+pub const QUANTIZE_NAME: &str = "numcodecs.quantize";
+/// The codec's id in Zarr v2 metadata.
+pub const QUANTIZE_ID: &str = "quantize";
+
+/// `Quantize`'s configuration: type strings kept as given.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QuantizeConfig {
+    /// The decimal digits of precision wanted.
+    pub digits: i64,
+    /// The decoded elements' type (a float type).
+    pub dtype: String,
+    /// The encoded elements' type (`dtype` when absent; a float type).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub astype: Option<String>,
+}
+
+/// numcodecs' `Quantize(digits, dtype, astype)` on float16/32/64.
+#[derive(Debug, Clone)]
+pub struct Quantize {
+    config: QuantizeConfig,
+    dtype: DataType,
+    astype: DataType,
+    scale: f64,
+    narrow: Option<CastPlan>,
+    widen: Option<CastPlan>,
+}
+
+impl PartialEq for Quantize {
+    fn eq(&self, other: &Self) -> bool {
+        self.config == other.config
+    }
+}
+
+impl Quantize {
+    /// numcodecs' `Quantize(digits, dtype, astype)`.
+    pub fn new(digits: i64, dtype: &str, astype: Option<&str>) -> Result<Self> {
+        Self::from_config(QuantizeConfig {
+            digits,
+            dtype: dtype.to_owned(),
+            astype: astype.map(str::to_owned),
+        })
+    }
+
+    /// The multiplier, a power of two (as `f64`, before its conversion to `dtype`).
+    pub fn scale(&self) -> f64 {
+        self.scale
+    }
+
+    /// The decoded data type (`dtype`).
+    pub fn data_type(&self) -> DataType {
+        self.dtype
+    }
+
+    /// The encoded data type (`astype`).
+    pub fn encoded_type(&self) -> DataType {
+        self.astype
+    }
+
+    /// Quantizes `dtype` elements (native-endian) into as many `astype` elements.
+    pub fn encode_all(&self, input: &[u8], output: &mut [u8]) -> Result<()> {
+        let count = input.len() / self.dtype.size();
+        if !input.len().is_multiple_of(self.dtype.size())
+            || output.len() != count * self.astype.size()
+        {
+            return Err(CodecError::corrupt(format!(
+                "{QUANTIZE_ID}: {} bytes of {} do not fill {} bytes of {}",
+                input.len(),
+                self.dtype,
+                output.len(),
+                self.astype
+            )));
+        }
+        match &self.narrow {
+            None => self.quantize(input, output),
+            Some(plan) => {
+                let mut quantized = vec![0u8; input.len()];
+                self.quantize(input, &mut quantized);
+                plan.apply(&quantized, output)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Decodes `astype` elements into as many `dtype` elements (numpy's `astype`).
+    pub fn decode_all(&self, input: &[u8], output: &mut [u8]) -> Result<()> {
+        match &self.widen {
+            Some(plan) => plan.apply(input, output),
+            None if input.len() == output.len() => {
+                output.copy_from_slice(input);
+                Ok(())
+            }
+            None => Err(CodecError::corrupt(format!(
+                "{QUANTIZE_ID}: {} bytes are not the chunk's {}",
+                input.len(),
+                output.len()
+            ))),
+        }
+    }
+
+    /// `around(scale * x) / scale` in `dtype`, for every element.
+    fn quantize(&self, input: &[u8], output: &mut [u8]) {
+        let scale = self.scale;
+        match self.dtype {
+            DataType::Float64 => {
+                for (x, y) in input.chunks_exact(8).zip(output.chunks_exact_mut(8)) {
+                    let value = f64::from_ne_bytes(x.try_into().unwrap_or([0; 8]));
+                    let result = (scale * value).round_ties_even() / scale;
+                    y.copy_from_slice(&result.to_ne_bytes());
+                }
+            }
+            DataType::Float32 => {
+                #[allow(clippy::cast_possible_truncation)] // numpy's conversion: nearest, or ±inf
+                let scale = scale as f32;
+                for (x, y) in input.chunks_exact(4).zip(output.chunks_exact_mut(4)) {
+                    let value = f32::from_ne_bytes(x.try_into().unwrap_or([0; 4]));
+                    let result = (scale * value).round_ties_even() / scale;
+                    y.copy_from_slice(&result.to_ne_bytes());
+                }
+            }
+            _ => {
+                #[allow(clippy::cast_possible_truncation)] // then to float16, as numpy does
+                let scale = float16::from_f32(scale as f32);
+                for (x, y) in input.chunks_exact(2).zip(output.chunks_exact_mut(2)) {
+                    let value = u16::from_ne_bytes(x.try_into().unwrap_or([0; 2]));
+                    let product = float16::apply(scale, value, |a, b| a * b);
+                    let rounded = float16::from_f32(float16::to_f32(product).round_ties_even());
+                    let result = float16::apply(rounded, scale, |a, b| a / b);
+                    y.copy_from_slice(&result.to_ne_bytes());
+                }
+            }
+        }
+    }
+}
+
+/// numcodecs' scale for `digits`, as Python computes it (`pow`, `log10` and `log2` of the C
+/// library); `Configuration` where Python raises (a precision of 0, an overflow).
+fn scale_of(digits: i64) -> Result<f64> {
+    let fail = || {
+        CodecError::configuration(format!(
+            "{QUANTIZE_ID}: digits {digits} gives no finite scale"
+        ))
+    };
+    #[allow(clippy::cast_precision_loss)] // Python's float(-digits) for any sane digits
+    let precision = 10f64.powf(-(digits as f64));
+    if !precision.is_finite() || precision <= 0.0 {
+        return Err(fail());
+    }
+    let exponent = precision.log10();
+    let exponent = if exponent < 0.0 {
+        exponent.floor()
+    } else {
+        exponent.ceil()
+    };
+    let bits = 10f64.powf(-exponent).log2().ceil();
+    let scale = 2f64.powf(bits);
+    if !scale.is_finite() {
+        return Err(fail());
+    }
+    Ok(scale)
+}
+
+/// A float type for `label`: `Unsupported` otherwise, as numcodecs refuses others.
+fn float_type(name: &str, label: &str) -> Result<DataType> {
+    let data_type = numpy_type(name, QUANTIZE_ID, label)?;
+    if !data_type.is_float() {
+        return Err(CodecError::unsupported(format!(
+            "{QUANTIZE_ID}: only floating point data types are supported, {label} is {data_type}"
+        )));
+    }
+    Ok(data_type)
+}
+
+impl ElementFilter for Quantize {
+    const ID: &'static str = QUANTIZE_ID;
+    const NAME: &'static str = QUANTIZE_NAME;
+    type Config = QuantizeConfig;
+
+    fn from_config(config: QuantizeConfig) -> Result<Self> {
+        let dtype = float_type(&config.dtype, "dtype")?;
+        let astype = match &config.astype {
+            Some(name) => float_type(name, "astype")?,
+            None => dtype,
+        };
+        let cast = |from, to| (from != to).then(|| numpy_astype(from, to)).transpose();
+        Ok(Self {
+            scale: scale_of(config.digits)?,
+            narrow: cast(dtype, astype)?,
+            widen: cast(astype, dtype)?,
+            config,
+            dtype,
+            astype,
+        })
+    }
+
+    fn config(&self) -> &QuantizeConfig {
+        &self.config
+    }
+
+    fn encoded_type(&self, data_type: DataType) -> Result<DataType> {
+        check_dtype(QUANTIZE_ID, self.dtype, data_type)?;
+        Ok(self.astype)
+    }
+
+    fn encode_elements(&self, _: DataType, input: &[u8], output: &mut [u8]) -> Result<()> {
+        self.encode_all(input, output)
+    }
+
+    fn decode_elements(&self, _: DataType, input: &[u8], output: &mut [u8]) -> Result<()> {
+        self.decode_all(input, output)
+    }
+}
+
+element_filter_codec!(Quantize, PartialDecodeCapability::ELEMENTWISE);
+
+#[cfg(test)]
+#[allow(clippy::float_cmp)] // exact values are the point
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numcodecs_docstring_example() -> Result<()> {
+        let codec = Quantize::new(1, "<f8", None)?;
+        assert_eq!(codec.scale(), 16.0);
+        let input: Vec<u8> = (0..10)
+            .map(|i| f64::from(i) / 9.0)
+            .flat_map(f64::to_ne_bytes)
+            .collect();
+        let mut output = vec![0u8; 80];
+        codec.encode_all(&input, &mut output)?;
+        let values: Vec<f64> = output
+            .chunks_exact(8)
+            .map(|b| f64::from_ne_bytes(b.try_into().unwrap_or_default()))
+            .collect();
+        let expected = [
+            0.0, 0.125, 0.25, 0.3125, 0.4375, 0.5625, 0.6875, 0.75, 0.875, 1.0,
+        ];
+        assert_eq!(values, expected);
+        assert_eq!(Quantize::new(2, "f8", None)?.scale(), 128.0);
+        assert_eq!(Quantize::new(-5, "f8", None)?.scale(), 2f64.powi(-16));
+        Ok(())
+    }
+
+    #[test]
+    fn refuses_what_numcodecs_refuses() {
+        assert!(Quantize::new(1, "<i4", None).is_err());
+        assert!(Quantize::new(1, "<f4", Some("<i2")).is_err());
+        assert!(Quantize::new(400, "<f4", None).is_err());
+    }
+}
