@@ -2,7 +2,8 @@
 //! filters): its type strings, and `astype` as numpy 2 runs it on x86.
 
 use serde_json::Value;
-use zarr_codec_shapes::{CodecError, DataType, Result};
+use zarr_codec_shapes::element::{read_bits, write_bits};
+use zarr_codec_shapes::{CodecError, DataType, Result, bits_to_f64};
 
 use crate::{CastPlan, OutOfRange, Rounding, ScalarMap};
 
@@ -31,12 +32,154 @@ pub fn numpy_type(text: &str, codec: &str, label: &str) -> Result<DataType> {
     Ok(data_type)
 }
 
-/// numpy's `astype` from `from` to `to` (integers and floats): integers wrap modulo 2^N,
-/// floats round to nearest (ties to even) and overflow to ±Infinity, a float into an integer
-/// is truncated towards zero. Where C leaves that conversion undefined (NaN, ±Infinity, a
-/// finite float out of range), the result is what numpy gives on x86: NaN and ±Infinity as
-/// its conversion instructions give them, finite values wrapped modulo 2^N.
-pub fn numpy_astype(from: DataType, to: DataType) -> Result<CastPlan> {
+/// numpy's `astype` from `from` to `to` (integers and floats), as numpy 2 computes it on x86
+/// for contiguous arrays: integers wrap modulo 2^N, floats round to nearest (ties to even)
+/// and overflow to ±Infinity. A float into an integer is truncated towards zero; where C
+/// leaves that undefined (NaN, ±Infinity, out of range), the result is x86's: into 8- and
+/// 16-bit types through a 32-bit conversion (wrapped while within `int32`, else 0); into
+/// `int32`/`int64` the type's minimum; into `uint32`/`uint64` numpy's unsigned sequence (below
+/// 2^(N-1) a signed conversion, else one of `x - 2^(N-1)` with the top bit flipped), so NaN
+/// and -Infinity give 2^(N-1), +Infinity and values from 2^N give 0 (from float16 into `uint32`
+/// numpy goes through `int64`: NaN and ±Infinity give 0).
+#[derive(Debug, Clone)]
+pub enum NumpyCast {
+    /// Every pair but float to integer: a `cast_value` plan.
+    Plan(CastPlan),
+    /// A float type (`from`) into an integer type (`to`), x86's way.
+    FloatToInt {
+        /// The float type.
+        from: DataType,
+        /// The integer type.
+        to: DataType,
+    },
+}
+
+impl NumpyCast {
+    /// The source type.
+    pub fn from(&self) -> DataType {
+        match self {
+            Self::Plan(plan) => plan.from(),
+            Self::FloatToInt { from, .. } => *from,
+        }
+    }
+
+    /// The target type.
+    pub fn to(&self) -> DataType {
+        match self {
+            Self::Plan(plan) => plan.to(),
+            Self::FloatToInt { to, .. } => *to,
+        }
+    }
+
+    /// Casts every element of `input` into `output`, which holds exactly as many of the
+    /// target type (`OutputSize` otherwise).
+    pub fn apply(&self, input: &[u8], output: &mut [u8]) -> Result<()> {
+        let (from, to) = match self {
+            Self::Plan(plan) => return plan.apply(input, output),
+            Self::FloatToInt { from, to } => (*from, *to),
+        };
+        let (in_size, out_size) = (from.size(), to.size());
+        let count = input.len() / in_size;
+        if !input.len().is_multiple_of(in_size) || output.len() != count * out_size {
+            return Err(CodecError::OutputSize {
+                expected: count * out_size,
+                actual: output.len(),
+            });
+        }
+        let elements = input
+            .chunks_exact(in_size)
+            .zip(output.chunks_exact_mut(out_size));
+        match from {
+            DataType::Float64 => {
+                for (x, y) in elements {
+                    let value = f64::from_ne_bytes(x.try_into().unwrap_or([0; 8]));
+                    write_bits(float_to_int_bits(value, to), y);
+                }
+            }
+            DataType::Float32 => {
+                for (x, y) in elements {
+                    let value = f32::from_ne_bytes(x.try_into().unwrap_or([0; 4]));
+                    write_bits(float_to_int_bits(f64::from(value), to), y);
+                }
+            }
+            _ => {
+                let format = from
+                    .float_format()
+                    .ok_or_else(|| CodecError::unsupported(format!("numpy astype from {from}")))?;
+                for (x, y) in elements {
+                    let value = bits_to_f64(read_bits(x), format);
+                    write_bits(float_to_int_bits(value, to), y);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// x86's conversion of `value` into the integer type `to`, as numpy runs it (see
+/// [`NumpyCast`]): the element's bits, in the low `8 * to.size()` bits.
+#[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)] // each checked in range
+fn float_to_int_bits(value: f64, to: DataType) -> u64 {
+    const I32_LIMIT: f64 = 2_147_483_648.0; // 2^31
+    const I64_LIMIT: f64 = 9_223_372_036_854_775_808.0; // 2^63
+    let signed = |limit: f64, indefinite: i64| {
+        let whole = value.trunc();
+        if whole >= -limit && whole < limit {
+            whole as i64
+        } else {
+            indefinite // NaN fails both comparisons
+        }
+    };
+    match to.size() {
+        1 | 2 => {
+            let mask = (1u64 << (8 * to.size())) - 1;
+            (signed(I32_LIMIT, 0) as u64) & mask
+        }
+        4 if to.integer_range().is_some_and(|(min, _)| min < 0) => {
+            u64::from(signed(I32_LIMIT, i64::from(i32::MIN)) as u32)
+        }
+        4 => {
+            if value >= I32_LIMIT {
+                let high = (value - I32_LIMIT).trunc();
+                if high < I32_LIMIT {
+                    high as u64 | (1 << 31)
+                } else {
+                    0
+                }
+            } else {
+                u64::from(signed(I32_LIMIT, i64::from(i32::MIN)) as u32)
+            }
+        }
+        _ if to.integer_range().is_some_and(|(min, _)| min < 0) => {
+            signed(I64_LIMIT, i64::MIN) as u64
+        }
+        _ => {
+            if value >= I64_LIMIT {
+                let high = (value - I64_LIMIT).trunc();
+                if high < I64_LIMIT {
+                    high as u64 | (1 << 63)
+                } else {
+                    0
+                }
+            } else {
+                signed(I64_LIMIT, i64::MIN) as u64
+            }
+        }
+    }
+}
+
+/// numpy's `astype` from `from` to `to` (integers and floats; see [`NumpyCast`]).
+pub fn numpy_astype(from: DataType, to: DataType) -> Result<NumpyCast> {
+    if from.is_float() && to.is_integer() {
+        return Ok(NumpyCast::FloatToInt { from, to });
+    }
+    wrapping_astype(from, to).map(NumpyCast::Plan)
+}
+
+/// `astype` as a `cast_value` plan: numpy's rules, except that a finite float outside an
+/// integer type's range wraps modulo 2^N (NaN and ±Infinity as x86 gives them); what
+/// numcodecs' `fixedscaleoffset` here defines where numpy's result is platform-defined.
+pub fn wrapping_astype(from: DataType, to: DataType) -> Result<CastPlan> {
     let rounding = if from.is_float() && to.is_integer() {
         Rounding::TowardsZero
     } else {
@@ -169,7 +312,7 @@ mod tests {
 
     #[test]
     fn astype_truncates_wraps_and_maps_nonfinite() -> Result<()> {
-        let plan = numpy_astype(DataType::Float64, DataType::Int8)?;
+        let plan = wrapping_astype(DataType::Float64, DataType::Int8)?;
         let input: Vec<u8> = [-1.7f64, 2.9, 300.0, f64::NAN]
             .iter()
             .flat_map(|x| x.to_ne_bytes())
@@ -177,10 +320,90 @@ mod tests {
         let mut output = [0u8; 4];
         plan.apply(&input, &mut output)?;
         assert_eq!(output.map(u8::cast_signed), [-1, 2, 44, 0]);
-        let plan = numpy_astype(DataType::Float64, DataType::Int32)?;
+        let plan = wrapping_astype(DataType::Float64, DataType::Int32)?;
         let mut output = [0u8; 4];
         plan.apply(&f64::INFINITY.to_ne_bytes(), &mut output)?;
         assert_eq!(i32::from_ne_bytes(output), i32::MIN);
+        Ok(())
+    }
+
+    /// What numpy 2.5 gives on x86-64 for `np.repeat(values, 100).astype(t)`.
+    #[test]
+    fn float_to_int_is_x86s() -> Result<()> {
+        let values = [
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            3e9,
+            -3e19,
+            1e300,
+            5e9,
+            -5.7,
+        ];
+        let expected: [(DataType, [u64; 8]); 6] = [
+            (
+                DataType::UInt32,
+                [
+                    1 << 31,
+                    0,
+                    1 << 31,
+                    3_000_000_000,
+                    1 << 31,
+                    0,
+                    0,
+                    4_294_967_291,
+                ],
+            ),
+            (
+                DataType::Int32,
+                [
+                    1 << 31,
+                    1 << 31,
+                    1 << 31,
+                    1 << 31,
+                    1 << 31,
+                    1 << 31,
+                    1 << 31,
+                    0xffff_fffb,
+                ],
+            ),
+            (DataType::UInt16, [0, 0, 0, 0, 0, 0, 0, 0xfffb]),
+            (DataType::Int8, [0, 0, 0, 0, 0, 0, 0, 0xfb]),
+            (
+                DataType::UInt64,
+                [
+                    1 << 63,
+                    0,
+                    1 << 63,
+                    3_000_000_000,
+                    1 << 63,
+                    0,
+                    5_000_000_000,
+                    (-5i64).cast_unsigned(),
+                ],
+            ),
+            (
+                DataType::Int64,
+                [
+                    1 << 63,
+                    1 << 63,
+                    1 << 63,
+                    3_000_000_000,
+                    1 << 63,
+                    1 << 63,
+                    5_000_000_000,
+                    (-5i64).cast_unsigned(),
+                ],
+            ),
+        ];
+        let input: Vec<u8> = values.iter().flat_map(|v| v.to_ne_bytes()).collect();
+        for (target, bits) in expected {
+            let cast = numpy_astype(DataType::Float64, target)?;
+            let mut output = vec![0u8; values.len() * target.size()];
+            cast.apply(&input, &mut output)?;
+            let got: Vec<u64> = output.chunks_exact(target.size()).map(read_bits).collect();
+            assert_eq!(got, bits, "{target}");
+        }
         Ok(())
     }
 }

@@ -3,8 +3,7 @@
 //! [`numpy_astype`](zarr_codec_cast_value::numpy::numpy_astype)).
 
 use serde::{Deserialize, Serialize};
-use zarr_codec_cast_value::CastPlan;
-use zarr_codec_cast_value::numpy::{numpy_astype, numpy_type};
+use zarr_codec_cast_value::numpy::{NumpyCast, numpy_astype, numpy_type};
 use zarr_codec_shapes::{CodecError, DataType, PartialDecodeCapability, Result};
 
 use crate::element_filter::{ElementFilter, check_dtype, element_filter_codec};
@@ -30,8 +29,8 @@ pub struct AsType {
     config: AsTypeConfig,
     decoded: DataType,
     encoded: DataType,
-    encode: Option<CastPlan>,
-    decode: Option<CastPlan>,
+    encode: Option<NumpyCast>,
+    decode: Option<NumpyCast>,
 }
 
 impl PartialEq for AsType {
@@ -70,7 +69,7 @@ impl AsType {
     }
 }
 
-fn run(plan: Option<&CastPlan>, input: &[u8], output: &mut [u8]) -> Result<()> {
+fn run(plan: Option<&NumpyCast>, input: &[u8], output: &mut [u8]) -> Result<()> {
     match plan {
         Some(plan) => plan.apply(input, output),
         None if input.len() == output.len() => {

@@ -6,8 +6,7 @@
 //! sum to `dtype`. Integers wrap modulo 2^N; floats round each operation in their precision.
 
 use serde::{Deserialize, Serialize};
-use zarr_codec_cast_value::CastPlan;
-use zarr_codec_cast_value::numpy::{numpy_astype, numpy_promote, numpy_type};
+use zarr_codec_cast_value::numpy::{NumpyCast, numpy_astype, numpy_promote, numpy_type};
 use zarr_codec_shapes::{CodecError, DataType, PartialDecodeCapability, Result};
 
 use crate::arith;
@@ -38,10 +37,10 @@ pub struct Delta {
     /// Where decoding sums: numpy's promotion of `astype` and `dtype`.
     sum_type: DataType,
     /// `dtype` to `astype` (encoding), when they differ.
-    narrow: Option<CastPlan>,
+    narrow: Option<NumpyCast>,
     /// `astype` to the sum type, and the sum type to `dtype` (decoding), where they differ.
-    widen: Option<CastPlan>,
-    finish: Option<CastPlan>,
+    widen: Option<NumpyCast>,
+    finish: Option<NumpyCast>,
 }
 
 impl PartialEq for Delta {
@@ -128,7 +127,7 @@ fn check_lengths(input: &[u8], from: DataType, output: &[u8], to: DataType) -> R
 }
 
 /// numpy's astype, when the two types differ.
-fn cast(from: DataType, to: DataType) -> Result<Option<CastPlan>> {
+fn cast(from: DataType, to: DataType) -> Result<Option<NumpyCast>> {
     (from != to).then(|| numpy_astype(from, to)).transpose()
 }
 

@@ -7,8 +7,7 @@
 //! operation rounded in `dtype`, then numpy's `astype` into `astype`.
 
 use serde::{Deserialize, Serialize};
-use zarr_codec_cast_value::CastPlan;
-use zarr_codec_cast_value::numpy::{numpy_astype, numpy_type};
+use zarr_codec_cast_value::numpy::{NumpyCast, numpy_astype, numpy_type};
 use zarr_codec_shapes::{CodecError, DataType, PartialDecodeCapability, Result};
 
 use crate::element_filter::{ElementFilter, check_dtype, element_filter_codec};
@@ -39,8 +38,8 @@ pub struct Quantize {
     dtype: DataType,
     astype: DataType,
     scale: f64,
-    narrow: Option<CastPlan>,
-    widen: Option<CastPlan>,
+    narrow: Option<NumpyCast>,
+    widen: Option<NumpyCast>,
 }
 
 impl PartialEq for Quantize {

@@ -30,7 +30,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Number, Value};
-use zarr_codec_cast_value::numpy::{nonfinite_pairs, numpy_astype, numpy_type};
+use zarr_codec_cast_value::numpy::{nonfinite_pairs, numpy_type, wrapping_astype};
 use zarr_codec_cast_value::{
     CastPlan, CastValue, Direction, OutOfRange, Rounding, ScalarMap, ScalarMapJson,
 };
@@ -198,7 +198,7 @@ impl Param {
 /// The step of numpy's astype from `from` to `target`, pushed unless the two are the same.
 fn push_astype(steps: &mut Vec<Step>, from: DataType, target: DataType) -> Result<()> {
     if from != target {
-        steps.push(Step::Cast(numpy_astype(from, target)?));
+        steps.push(Step::Cast(wrapping_astype(from, target)?));
     }
     Ok(())
 }

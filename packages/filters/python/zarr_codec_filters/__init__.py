@@ -1,5 +1,7 @@
 """numcodecs' filters in Rust, for Zarr v2 (numcodecs ids) and Zarr v3 (zarr-python's
-``numcodecs.*`` names), byte for byte as numcodecs 0.17 writes them. So far: ``Shuffle``.
+``numcodecs.*`` names), byte for byte as numcodecs 0.17 writes them: ``Shuffle``, ``Delta``,
+``BitRound``, ``Quantize``, ``AsType`` and ``PackBits`` (the array filters are in
+:mod:`zarr_codec_filters.elementwise` and :mod:`zarr_codec_filters.packbits`).
 
 ``Shuffle(elementsize=4)`` puts the bytes of each element position together (a byte
 transpose of the chunk); an element size of 1 or less leaves the bytes as they are, and a
@@ -15,8 +17,10 @@ from typing import Any, ClassVar
 from zarr_codec_shapes.compiled import CompiledBytesCodecBase, Constructor
 
 from zarr_codec_filters import _filters
+from zarr_codec_filters.elementwise import AsType, BitRound, Delta, Quantize
+from zarr_codec_filters.packbits import PackBits
 
-__all__ = ["Shuffle"]
+__all__ = ["AsType", "BitRound", "Delta", "PackBits", "Quantize", "Shuffle"]
 __version__ = "0.1.0"
 
 

@@ -1,9 +1,10 @@
-"""numcodecs' ``Shuffle`` on our codec, for Zarr v2 arrays and numcodecs users.
+"""numcodecs' filters on our codecs, for Zarr v2 arrays and numcodecs users: ``Shuffle``,
+``Delta``, ``BitRound``, ``Quantize``, ``AsType`` and ``PackBits``.
 
-It takes the same argument (``elementsize=4``), has the same attribute, configuration and
-``repr`` as ``numcodecs.Shuffle``, and takes buffers as numcodecs does (see
-:mod:`zarr_codec_shapes.numcodecs`); a chunk that is not a whole number of elements raises a
-``ValueError`` (our ``CodecError``), as numcodecs does.
+Each takes the same arguments, has the same attributes (data types as numpy dtypes),
+configuration, ``repr`` and equality as numcodecs' class of the same name, takes buffers as
+numcodecs does (see :mod:`zarr_codec_shapes.numcodecs`) and gives the same values; bad input
+raises a ``ValueError`` (our ``CodecError``), as numcodecs does.
 
 numcodecs registers its own classes first and entry points cannot replace them; call
 :func:`register` to make numcodecs (and so zarr-python's v2 arrays) use these, and
@@ -18,8 +19,22 @@ import numpy as np
 from zarr_codec_shapes import numcodecs as _adapter
 
 import zarr_codec_filters as _ours
+from zarr_codec_filters import elementwise as _elementwise
+from zarr_codec_filters.packbits import PackBits as _PackBits
 
-__all__ = ["Shuffle", "register", "unregister"]
+__all__ = [
+    "AsType",
+    "BitRound",
+    "Delta",
+    "PackBits",
+    "Quantize",
+    "Shuffle",
+    "register",
+    "unregister",
+]
+
+#: The numcodecs ids these classes take over when registered.
+IDS = ("shuffle", "delta", "bitround", "quantize", "astype", "packbits")
 
 _Base: Any = _adapter.numcodecs_codec_class(_ours.Shuffle, module=__name__, qualname="Shuffle")
 
@@ -56,11 +71,169 @@ class Shuffle(_Base):  # type: ignore[misc]
         return result
 
 
+def _base(cls: type[Any], qualname: str) -> Any:
+    return _adapter.numcodecs_codec_class(cls, module=__name__, qualname=qualname)
+
+
+_DeltaBase: Any = _base(_elementwise.Delta, "Delta")
+
+
+class Delta(_DeltaBase):  # type: ignore[misc]
+    """numcodecs' ``Delta(dtype, astype=None)``."""
+
+    def __init__(self, dtype: Any, astype: Any = None) -> None:
+        self.dtype = np.dtype(dtype)
+        self.astype = self.dtype if astype is None else np.dtype(astype)
+        self._codec = self._build()  # numcodecs checks the types here too
+
+    def _build(self) -> _elementwise.Delta:
+        return _elementwise.Delta(self.dtype, self.astype)
+
+    def _adopt(self, codec: Any) -> None:
+        self.dtype, self.astype = codec.dtype, codec.astype
+        object.__setattr__(self, "_codec", codec)
+
+    def get_config(self) -> dict[str, Any]:
+        return {"id": self.codec_id, "dtype": self.dtype.str, "astype": self.astype.str}
+
+    def __repr__(self) -> str:
+        text = f"{type(self).__name__}(dtype={self.dtype.str!r}"
+        if self.astype != self.dtype:
+            text += f", astype={self.astype.str!r}"
+        return text + ")"
+
+
+_BitRoundBase: Any = _base(_elementwise.BitRound, "BitRound")
+
+#: numcodecs' mantissa bits per float type.
+_MANTISSA_BITS = {"float16": 10, "float32": 23, "float64": 52}
+
+
+class BitRound(_BitRoundBase):  # type: ignore[misc]
+    """numcodecs' ``BitRound(keepbits)``."""
+
+    def __init__(self, keepbits: int) -> None:
+        self.keepbits = keepbits
+        self._codec = self._build()
+
+    def _build(self) -> _elementwise.BitRound:
+        return _elementwise.BitRound(self.keepbits)
+
+    def _adopt(self, codec: Any) -> None:
+        self.keepbits = codec.keepbits
+        object.__setattr__(self, "_codec", codec)
+
+    def encode(self, buf: Any) -> Any:
+        # numcodecs returns the rounded bits as integers of the same width (the floats
+        # themselves when nothing is dropped).
+        data = self._input(buf)
+        if _MANTISSA_BITS.get(data.dtype.name) == self.keepbits:
+            return data
+        encoded = self.codec.encode(data)
+        return encoded.view(encoded.dtype.str.replace("f", "i"))
+
+    def decode(self, buf: Any, out: Any = None) -> Any:
+        from numcodecs.compat import ensure_ndarray_like, ndarray_copy
+
+        data = ensure_ndarray_like(buf)
+        return ndarray_copy(data.view(data.dtype.str.replace("i", "f")), out)
+
+
+_QuantizeBase: Any = _base(_elementwise.Quantize, "Quantize")
+
+
+class Quantize(_QuantizeBase):  # type: ignore[misc]
+    """numcodecs' ``Quantize(digits, dtype, astype=None)``."""
+
+    def __init__(self, digits: int, dtype: Any, astype: Any = None) -> None:
+        self.digits = digits
+        self.dtype = np.dtype(dtype)
+        self.astype = self.dtype if astype is None else np.dtype(astype)
+        self._codec = self._build()
+
+    def _build(self) -> _elementwise.Quantize:
+        return _elementwise.Quantize(self.digits, self.dtype, self.astype)
+
+    def _adopt(self, codec: Any) -> None:
+        self.digits, self.dtype, self.astype = codec.digits, codec.dtype, codec.astype
+        object.__setattr__(self, "_codec", codec)
+
+    def get_config(self) -> dict[str, Any]:
+        return {
+            "id": self.codec_id,
+            "digits": self.digits,
+            "dtype": self.dtype.str,
+            "astype": self.astype.str,
+        }
+
+    def __repr__(self) -> str:
+        text = f"{type(self).__name__}(digits={self.digits}, dtype={self.dtype.str!r}"
+        if self.astype != self.dtype:
+            text += f", astype={self.astype.str!r}"
+        return text + ")"
+
+
+_AsTypeBase: Any = _base(_elementwise.AsType, "AsType")
+
+
+class AsType(_AsTypeBase):  # type: ignore[misc]
+    """numcodecs' ``AsType(encode_dtype, decode_dtype)``."""
+
+    def __init__(self, encode_dtype: Any, decode_dtype: Any) -> None:
+        self.encode_dtype = np.dtype(encode_dtype)
+        self.decode_dtype = np.dtype(decode_dtype)
+        self._codec = self._build()
+
+    def _build(self) -> _elementwise.AsType:
+        return _elementwise.AsType(self.encode_dtype, self.decode_dtype)
+
+    def _adopt(self, codec: Any) -> None:
+        self.encode_dtype, self.decode_dtype = codec.encode_dtype, codec.decode_dtype
+        object.__setattr__(self, "_codec", codec)
+
+    def get_config(self) -> dict[str, Any]:
+        return {
+            "id": self.codec_id,
+            "encode_dtype": self.encode_dtype.str,
+            "decode_dtype": self.decode_dtype.str,
+        }
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}(encode_dtype={self.encode_dtype.str!r}, "
+            f"decode_dtype={self.decode_dtype.str!r})"
+        )
+
+
+_PackBitsBase: Any = _base(_PackBits, "PackBits")
+
+
+class PackBits(_PackBitsBase):  # type: ignore[misc]
+    """numcodecs' ``PackBits()``."""
+
+    def __init__(self) -> None:
+        self._codec = self._build()
+
+    def _build(self) -> _PackBits:
+        return _PackBits()
+
+    def get_config(self) -> dict[str, Any]:
+        return {"id": self.codec_id}
+
+    def __repr__(self) -> str:
+        return "PackBits()"
+
+
+_CLASSES = (Shuffle, Delta, BitRound, Quantize, AsType, PackBits)
+
+
 def register() -> None:
-    """Use these codecs for their ids (``shuffle``) in numcodecs."""
-    _adapter.register(Shuffle)
+    """Use these codecs for their ids (:data:`IDS`) in numcodecs."""
+    for cls in _CLASSES:
+        _adapter.register(cls)
 
 
 def unregister() -> None:
     """Give the ids back to whatever numcodecs had before :func:`register`."""
-    _adapter.unregister("shuffle")
+    for codec_id in IDS:
+        _adapter.unregister(codec_id)
