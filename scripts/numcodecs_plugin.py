@@ -1,8 +1,9 @@
 """pytest plugin for ``scripts/numcodecs-suite``: numcodecs' own tests against our classes.
 
 Before numcodecs' test modules are imported, every numcodecs class we replace (the ``OURS``
-table: ``GZip``, ``Zlib``, ``Blosc``, ``Zstd``, ``LZ4``, ``BZ2``, ``LZMA``, ``Shuffle``, the
-checksums and ``FixedScaleOffset``, in ``numcodecs`` and in their own modules) and the bare
+table: ``GZip``, ``Zlib``, ``Blosc``, ``Zstd``, ``LZ4``, ``BZ2``, ``LZMA``, the checksums,
+``FixedScaleOffset`` and the filters ``Shuffle``, ``Delta``, ``BitRound``, ``Quantize``, ``AsType``
+and ``PackBits``, in ``numcodecs`` and in their own modules) and the bare
 ``numcodecs.jenkins.jenkins_lookup3`` are pointed at ours, and ours are registered for their
 ids, so every ``GZip(...)``, ``get_codec({"id": "gzip"})`` and ``eval("GZip(level=3)")`` in
 those tests builds one of ours.
@@ -15,15 +16,20 @@ from __future__ import annotations
 from typing import Any
 
 import numcodecs
+import numcodecs.astype
+import numcodecs.bitround
 import numcodecs.blosc
 import numcodecs.bz2
 import numcodecs.checksum32
+import numcodecs.delta
 import numcodecs.fixedscaleoffset
 import numcodecs.fletcher32
 import numcodecs.gzip
 import numcodecs.jenkins
 import numcodecs.lz4
 import numcodecs.lzma
+import numcodecs.packbits
+import numcodecs.quantize
 import numcodecs.shuffle
 import numcodecs.zlib
 import numcodecs.zstd
@@ -33,7 +39,7 @@ from zarr_codec_bz2.numcodecs import BZ2
 from zarr_codec_checksums import jenkins_lookup3
 from zarr_codec_checksums.numcodecs import CRC32, Adler32, Fletcher32, JenkinsLookup3
 from zarr_codec_crc32c.numcodecs import CRC32C
-from zarr_codec_filters.numcodecs import Shuffle
+from zarr_codec_filters.numcodecs import AsType, BitRound, Delta, PackBits, Quantize, Shuffle
 from zarr_codec_gzip.numcodecs import GZip, Zlib
 from zarr_codec_lz4.numcodecs import LZ4
 from zarr_codec_lzma.numcodecs import LZMA
@@ -70,6 +76,11 @@ OURS: dict[str, Any] = {
     "lzma": (numcodecs.lzma, "LZMA", LZMA),
     "shuffle": (numcodecs.shuffle, "Shuffle", Shuffle),
     "fixedscaleoffset": (numcodecs.fixedscaleoffset, "FixedScaleOffset", FixedScaleOffset),
+    "delta": (numcodecs.delta, "Delta", Delta),
+    "bitround": (numcodecs.bitround, "BitRound", BitRound),
+    "quantize": (numcodecs.quantize, "Quantize", Quantize),
+    "astype": (numcodecs.astype, "AsType", AsType),
+    "packbits": (numcodecs.packbits, "PackBits", PackBits),
 }
 
 

@@ -30,6 +30,11 @@ MODULES = (
     "test_lzma.py",
     "test_shuffle.py",
     "test_fixedscaleoffset.py",
+    "test_delta.py",
+    "test_bitround.py",
+    "test_quantize.py",
+    "test_astype.py",
+    "test_packbits.py",
 )
 FIXTURES = (
     "gzip",
@@ -43,6 +48,10 @@ FIXTURES = (
     "lz4",
     "bz2",
     "lzma",
+    "delta",
+    "quantize",
+    "astype",
+    "packbits",
 )
 
 

@@ -202,9 +202,12 @@ pub fn wrapping_astype(from: DataType, to: DataType) -> Result<CastPlan> {
 /// arrays of both meet (`uint8` and `int8` give `int16`, `uint64` and `int64` give
 /// `float64`, `int16` and `float16` give `float32`).
 pub fn numpy_promote(a: DataType, b: DataType) -> DataType {
-    use DataType::{Float16, Float32, Float64};
-    if a == b {
+    use DataType::{Bool, Float16, Float32, Float64};
+    if a == b || b == Bool {
         return a;
+    }
+    if a == Bool {
+        return b;
     }
     match (a.is_float(), b.is_float()) {
         (true, true) => {
@@ -303,6 +306,8 @@ mod tests {
             (Int16, Float32, Float32),
             (Float16, Float64, Float64),
             (Int8, Int64, Int64),
+            (Bool, Int8, Int8),
+            (Bool, Float16, Float16),
         ];
         for (a, b, expected) in cases {
             assert_eq!(numpy_promote(a, b), expected, "{a} {b}");

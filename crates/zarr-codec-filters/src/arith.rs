@@ -91,10 +91,32 @@ impl Word for Half {
     }
 }
 
-/// Whether [`diff`] and [`cumsum`] compute in `data_type`: integers of 1 to 8 bytes and
+/// A bool element: numpy subtracts bools with `not_equal` (`np.diff`) and adds them with
+/// `logical_or` (its `add` loop for bools).
+#[derive(Clone, Copy)]
+struct Flag(bool);
+
+impl Word for Flag {
+    const SIZE: usize = 1;
+    fn load(bytes: &[u8]) -> Self {
+        Self(bytes[0] != 0)
+    }
+    fn store(self, bytes: &mut [u8]) {
+        bytes[0] = u8::from(self.0);
+    }
+    fn add(self, other: Self) -> Self {
+        Self(self.0 | other.0)
+    }
+    fn sub(self, other: Self) -> Self {
+        Self(self.0 != other.0)
+    }
+}
+
+/// Whether [`diff`] and [`cumsum`] compute in `data_type`: bool, integers of 1 to 8 bytes and
 /// float16/32/64.
 pub fn supports(data_type: DataType) -> bool {
-    (data_type.is_integer() && data_type.numpy_str().is_some())
+    data_type == DataType::Bool
+        || (data_type.is_integer() && data_type.numpy_str().is_some())
         || matches!(
             data_type,
             DataType::Float16 | DataType::Float32 | DataType::Float64
@@ -104,6 +126,7 @@ pub fn supports(data_type: DataType) -> bool {
 macro_rules! dispatch {
     ($data_type:expr, $function:ident ( $($arg:expr),* )) => {
         match $data_type {
+            DataType::Bool => $function::<Flag>($($arg),*),
             DataType::Float16 => $function::<Half>($($arg),*),
             DataType::Float32 => $function::<f32>($($arg),*),
             DataType::Float64 => $function::<f64>($($arg),*),

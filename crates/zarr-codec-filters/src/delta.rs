@@ -3,7 +3,8 @@
 //! numcodecs encodes `enc[0] = arr[0]; enc[1:] = np.diff(arr)` (differences in `dtype`, then
 //! numpy's `astype` into `astype`) and decodes `np.cumsum(enc, out=dec)`: numpy sums in the
 //! promotion of `astype` and `dtype` (`result_type`, first to last) and casts each running
-//! sum to `dtype`. Integers wrap modulo 2^N; floats round each operation in their precision.
+//! sum to `dtype`. Integers wrap modulo 2^N; floats round each operation in their precision;
+//! bools differ by `not_equal` and sum by `logical_or`, as numpy's bool loops do.
 
 use serde::{Deserialize, Serialize};
 use zarr_codec_cast_value::numpy::{NumpyCast, numpy_astype, numpy_promote, numpy_type};
@@ -126,6 +127,15 @@ fn check_lengths(input: &[u8], from: DataType, output: &[u8], to: DataType) -> R
     Ok(())
 }
 
+/// An integer, float16/32/64 or bool type (numpy's `"?"`, `"|b1"`, `"bool"`).
+fn delta_type(text: &str, label: &str) -> Result<DataType> {
+    let bare = text.trim_start_matches(['<', '>', '|', '=']);
+    if matches!(bare, "?" | "b1" | "bool") {
+        return Ok(DataType::Bool);
+    }
+    numpy_type(text, DELTA_ID, label)
+}
+
 /// numpy's astype, when the two types differ.
 fn cast(from: DataType, to: DataType) -> Result<Option<NumpyCast>> {
     (from != to).then(|| numpy_astype(from, to)).transpose()
@@ -137,11 +147,16 @@ impl ElementFilter for Delta {
     type Config = DeltaConfig;
 
     fn from_config(config: DeltaConfig) -> Result<Self> {
-        let dtype = numpy_type(&config.dtype, DELTA_ID, "dtype")?;
+        let dtype = delta_type(&config.dtype, "dtype")?;
         let astype = match &config.astype {
-            Some(name) => numpy_type(name, DELTA_ID, "astype")?,
+            Some(name) => delta_type(name, "astype")?,
             None => dtype,
         };
+        if (dtype == DataType::Bool) != (astype == DataType::Bool) {
+            return Err(CodecError::unsupported(format!(
+                "{DELTA_ID}: bool arrays are stored as bool only, not {astype}"
+            )));
+        }
         let sum_type = numpy_promote(astype, dtype);
         if !arith::supports(dtype) || !arith::supports(sum_type) {
             return Err(CodecError::unsupported(format!(

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 zarr = pytest.importorskip("zarr")
+numcodecs = pytest.importorskip("numcodecs")
 
 import zarr_codecs  # noqa: E402
 from zarr.storage import MemoryStore  # noqa: E402
@@ -91,6 +92,18 @@ OWN_OBJECTS = {
         "compressors",
         lambda: zarr.codecs.numcodecs.JenkinsLookup3(initval=3),
     ),
+    # numcodecs' filters on the float32 values 0..63, which each stores exactly (packbits
+    # takes booleans only: its objects are run in tests/test_chain_pipeline.py).
+    "numcodecs.delta": ("filters", lambda: zarr.codecs.numcodecs.Delta(dtype="<f4")),
+    "numcodecs.bitround": ("filters", lambda: zarr.codecs.numcodecs.BitRound(keepbits=10)),
+    "numcodecs.quantize": (
+        "filters",
+        lambda: zarr.codecs.numcodecs.Quantize(digits=1, dtype="<f4"),
+    ),
+    "numcodecs.astype": (
+        "filters",
+        lambda: zarr.codecs.numcodecs.AsType(encode_dtype="<f8", decode_dtype="<f4"),
+    ),
 }
 
 
@@ -167,5 +180,7 @@ def test_zarr_python_numcodecs_wrappers_build_ours_for_the_ids_installed() -> No
         fixed = wrappers.FixedScaleOffset(offset=0, scale=10, dtype="<f8")
         assert type(fixed._codec).__module__.startswith("zarr_codec_scale_offset")
         assert type(wrappers.Zlib(level=5)._codec).__module__.startswith("zarr_codec_gzip")
-        assert type(wrappers.Delta(dtype="<i4")._codec).__module__.startswith("numcodecs")
+        assert type(wrappers.Delta(dtype="<i4")._codec).__module__.startswith("zarr_codec_filters")
+        labels = {"id": "categorize", "labels": ["a"], "dtype": "|O"}
+        assert type(numcodecs.get_codec(labels)).__module__.startswith("numcodecs")  # not ours
     assert type(wrappers.GZip(level=5)._codec).__module__.startswith("numcodecs")

@@ -126,8 +126,12 @@ class BitRound(_BitRoundBase):  # type: ignore[misc]
     def encode(self, buf: Any) -> Any:
         # numcodecs returns the rounded bits as integers of the same width (the floats
         # themselves when nothing is dropped).
-        data = self._input(buf)
-        if _MANTISSA_BITS.get(data.dtype.name) == self.keepbits:
+        from numcodecs.compat import ensure_ndarray_like
+
+        data = ensure_ndarray_like(buf)  # numcodecs keeps the shape here
+        if data.dtype.name not in _MANTISSA_BITS:
+            raise TypeError("Only float arrays (16-64bit) can be bit-rounded")
+        if _MANTISSA_BITS[data.dtype.name] == self.keepbits:
             return data
         encoded = self.codec.encode(data)
         return encoded.view(encoded.dtype.str.replace("f", "i"))

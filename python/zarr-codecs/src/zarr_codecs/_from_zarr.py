@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 from zarr_codec_runtime import Sharding, Transpose
 from zarr_codec_runtime.chain import NATIVE
+from zarr_codec_shapes import ChunkSpec, DataType
 from zarr_codec_shapes.bytes_codec import BytesCodec
 from zarr_codec_shapes.registry import get_codec
 
@@ -66,6 +67,11 @@ _ZARR_EQUIVALENTS = frozenset(
         "zarr.codecs.numcodecs._codecs.BZ2",
         "zarr.codecs.numcodecs._codecs.LZMA",
         "zarr.codecs.numcodecs._codecs.Shuffle",
+        "zarr.codecs.numcodecs._codecs.Delta",
+        "zarr.codecs.numcodecs._codecs.BitRound",
+        "zarr.codecs.numcodecs._codecs.Quantize",
+        "zarr.codecs.numcodecs._codecs.AsType",
+        "zarr.codecs.numcodecs._codecs.PackBits",
         "zarr.codecs.numcodecs._codecs.CRC32",
         "zarr.codecs.numcodecs._codecs.Adler32",
         "zarr.codecs.numcodecs._codecs.Fletcher32",
@@ -117,8 +123,7 @@ def v2_chain(chunks: V2Chunks, spec: ArraySpec) -> tuple[Any, ...]:
         # numcodecs' filters write their own byte order (little-endian): the stored-order
         # chain's swap would apply to their output, not the array's.
         raise TypeError("v2 filters on an array of the other byte order")
-    sizes = [_encoded_itemsize(f) for f in chunks.filters]
-    itemsize = sizes[-1] if sizes else dtype.itemsize
+    itemsize = _encoded_itemsize(chunks.filters, dtype)
     endian = BytesCodec(NATIVE if itemsize > 1 else None)
     codecs: tuple[Any, ...] = (*chunks.filters, endian)
     if spec.order == "F" and len(spec.shape) > 1:
@@ -126,18 +131,22 @@ def v2_chain(chunks: V2Chunks, spec: ArraySpec) -> tuple[Any, ...]:
     return codecs if chunks.compressor is None else (*codecs, chunks.compressor)
 
 
-def _encoded_itemsize(codec: Any) -> int:
-    """The item size of what a v2 filter encodes to, from the numcodecs configuration it was
-    made from (``astype``, else ``dtype``); refused unless little-endian or one byte wide, the
-    order numcodecs' filters write and ``BytesCodec(NATIVE)`` stores on this machine."""
-    config = codec.to_json(2)
-    name = config.get("astype") or config.get("dtype")
-    if name is None:
-        raise TypeError(f"v2 filter {config!r}: no data type to store")
-    dtype = np.dtype(name)
-    if dtype.itemsize > 1 and (dtype.byteorder == ">" or sys.byteorder != "little"):
-        raise TypeError(f"v2 filter {config!r}: stores big-endian elements")
-    return int(dtype.itemsize)
+def _encoded_itemsize(filters: tuple[Any, ...], dtype: np.dtype[Any]) -> int:
+    """The item size of what ``filters`` encode chunks of ``dtype`` to, each filter resolving
+    the spec the one before it gives; refused (``TypeError``) where a filter's configuration
+    names a big-endian type: numcodecs' filters write little-endian elements, the order
+    ``BytesCodec(NATIVE)`` stores on this machine."""
+    spec = ChunkSpec((1,), DataType.from_numpy(dtype))
+    for codec in filters:
+        config = codec.to_json(2)
+        named = [v for k, v in config.items() if k.endswith("dtype") or k == "astype"]
+        if any(np.dtype(v).byteorder == ">" for v in named if isinstance(v, str)):
+            raise TypeError(f"v2 filter {config!r}: big-endian elements")
+        spec = codec.resolve(spec)
+    itemsize = int(spec.numpy_dtype.itemsize)
+    if itemsize > 1 and sys.byteorder != "little":
+        raise TypeError("v2 filters write little-endian elements")
+    return itemsize
 
 
 def foreign_byte_order(spec: ArraySpec) -> Literal["<", ">"] | None:

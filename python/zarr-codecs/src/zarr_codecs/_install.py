@@ -143,6 +143,22 @@ BINDINGS: tuple[Binding, ...] = (
     *(
         Binding(
             f"numcodecs.{codec_id}",
+            "zarr-codec-filters",
+            f"zarr_codec_filters.zarr_python:{name}Codec",
+            f"zarr_codec_filters.numcodecs:{name}",
+            f"zarr.codecs.numcodecs:{name}",
+        )
+        for codec_id, name in (
+            ("delta", "Delta"),
+            ("bitround", "BitRound"),
+            ("quantize", "Quantize"),
+            ("astype", "AsType"),
+            ("packbits", "PackBits"),
+        )
+    ),
+    *(
+        Binding(
+            f"numcodecs.{codec_id}",
             "zarr-codec-checksums",
             f"zarr_codec_checksums.zarr_python:{ours}Codec",
             f"zarr_codec_checksums.numcodecs:{numcodecs_class}",
@@ -197,7 +213,7 @@ def install(*, zarr: bool = True, numcodecs: bool = True, pipeline: bool = False
     """Make zarr-python (Zarr v3, ``zarr=True``) and numcodecs (Zarr v2 arrays and direct
     numcodecs users, ``numcodecs=True``) use ours (every codec in :data:`BINDINGS`: gzip,
     blosc, zstd, crc32c, cast_value, scale_offset, and numcodecs' fixedscaleoffset, zlib, lz4,
-    bz2, lzma, shuffle and checksums) for every codec they build from a name or from JSON
+    bz2, lzma, checksums and filters) for every codec they build from a name or from JSON
     (arrays opened from their metadata, codecs given as JSON). Codec objects of zarr-python's
     own classes for those names (``zarr.codecs.GzipCodec(level=5)``, the default
     ``ZstdCodec``) stay zarr-python's objects, but their chunk methods run ours (see

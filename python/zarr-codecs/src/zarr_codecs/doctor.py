@@ -64,6 +64,15 @@ def _halves() -> np.ndarray[Any, Any]:
     return np.arange(-512, 512, dtype=np.float64) * 0.5
 
 
+def _bits() -> np.ndarray[Any, Any]:
+    """Booleans in no period of eight (a shifted or reordered bit shows)."""
+    return (np.arange(1021) * 7919 % 13) < 6
+
+
+def _filter(name: str, configuration: dict[str, Any]) -> dict[str, Any]:
+    return {"name": f"numcodecs.{name}", "configuration": configuration}
+
+
 CHECKS = (
     CodecCheck(
         "gzip",
@@ -124,6 +133,30 @@ CHECKS = (
             ("numcodecs.fletcher32", "zarr-codec-checksums", {}),
             ("numcodecs.jenkins_lookup3", "zarr-codec-checksums", {"initval": 7}),
         )
+    ),
+    CodecCheck(
+        "delta",
+        "zarr-codec-filters",
+        [_filter("delta", {"dtype": "<u4"}), _BYTES],
+        "uint32",
+        _distinct_uint32,
+    ),
+    *(
+        CodecCheck(
+            name, "zarr-codec-filters", [_filter(name, configuration), _BYTES], "float64", _halves
+        )
+        for name, configuration in (
+            ("bitround", {"keepbits": 10}),
+            ("quantize", {"digits": 1, "dtype": "<f8"}),
+            ("astype", {"encode_dtype": "<f4", "decode_dtype": "<f8"}),
+        )
+    ),
+    CodecCheck(
+        "packbits",
+        "zarr-codec-filters",
+        [_filter("packbits", {}), {"name": "bytes"}],
+        "bool",
+        _bits,
     ),
     CodecCheck(
         "cast_value",
