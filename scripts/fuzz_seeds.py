@@ -48,14 +48,15 @@ def _streamed_zstd(data: bytes) -> bytes:
     return out.getvalue()
 
 
-def _array_seeds(configs: list[dict[str, object]]) -> list[bytes]:
+def _array_seeds(configs: list[dict[str, object]], version: int = 3) -> list[bytes]:
     """selector byte (data type index; 0x80: Zarr v2), the JSON, a newline, a chunk."""
     values = np.array([0, 1.5, -2.25, 300, np.nan, np.inf, 65504, -1e10], dtype="<f8").tobytes()
     seeds = []
     for config in configs:
         text = json.dumps(config).encode()
         for selector in (0, 3, 10, 11, 26, 27, 28):
-            seeds.append(bytes([selector]) + text + b"\n" + values)
+            flag = 0x80 if version == 2 else 0
+            seeds.append(bytes([selector | flag]) + text + b"\n" + values)
     return seeds
 
 
@@ -139,6 +140,22 @@ def main(out: Path) -> None:
                 {"name": "scale_offset"},
             ]
         ),
+        "zarr-codec-filters-array_filters": [
+            bytes([index]) + seed
+            for index, configs in enumerate(
+                (
+                    [
+                        {"id": "delta", "dtype": "<f8"},
+                        {"id": "delta", "dtype": "<i4", "astype": "<i8"},
+                    ],
+                    [{"id": "bitround", "keepbits": 5}],
+                    [{"id": "quantize", "digits": 2, "dtype": "<f8", "astype": "<f4"}],
+                    [{"id": "astype", "encode_dtype": "<f2", "decode_dtype": "<f8"}],
+                    [{"id": "packbits"}],
+                )
+            )
+            for seed in _array_seeds(configs, version=2)
+        ],
         "zarr-codec-scale-offset-legacy_config_and_chunk": _array_seeds(
             [
                 {
