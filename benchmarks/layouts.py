@@ -2,9 +2,10 @@
 by each codec pipeline, side by side in one process.
 
 Layouts: zarr-python's default v3 chain ``[bytes, zstd]``; the same sharded (shards of 4 x 4
-inner chunks, zstd inside, ``bytes`` + ``crc32c`` index); no compressor; blosc lz4 shuffle; and
-``[scale_offset, cast_value, bytes, zstd]``. Sizes: 16 MiB of float32 in 256 KiB chunks and
-256 MiB in 2 MiB chunks. Stores: ``LocalStore`` on tmpfs (``/dev/shm``) and ``MemoryStore``.
+inner chunks, zstd inside, ``bytes`` + ``crc32c`` index); no compressor; blosc lz4 shuffle;
+``[scale_offset, cast_value, bytes, zstd]``; and numcodecs' filters as zarr-python names them,
+``[delta, bytes, lz4]`` on int32 counts and ``[bitround, bytes, zstd]``. Sizes: 16 MiB of
+float32 in 256 KiB chunks, 256 MiB in 2 MiB chunks (64 MiB in 1 MiB chunks on request). Stores: ``LocalStore`` on tmpfs (``/dev/shm``) and ``MemoryStore``.
 Operations: one element, one chunk (an inner chunk of a sharded array), 4 x 4 chunks, the whole
 array; each read and written (a write stores the array's own values again).
 
@@ -48,11 +49,23 @@ LAYOUTS: dict[str, dict[str, Any]] = {
     "no compressor": {"compressors": None},
     "blosc lz4 shuffle": {"compressors": pipeline_bench.COMPRESSORS["blosc lz4 shuffle"]},
     "scale_offset+cast_value+zstd": {"filters": _QUANTIZE, "compressors": _ZSTD},
+    # numcodecs' filters as zarr-python names them: integer counts delta-coded before lz4, and
+    # a float field bit-rounded to 10 mantissa bits before zstd.
+    "[delta, lz4] int32": {
+        "dtype": "int32",
+        "filters": [{"name": "numcodecs.delta", "configuration": {"dtype": "<i4"}}],
+        "compressors": [{"name": "numcodecs.lz4", "configuration": {"acceleration": 1}}],
+    },
+    "[bitround, zstd]": {
+        "filters": [{"name": "numcodecs.bitround", "configuration": {"keepbits": 10}}],
+        "compressors": _ZSTD,
+    },
 }
 
 #: label: (array shape, chunk shape)
 SIZES: dict[str, tuple[tuple[int, int], tuple[int, int]]] = {
     "16 MiB": ((2048, 2048), (256, 256)),
+    "64 MiB": ((4096, 4096), (512, 512)),
     "256 MiB": ((8192, 8192), (1024, 512)),
     # Many small chunks (1024 of 16 KiB): where per-chunk Python costs show. Not in the
     # default run; ask for it with --sizes.
@@ -105,6 +118,9 @@ def _arrays(
 
     shape, chunks = SIZES[size]
     kwargs = dict(LAYOUTS[layout])
+    dtype = kwargs.pop("dtype", "float32")
+    if dtype != data.dtype:  # integer counts: the field scaled, as sensor counts look
+        data = (data * 1000).astype(dtype)
     per_shard = kwargs.pop("shards", None)
     if per_shard:
         kwargs["shards"] = tuple(per_shard * n for n in chunks)
@@ -112,7 +128,7 @@ def _arrays(
     for name in names:
         store = new_store(name)
         array = zarr.create_array(
-            store, shape=shape, chunks=chunks, dtype="float32", fill_value=0.0, **kwargs
+            store, shape=shape, chunks=chunks, dtype=dtype, fill_value=0, **kwargs
         )
         array[...] = data
         with pipeline_bench._setup(name):

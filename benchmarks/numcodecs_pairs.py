@@ -3,7 +3,9 @@ own, interleaved in one process, a family at a time (``--family``).
 
 For each codec of the family (``checksums``: crc32, adler32, fletcher32, jenkins_lookup3;
 ``lz4``: accelerations 1 and 10; ``bz2``: levels 1 and 9; ``lzma``: xz at presets 1 and 6;
-``filters``: shuffle of 4 and 8 bytes), on the family's datasets (a float32 field, smooth with
+``filters``: shuffle of 4 and 8 bytes, delta, bitround, quantize and astype on float32;
+``integer-filters``: delta and astype on int32 counts; ``bit-filters``: packbits on a
+boolean mask), on the family's datasets (a float32 field, smooth with
 noise, as users' chunks are; for the compressors also data they compress well) cut to 4 KiB,
 64 KiB, 1 MiB and 16 MiB: encode and decode, ours against numcodecs' class for the same
 configuration (above 1: ours is faster), and ours decoding into a caller's buffer, with the
@@ -66,9 +68,33 @@ def _lzma() -> list[tuple[str, Any, Any]]:
 
 def _filters() -> list[tuple[str, Any, Any]]:
     import numcodecs
-    from zarr_codec_filters.numcodecs import Shuffle
+    from zarr_codec_filters import numcodecs as ours
 
-    return [(f"shuffle {n}", Shuffle(n), numcodecs.Shuffle(n)) for n in (4, 8)]
+    return [
+        *((f"shuffle {n}", ours.Shuffle(n), numcodecs.Shuffle(n)) for n in (4, 8)),
+        ("delta <f4", ours.Delta("<f4"), numcodecs.Delta("<f4")),
+        ("bitround 10", ours.BitRound(10), numcodecs.BitRound(10)),
+        ("quantize 3", ours.Quantize(3, "<f4"), numcodecs.Quantize(3, "<f4")),
+        ("astype <f2", ours.AsType("<f2", "<f4"), numcodecs.AsType("<f2", "<f4")),
+    ]
+
+
+def _integer_filters() -> list[tuple[str, Any, Any]]:
+    import numcodecs
+    from zarr_codec_filters import numcodecs as ours
+
+    return [
+        ("delta <i4", ours.Delta("<i4"), numcodecs.Delta("<i4")),
+        ("delta <i4 as <i2", ours.Delta("<i4", "<i2"), numcodecs.Delta("<i4", "<i2")),
+        ("astype <i8", ours.AsType("<i8", "<i4"), numcodecs.AsType("<i8", "<i4")),
+    ]
+
+
+def _bit_filters() -> list[tuple[str, Any, Any]]:
+    import numcodecs
+    from zarr_codec_filters.numcodecs import PackBits
+
+    return [("packbits", PackBits(), numcodecs.PackBits())]
 
 
 #: For each family: (name, ours, numcodecs') for every codec, in numcodecs' configurations,
@@ -79,6 +105,8 @@ FAMILIES: dict[str, tuple[Callable[[], list[tuple[str, Any, Any]]], tuple[str, .
     "bz2": (_bz2, ("float32_field", "int32_counts")),
     "lzma": (_lzma, ("float32_field", "int32_counts")),
     "filters": (_filters, ("float32_field",)),
+    "integer-filters": (_integer_filters, ("int32_counts",)),
+    "bit-filters": (_bit_filters, ("bool_mask",)),
 }
 
 
@@ -86,7 +114,7 @@ def _row(name: str, ours: Any, theirs: Any, data: np.ndarray, rounds: int, datas
     encoded = bytes(theirs.encode(data))
     if bytes(ours.encode(data)) != encoded:
         raise AssertionError(f"{name}: ours and numcodecs' bytes differ at {data.nbytes} bytes")
-    out = np.empty(data.nbytes, np.uint8)
+    out = np.empty_like(data)
     calls = {
         "enc numcodecs": lambda: theirs.encode(data),
         "enc ours": lambda: ours.encode(data),
@@ -107,6 +135,15 @@ def _row(name: str, ours: Any, theirs: Any, data: np.ndarray, rounds: int, datas
     )
 
 
+def _load(dataset: str) -> np.ndarray:
+    """A dataset flattened; ``bool_mask`` is the float32 field above its median (a land/sea
+    or valid-data mask, as users pack them)."""
+    if dataset == "bool_mask":
+        field = datasets.load("float32_field", max(SIZES)).reshape(-1)
+        return np.asarray(field > np.median(field))
+    return datasets.load(dataset, max(SIZES)).reshape(-1)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--rounds", type=int, default=9, help="interleaved rounds per cell")
@@ -119,7 +156,7 @@ def main() -> None:
     )
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for dataset in names:
-        flat = datasets.load(dataset, max(SIZES)).reshape(-1)
+        flat = _load(dataset)
         for name, ours, theirs in pairs():
             for size in SIZES:
                 chunk = flat[: size // flat.itemsize].copy()
