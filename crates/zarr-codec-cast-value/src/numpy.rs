@@ -45,6 +45,13 @@ pub fn numpy_type(text: &str, codec: &str, label: &str) -> Result<DataType> {
 pub enum NumpyCast {
     /// Every pair but float to integer: a `cast_value` plan.
     Plan(CastPlan),
+    /// Between integer types: two's complement truncation or extension (Rust's `as`).
+    IntToInt {
+        /// The source type.
+        from: DataType,
+        /// The target type.
+        to: DataType,
+    },
     /// A float type (`from`) into an integer type (`to`), x86's way.
     FloatToInt {
         /// The float type.
@@ -59,7 +66,7 @@ impl NumpyCast {
     pub fn from(&self) -> DataType {
         match self {
             Self::Plan(plan) => plan.from(),
-            Self::FloatToInt { from, .. } => *from,
+            Self::IntToInt { from, .. } | Self::FloatToInt { from, .. } => *from,
         }
     }
 
@@ -67,16 +74,17 @@ impl NumpyCast {
     pub fn to(&self) -> DataType {
         match self {
             Self::Plan(plan) => plan.to(),
-            Self::FloatToInt { to, .. } => *to,
+            Self::IntToInt { to, .. } | Self::FloatToInt { to, .. } => *to,
         }
     }
 
     /// Casts every element of `input` into `output`, which holds exactly as many of the
     /// target type (`OutputSize` otherwise).
     pub fn apply(&self, input: &[u8], output: &mut [u8]) -> Result<()> {
-        let (from, to) = match self {
+        let (from, to, integers) = match self {
             Self::Plan(plan) => return plan.apply(input, output),
-            Self::FloatToInt { from, to } => (*from, *to),
+            Self::IntToInt { from, to } => (*from, *to, true),
+            Self::FloatToInt { from, to } => (*from, *to, false),
         };
         let (in_size, out_size) = (from.size(), to.size());
         let count = input.len() / in_size;
@@ -85,6 +93,10 @@ impl NumpyCast {
                 expected: count * out_size,
                 actual: output.len(),
             });
+        }
+        if integers {
+            int_to_int(from, to, input, output);
+            return Ok(());
         }
         let elements = input
             .chunks_exact(in_size)
@@ -113,6 +125,86 @@ impl NumpyCast {
             }
         }
         Ok(())
+    }
+}
+
+/// Every element of `input` (integers of `from`) as `to`, with Rust's `as`: numpy's
+/// integer `astype` (wrap-around by truncation, sign or zero extension).
+fn int_to_int(from: DataType, to: DataType, input: &[u8], output: &mut [u8]) {
+    macro_rules! cast_from {
+        ($source:ty) => {
+            match to {
+                DataType::Int8 => cast::<$source, i8>(input, output),
+                DataType::UInt8 => cast::<$source, u8>(input, output),
+                DataType::Int16 => cast::<$source, i16>(input, output),
+                DataType::UInt16 => cast::<$source, u16>(input, output),
+                DataType::Int32 => cast::<$source, i32>(input, output),
+                DataType::UInt32 => cast::<$source, u32>(input, output),
+                DataType::Int64 => cast::<$source, i64>(input, output),
+                _ => cast::<$source, u64>(input, output),
+            }
+        };
+    }
+    match from {
+        DataType::Int8 => cast_from!(i8),
+        DataType::UInt8 => cast_from!(u8),
+        DataType::Int16 => cast_from!(i16),
+        DataType::UInt16 => cast_from!(u16),
+        DataType::Int32 => cast_from!(i32),
+        DataType::UInt32 => cast_from!(u32),
+        DataType::Int64 => cast_from!(i64),
+        _ => cast_from!(u64),
+    }
+}
+
+/// An integer type numpy casts with Rust's `as`.
+trait Integer: Copy {
+    const SIZE: usize;
+    fn load(bytes: &[u8]) -> Self;
+    fn store(self, bytes: &mut [u8]);
+    /// Sign- or zero-extended (`u64`: its bits) to 64 bits.
+    fn widen(self) -> i64;
+    /// The low bits of `value`.
+    fn narrow(value: i64) -> Self;
+}
+
+macro_rules! integer {
+    ($($t:ty),*) => {$(
+        impl Integer for $t {
+            const SIZE: usize = std::mem::size_of::<$t>();
+            #[inline(always)]
+            fn load(bytes: &[u8]) -> Self {
+                let mut buffer = [0u8; std::mem::size_of::<$t>()];
+                buffer.copy_from_slice(bytes);
+                <$t>::from_ne_bytes(buffer)
+            }
+            #[inline(always)]
+            fn store(self, bytes: &mut [u8]) {
+                bytes.copy_from_slice(&self.to_ne_bytes());
+            }
+            #[inline(always)]
+            #[allow(clippy::cast_possible_wrap, clippy::cast_lossless)] // two's complement
+            fn widen(self) -> i64 {
+                self as i64
+            }
+            #[inline(always)]
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)] // two's complement
+            fn narrow(value: i64) -> Self {
+                value as $t
+            }
+        }
+    )*};
+}
+
+integer!(i8, u8, i16, u16, i32, u32, i64, u64);
+
+/// Each `S` element as a `T` (wrapped or extended; both sides native-endian).
+fn cast<S: Integer, T: Integer>(input: &[u8], output: &mut [u8]) {
+    for (x, y) in input
+        .chunks_exact(S::SIZE)
+        .zip(output.chunks_exact_mut(T::SIZE))
+    {
+        T::narrow(S::load(x).widen()).store(y);
     }
 }
 
@@ -172,6 +264,13 @@ fn float_to_int_bits(value: f64, to: DataType) -> u64 {
 pub fn numpy_astype(from: DataType, to: DataType) -> Result<NumpyCast> {
     if from.is_float() && to.is_integer() {
         return Ok(NumpyCast::FloatToInt { from, to });
+    }
+    if from.is_integer()
+        && to.is_integer()
+        && from.numpy_str().is_some()
+        && to.numpy_str().is_some()
+    {
+        return Ok(NumpyCast::IntToInt { from, to });
     }
     wrapping_astype(from, to).map(NumpyCast::Plan)
 }

@@ -6,82 +6,76 @@ use zarr_codec_shapes::DataType;
 
 use crate::float16;
 
-/// An element type numpy adds and subtracts in.
+/// An element type numpy adds and subtracts in, over its native-endian bytes.
 trait Word: Copy {
-    const SIZE: usize;
-    fn load(bytes: &[u8]) -> Self;
-    fn store(self, bytes: &mut [u8]);
+    type Bytes: Copy;
+    /// `bytes` as whole elements (a trailing partial element is left out).
+    fn split(bytes: &[u8]) -> &[Self::Bytes];
+    fn split_mut(bytes: &mut [u8]) -> &mut [Self::Bytes];
+    fn load(bytes: Self::Bytes) -> Self;
+    fn store(self) -> Self::Bytes;
     fn add(self, other: Self) -> Self;
     fn sub(self, other: Self) -> Self;
 }
 
-macro_rules! integer_word {
-    ($($word:ty),*) => {$(
+macro_rules! word {
+    ($word:ty, $size:expr, |$a:ident, $b:ident| $add:expr, |$c:ident, $d:ident| $sub:expr) => {
         impl Word for $word {
-            const SIZE: usize = std::mem::size_of::<$word>();
+            type Bytes = [u8; $size];
             #[inline(always)]
-            fn load(bytes: &[u8]) -> Self {
-                let mut buffer = [0u8; std::mem::size_of::<$word>()];
-                buffer.copy_from_slice(bytes);
-                <$word>::from_ne_bytes(buffer)
+            fn split(bytes: &[u8]) -> &[Self::Bytes] {
+                bytes.as_chunks::<$size>().0
             }
             #[inline(always)]
-            fn store(self, bytes: &mut [u8]) {
-                bytes.copy_from_slice(&self.to_ne_bytes());
+            fn split_mut(bytes: &mut [u8]) -> &mut [Self::Bytes] {
+                bytes.as_chunks_mut::<$size>().0
+            }
+            #[inline(always)]
+            fn load(bytes: Self::Bytes) -> Self {
+                <$word>::from_ne_bytes(bytes)
+            }
+            #[inline(always)]
+            fn store(self) -> Self::Bytes {
+                self.to_ne_bytes()
             }
             #[inline(always)]
             fn add(self, other: Self) -> Self {
-                self.wrapping_add(other)
+                let ($a, $b) = (self, other);
+                $add
             }
             #[inline(always)]
             fn sub(self, other: Self) -> Self {
-                self.wrapping_sub(other)
+                let ($c, $d) = (self, other);
+                $sub
             }
         }
-    )*};
+    };
 }
 
-integer_word!(u8, u16, u32, u64);
-
-macro_rules! float_word {
-    ($($word:ty),*) => {$(
-        impl Word for $word {
-            const SIZE: usize = std::mem::size_of::<$word>();
-            #[inline(always)]
-            fn load(bytes: &[u8]) -> Self {
-                let mut buffer = [0u8; std::mem::size_of::<$word>()];
-                buffer.copy_from_slice(bytes);
-                <$word>::from_ne_bytes(buffer)
-            }
-            #[inline(always)]
-            fn store(self, bytes: &mut [u8]) {
-                bytes.copy_from_slice(&self.to_ne_bytes());
-            }
-            #[inline(always)]
-            fn add(self, other: Self) -> Self {
-                self + other
-            }
-            #[inline(always)]
-            fn sub(self, other: Self) -> Self {
-                self - other
-            }
-        }
-    )*};
-}
-
-float_word!(f32, f64);
+word!(u8, 1, |a, b| a.wrapping_add(b), |a, b| a.wrapping_sub(b));
+word!(u16, 2, |a, b| a.wrapping_add(b), |a, b| a.wrapping_sub(b));
+word!(u32, 4, |a, b| a.wrapping_add(b), |a, b| a.wrapping_sub(b));
+word!(u64, 8, |a, b| a.wrapping_add(b), |a, b| a.wrapping_sub(b));
+word!(f32, 4, |a, b| a + b, |a, b| a - b);
+word!(f64, 8, |a, b| a + b, |a, b| a - b);
 
 /// A float16 element, computed in `f32` as numpy does.
 #[derive(Clone, Copy)]
 struct Half(u16);
 
 impl Word for Half {
-    const SIZE: usize = 2;
-    fn load(bytes: &[u8]) -> Self {
-        Self(u16::load(bytes))
+    type Bytes = [u8; 2];
+    fn split(bytes: &[u8]) -> &[Self::Bytes] {
+        bytes.as_chunks::<2>().0
     }
-    fn store(self, bytes: &mut [u8]) {
-        self.0.store(bytes);
+    fn split_mut(bytes: &mut [u8]) -> &mut [Self::Bytes] {
+        bytes.as_chunks_mut::<2>().0
+    }
+    fn load(bytes: Self::Bytes) -> Self {
+        Self(u16::from_ne_bytes(bytes))
+    }
+    fn store(self) -> Self::Bytes {
+        self.0.to_ne_bytes()
     }
     fn add(self, other: Self) -> Self {
         Self(float16::apply(self.0, other.0, |a, b| a + b))
@@ -97,12 +91,18 @@ impl Word for Half {
 struct Flag(bool);
 
 impl Word for Flag {
-    const SIZE: usize = 1;
-    fn load(bytes: &[u8]) -> Self {
+    type Bytes = [u8; 1];
+    fn split(bytes: &[u8]) -> &[Self::Bytes] {
+        bytes.as_chunks::<1>().0
+    }
+    fn split_mut(bytes: &mut [u8]) -> &mut [Self::Bytes] {
+        bytes.as_chunks_mut::<1>().0
+    }
+    fn load(bytes: Self::Bytes) -> Self {
         Self(bytes[0] != 0)
     }
-    fn store(self, bytes: &mut [u8]) {
-        bytes[0] = u8::from(self.0);
+    fn store(self) -> Self::Bytes {
+        [u8::from(self.0)]
     }
     fn add(self, other: Self) -> Self {
         Self(self.0 | other.0)
@@ -153,27 +153,24 @@ pub fn cumsum(data_type: DataType, data: &mut [u8]) {
 }
 
 fn diff_words<W: Word>(input: &[u8], output: &mut [u8]) {
-    let (Some(first), Some(target)) = (input.get(..W::SIZE), output.get_mut(..W::SIZE)) else {
+    let (values, results) = (W::split(input), W::split_mut(output));
+    let (Some(&first), Some((target, rest))) = (values.first(), results.split_first_mut()) else {
         return;
     };
-    target.copy_from_slice(first);
-    let pairs = input
-        .chunks_exact(W::SIZE)
-        .zip(input[W::SIZE..].chunks_exact(W::SIZE));
-    for ((before, after), out) in pairs.zip(output[W::SIZE..].chunks_exact_mut(W::SIZE)) {
-        W::load(after).sub(W::load(before)).store(out);
+    *target = first;
+    for ((before, after), out) in values.iter().zip(&values[1..]).zip(rest) {
+        *out = W::load(*after).sub(W::load(*before)).store();
     }
 }
 
 fn cumsum_words<W: Word>(data: &mut [u8]) {
-    let mut elements = data.chunks_exact_mut(W::SIZE);
-    let Some(first) = elements.next() else {
+    let Some((first, rest)) = W::split_mut(data).split_first_mut() else {
         return;
     };
-    let mut sum = W::load(first);
-    for element in elements {
-        sum = sum.add(W::load(element));
-        sum.store(element);
+    let mut sum = W::load(*first);
+    for element in rest {
+        sum = sum.add(W::load(*element));
+        *element = sum.store();
     }
 }
 

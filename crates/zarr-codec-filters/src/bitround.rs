@@ -66,7 +66,6 @@ impl BitRound {
     }
 
     /// Rounds every `data_type` element of `input` into `output` (native-endian, same size).
-    #[allow(clippy::cast_possible_truncation)] // each store keeps its element's own width
     pub fn round(&self, data_type: DataType, input: &[u8], output: &mut [u8]) -> Result<()> {
         let dropped = self.dropped_bits(data_type)?;
         if input.len() != output.len() || !input.len().is_multiple_of(data_type.size()) {
@@ -81,45 +80,32 @@ impl BitRound {
             return Ok(());
         }
         match data_type.size() {
-            2 => round_words::<2>(
-                dropped,
-                input,
-                output,
-                |b| u64::from(u16::from_ne_bytes(b)),
-                |v| (v as u16).to_ne_bytes(),
-            ),
-            4 => round_words::<4>(
-                dropped,
-                input,
-                output,
-                |b| u64::from(u32::from_ne_bytes(b)),
-                |v| (v as u32).to_ne_bytes(),
-            ),
-            _ => round_words::<8>(dropped, input, output, u64::from_ne_bytes, u64::to_ne_bytes),
+            2 => round_words!(u16, dropped, input, output),
+            4 => round_words!(u32, dropped, input, output),
+            _ => round_words!(u64, dropped, input, output),
         }
         Ok(())
     }
 }
 
-/// numcodecs' integer rounding of each `N`-byte element, `dropped` (1 or more) bits dropped.
-#[allow(clippy::cast_possible_truncation)] // the stores keep the element's own width
-fn round_words<const N: usize>(
-    dropped: u32,
-    input: &[u8],
-    output: &mut [u8],
-    load: impl Fn([u8; N]) -> u64,
-    store: impl Fn(u64) -> [u8; N],
-) {
-    let mask = u64::MAX << dropped;
-    let half_quantum = (1u64 << (dropped - 1)) - 1;
-    for (x, y) in input.chunks_exact(N).zip(output.chunks_exact_mut(N)) {
-        let mut element = [0u8; N];
-        element.copy_from_slice(x);
-        let bits = load(element);
-        let rounded = bits.wrapping_add(((bits >> dropped) & 1) + half_quantum) & mask;
-        y.copy_from_slice(&store(rounded));
-    }
+/// numcodecs' integer rounding of each element, as the unsigned integer of its width,
+/// `dropped` (1 or more) bits dropped.
+macro_rules! round_words {
+    ($word:ty, $dropped:expr, $input:expr, $output:expr) => {{
+        let dropped: u32 = $dropped;
+        let mask = <$word>::MAX << dropped;
+        let half_quantum = (1 << (dropped - 1)) - 1;
+        let (elements, _) = $input.as_chunks::<{ std::mem::size_of::<$word>() }>();
+        let (results, _) = $output.as_chunks_mut::<{ std::mem::size_of::<$word>() }>();
+        for (x, y) in elements.iter().zip(results) {
+            let bits = <$word>::from_ne_bytes(*x);
+            let rounded = bits.wrapping_add(((bits >> dropped) & 1) + half_quantum) & mask;
+            *y = rounded.to_ne_bytes();
+        }
+    }};
 }
+
+use round_words;
 
 impl ElementFilter for BitRound {
     const ID: &'static str = BITROUND_ID;

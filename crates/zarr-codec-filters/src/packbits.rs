@@ -65,13 +65,10 @@ pub fn pack(input: &[u8], output: &mut [u8]) -> Result<()> {
     {
         *padding = ((8 - input.len() % 8) % 8) as u8;
     }
-    let mut groups = input.chunks_exact(8);
-    for (group, byte) in groups.by_ref().zip(bits.iter_mut()) {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(group);
-        *byte = pack_word(u64::from_le_bytes(word));
+    let (groups, rest) = input.as_chunks::<8>();
+    for (group, byte) in groups.iter().zip(bits.iter_mut()) {
+        *byte = pack_word(u64::from_le_bytes(*group));
     }
-    let rest = groups.remainder();
     if let Some(last) = bits.last_mut().filter(|_| !rest.is_empty()) {
         let mut word = [0u8; 8];
         word[..rest.len()].copy_from_slice(rest);
@@ -123,11 +120,10 @@ pub fn unpack(input: &[u8], output: &mut [u8]) -> Result<()> {
         )));
     }
     let bits = &input[1..];
-    let mut groups = output.chunks_exact_mut(8);
-    for (group, &byte) in groups.by_ref().zip(bits) {
-        group.copy_from_slice(&SPREAD[usize::from(byte)]);
+    let (groups, rest) = output.as_chunks_mut::<8>();
+    for (group, &byte) in groups.iter_mut().zip(bits) {
+        *group = SPREAD[usize::from(byte)];
     }
-    let rest = groups.into_remainder();
     if let Some(&last) = bits.last().filter(|_| !rest.is_empty()) {
         let len = rest.len();
         rest.copy_from_slice(&SPREAD[usize::from(last)][..len]);

@@ -119,19 +119,23 @@ impl Quantize {
         let scale = self.scale;
         match self.dtype {
             DataType::Float64 => {
-                for (x, y) in input.chunks_exact(8).zip(output.chunks_exact_mut(8)) {
-                    let value = f64::from_ne_bytes(x.try_into().unwrap_or([0; 8]));
-                    let result = (scale * value).round_ties_even() / scale;
-                    y.copy_from_slice(&result.to_ne_bytes());
+                let (values, _) = input.as_chunks::<8>();
+                let (results, _) = output.as_chunks_mut::<8>();
+                let divide = Divide::<f64>::by(scale, 1.0 / scale);
+                for (x, y) in values.iter().zip(results) {
+                    let value = f64::from_ne_bytes(*x);
+                    *y = divide.apply(round_even_f64(scale * value)).to_ne_bytes();
                 }
             }
             DataType::Float32 => {
                 #[allow(clippy::cast_possible_truncation)] // numpy's conversion: nearest, or ±inf
                 let scale = scale as f32;
-                for (x, y) in input.chunks_exact(4).zip(output.chunks_exact_mut(4)) {
-                    let value = f32::from_ne_bytes(x.try_into().unwrap_or([0; 4]));
-                    let result = (scale * value).round_ties_even() / scale;
-                    y.copy_from_slice(&result.to_ne_bytes());
+                let (values, _) = input.as_chunks::<4>();
+                let (results, _) = output.as_chunks_mut::<4>();
+                let divide = Divide::<f32>::by(scale, 1.0 / scale);
+                for (x, y) in values.iter().zip(results) {
+                    let value = f32::from_ne_bytes(*x);
+                    *y = divide.apply(round_even_f32(scale * value)).to_ne_bytes();
                 }
             }
             _ => {
@@ -146,6 +150,68 @@ impl Quantize {
                 }
             }
         }
+    }
+}
+
+/// Division by a power of two `scale`, as a multiplication by `inverse` where that is exact
+/// (`inverse` finite, nonzero and `scale * inverse == 1`: then `x * inverse` and `x / scale`
+/// are the same correctly rounded `x * 2^-k`), and as a division otherwise.
+#[derive(Clone, Copy)]
+enum Divide<F> {
+    Multiply(F),
+    Divide(F),
+}
+
+macro_rules! divide {
+    ($float:ty) => {
+        impl Divide<$float> {
+            fn by(scale: $float, inverse: $float) -> Self {
+                #[allow(clippy::float_cmp)] // exactness is the question
+                let exact = inverse.is_finite() && inverse != 0.0 && scale * inverse == 1.0;
+                if exact {
+                    Self::Multiply(inverse)
+                } else {
+                    Self::Divide(scale)
+                }
+            }
+
+            #[inline(always)]
+            fn apply(self, value: $float) -> $float {
+                match self {
+                    Self::Multiply(inverse) => value * inverse,
+                    Self::Divide(scale) => value / scale,
+                }
+            }
+        }
+    };
+}
+
+divide!(f32);
+divide!(f64);
+
+/// `x.round_ties_even()` by the default rounding of an addition (no library call, so loops
+/// vectorise): exact for every `f32`; NaN, ±Infinity and whole values come back as they are,
+/// the sign of zero kept.
+#[inline(always)]
+fn round_even_f32(x: f32) -> f32 {
+    const WHOLE: f32 = 8_388_608.0; // 2^23: from here on every f32 is whole
+    let magnitude = x.abs();
+    if magnitude < WHOLE {
+        (magnitude + WHOLE - WHOLE).copysign(x)
+    } else {
+        x
+    }
+}
+
+/// As [`round_even_f32`], for `f64`.
+#[inline(always)]
+fn round_even_f64(x: f64) -> f64 {
+    const WHOLE: f64 = 4_503_599_627_370_496.0; // 2^52
+    let magnitude = x.abs();
+    if magnitude < WHOLE {
+        (magnitude + WHOLE - WHOLE).copysign(x)
+    } else {
+        x
     }
 }
 
@@ -255,6 +321,35 @@ mod tests {
         assert_eq!(Quantize::new(2, "f8", None)?.scale(), 128.0);
         assert_eq!(Quantize::new(-5, "f8", None)?.scale(), 2f64.powi(-16));
         Ok(())
+    }
+
+    #[test]
+    fn rounding_by_addition_is_round_ties_even() {
+        let mut value = -70.0f64;
+        while value < 70.0 {
+            assert_eq!(
+                round_even_f64(value).to_bits(),
+                value.round_ties_even().to_bits()
+            );
+            #[allow(clippy::cast_possible_truncation)]
+            let single = value as f32;
+            assert_eq!(
+                round_even_f32(single).to_bits(),
+                single.round_ties_even().to_bits()
+            );
+            value += 0.125;
+        }
+        for special in [
+            f64::NAN,
+            f64::INFINITY,
+            -0.0,
+            0.499_999_999_999_999_94,
+            4.5e15 + 0.5,
+            1e300,
+        ] {
+            let expected = special.round_ties_even();
+            assert!(round_even_f64(special).to_bits() == expected.to_bits() || expected.is_nan());
+        }
     }
 
     #[test]
