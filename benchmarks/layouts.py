@@ -5,7 +5,8 @@ Layouts: zarr-python's default v3 chain ``[bytes, zstd]``; the same sharded (sha
 inner chunks, zstd inside, ``bytes`` + ``crc32c`` index); no compressor; blosc lz4 shuffle;
 ``[scale_offset, cast_value, bytes, zstd]``; and numcodecs' filters as zarr-python names them,
 ``[delta, bytes, lz4]`` on int32 counts and ``[bitround, bytes, zstd]``. Sizes: 16 MiB of
-float32 in 256 KiB chunks, 256 MiB in 2 MiB chunks (64 MiB in 1 MiB chunks on request). Stores: ``LocalStore`` on tmpfs (``/dev/shm``) and ``MemoryStore``.
+float32 in 256 KiB chunks, 256 MiB in 2 MiB chunks (64 MiB in 1 MiB chunks on request).
+Stores: ``LocalStore`` on tmpfs (``/dev/shm``) and ``MemoryStore``.
 Operations: one element, one chunk (an inner chunk of a sharded array), 4 x 4 chunks, the whole
 array; each read and written (a write stores the array's own values again).
 

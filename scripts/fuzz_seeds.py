@@ -60,6 +60,16 @@ def _array_seeds(configs: list[dict[str, object]], version: int = 3) -> list[byt
     return seeds
 
 
+#: v2 configurations of the array filters, in the order the fuzz target's first byte picks them.
+FILTER_SEEDS: tuple[list[dict[str, object]], ...] = (
+    [{"id": "delta", "dtype": "<f8"}, {"id": "delta", "dtype": "<i4", "astype": "<i8"}],
+    [{"id": "bitround", "keepbits": 5}],
+    [{"id": "quantize", "digits": 2, "dtype": "<f8", "astype": "<f4"}],
+    [{"id": "astype", "encode_dtype": "<f2", "decode_dtype": "<f8"}],
+    [{"id": "packbits"}],
+)
+
+
 def main(out: Path) -> None:
     chunks = _chunks()
     corpora = {
@@ -142,18 +152,7 @@ def main(out: Path) -> None:
         ),
         "zarr-codec-filters-array_filters": [
             bytes([index]) + seed
-            for index, configs in enumerate(
-                (
-                    [
-                        {"id": "delta", "dtype": "<f8"},
-                        {"id": "delta", "dtype": "<i4", "astype": "<i8"},
-                    ],
-                    [{"id": "bitround", "keepbits": 5}],
-                    [{"id": "quantize", "digits": 2, "dtype": "<f8", "astype": "<f4"}],
-                    [{"id": "astype", "encode_dtype": "<f2", "decode_dtype": "<f8"}],
-                    [{"id": "packbits"}],
-                )
-            )
+            for index, configs in enumerate(FILTER_SEEDS)
             for seed in _array_seeds(configs, version=2)
         ],
         "zarr-codec-scale-offset-legacy_config_and_chunk": _array_seeds(

@@ -65,8 +65,9 @@ pub fn pack(input: &[u8], output: &mut [u8]) -> Result<()> {
     {
         *padding = ((8 - input.len() % 8) % 8) as u8;
     }
-    let (groups, rest) = input.as_chunks::<8>();
-    for (group, byte) in groups.iter().zip(bits.iter_mut()) {
+    let done = pack_vectors(input, bits);
+    let (groups, rest) = input[8 * done..].as_chunks::<8>();
+    for (group, byte) in groups.iter().zip(bits[done..].iter_mut()) {
         *byte = pack_word(u64::from_le_bytes(*group));
     }
     if let Some(last) = bits.last_mut().filter(|_| !rest.is_empty()) {
@@ -75,6 +76,39 @@ pub fn pack(input: &[u8], output: &mut [u8]) -> Result<()> {
         *last = pack_word(u64::from_le_bytes(word));
     }
     Ok(())
+}
+
+/// Packs the leading whole groups of 16 booleans with SSE2 (x86-64's baseline: one compare and
+/// one `movemask` per 16); returns the bytes of `bits` written.
+#[cfg(target_arch = "x86_64")]
+fn pack_vectors(input: &[u8], bits: &mut [u8]) -> usize {
+    use std::arch::x86_64::{
+        _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_setzero_si128,
+    };
+    let (groups, _) = input.as_chunks::<16>();
+    let (pairs, _) = bits.as_chunks_mut::<2>();
+    let mut written = 0;
+    for (group, pair) in groups.iter().zip(pairs) {
+        // SAFETY: SSE2 is part of every x86-64 target; the load reads the 16 bytes of
+        // `group` (unaligned loads allowed) and the other intrinsics touch registers only.
+        let zero = unsafe {
+            let vector = _mm_loadu_si128(group.as_ptr().cast());
+            _mm_movemask_epi8(_mm_cmpeq_epi8(vector, _mm_setzero_si128()))
+        };
+        // Bit i is set where byte i is zero; numpy puts element 0 in a byte's high bit.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)] // 16 mask bits
+        let nonzero = !(zero as u16);
+        let [low, high] = nonzero.to_le_bytes();
+        *pair = [low.reverse_bits(), high.reverse_bits()];
+        written += 2;
+    }
+    written
+}
+
+/// No vector path elsewhere: the word-at-a-time loop does all.
+#[cfg(not(target_arch = "x86_64"))]
+fn pack_vectors(_: &[u8], _: &mut [u8]) -> usize {
+    0
 }
 
 /// Eight booleans (byte `i` of `word` is element `i`) as one byte, element 0 in the high bit.

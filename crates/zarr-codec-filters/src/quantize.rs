@@ -121,10 +121,19 @@ impl Quantize {
             DataType::Float64 => {
                 let (values, _) = input.as_chunks::<8>();
                 let (results, _) = output.as_chunks_mut::<8>();
-                let divide = Divide::<f64>::by(scale, 1.0 / scale);
-                for (x, y) in values.iter().zip(results) {
-                    let value = f64::from_ne_bytes(*x);
-                    *y = divide.apply(round_even_f64(scale * value)).to_ne_bytes();
+                let rounded = |x: &[u8; 8]| round_even_f64(scale * f64::from_ne_bytes(*x));
+                // One loop per way of dividing, so that each runs without a branch.
+                match Divide::<f64>::by(scale, 1.0 / scale) {
+                    Divide::Multiply(inverse) => {
+                        for (x, y) in values.iter().zip(results) {
+                            *y = (rounded(x) * inverse).to_ne_bytes();
+                        }
+                    }
+                    Divide::Divide(scale) => {
+                        for (x, y) in values.iter().zip(results) {
+                            *y = (rounded(x) / scale).to_ne_bytes();
+                        }
+                    }
                 }
             }
             DataType::Float32 => {
@@ -132,10 +141,18 @@ impl Quantize {
                 let scale = scale as f32;
                 let (values, _) = input.as_chunks::<4>();
                 let (results, _) = output.as_chunks_mut::<4>();
-                let divide = Divide::<f32>::by(scale, 1.0 / scale);
-                for (x, y) in values.iter().zip(results) {
-                    let value = f32::from_ne_bytes(*x);
-                    *y = divide.apply(round_even_f32(scale * value)).to_ne_bytes();
+                let rounded = |x: &[u8; 4]| round_even_f32(scale * f32::from_ne_bytes(*x));
+                match Divide::<f32>::by(scale, 1.0 / scale) {
+                    Divide::Multiply(inverse) => {
+                        for (x, y) in values.iter().zip(results) {
+                            *y = (rounded(x) * inverse).to_ne_bytes();
+                        }
+                    }
+                    Divide::Divide(scale) => {
+                        for (x, y) in values.iter().zip(results) {
+                            *y = (rounded(x) / scale).to_ne_bytes();
+                        }
+                    }
                 }
             }
             _ => {
@@ -172,14 +189,6 @@ macro_rules! divide {
                     Self::Multiply(inverse)
                 } else {
                     Self::Divide(scale)
-                }
-            }
-
-            #[inline(always)]
-            fn apply(self, value: $float) -> $float {
-                match self {
-                    Self::Multiply(inverse) => value * inverse,
-                    Self::Divide(scale) => value / scale,
                 }
             }
         }

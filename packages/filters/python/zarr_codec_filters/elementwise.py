@@ -53,9 +53,10 @@ class _ElementFilter(CompiledArrayMethods, ArrayArrayCodecBase):
 
     def __init__(self) -> None:
         self._bound = {}
-        # Built once for the configured type: the compiled codec checks the configuration.
-        if (own := self._own_dtype()) is not None:
-            self.bind(DataType.from_numpy(own))
+        # Built once for the configured type: the compiled codec checks the configuration, and
+        # numcodecs-style calls (no spec) use it without looking the type up again.
+        own = self._own_dtype()
+        self._own = None if own is None else self.bind(DataType.from_numpy(own))
 
     def _own_dtype(self) -> np.dtype[Any] | None:
         """The decoded type numcodecs views every input as (``None``: the input's own)."""
@@ -80,8 +81,8 @@ class _ElementFilter(CompiledArrayMethods, ArrayArrayCodecBase):
         if spec is not None:
             return self.bind(spec.data_type).encode(array)
         data = np.asarray(array)
-        own = self._own_dtype()
-        data = data if own is None else data.view(own)
+        if self._own is not None:
+            return self._own.encode(data.view(self._own_dtype()))
         return self.bind(DataType.from_numpy(data.dtype)).encode(data)
 
     def decode(self, array: Any, spec: ChunkSpec | None = None) -> np.ndarray[Any, Any]:
@@ -95,11 +96,10 @@ class _ElementFilter(CompiledArrayMethods, ArrayArrayCodecBase):
                 raise CorruptInputError(message)
             return self.bind(spec.data_type).decode(data.reshape(spec.shape))
         data = np.asarray(array)
-        own, encoded = self._own_dtype(), self._encoded_dtype()
-        if own is None:
+        if self._own is None:
             return self.bind(DataType.from_numpy(data.dtype)).decode(data)
-        data = data.view(encoded if encoded is not None else own)
-        return self.bind(DataType.from_numpy(own)).decode(data)
+        encoded = self._encoded_dtype()
+        return self._own.decode(data.view(encoded if encoded is not None else self._own_dtype()))
 
 
 class Delta(_ElementFilter):
