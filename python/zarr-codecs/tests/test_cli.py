@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import zarr
 import zarr_codecs
-from zarr_codecs import cli, demo
+from zarr_codecs import cli, demo, info
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -55,6 +55,11 @@ def test_info_names_versions_engines_and_registrations(capsys: pytest.CaptureFix
     assert "zarr-codec-gzip 0.1.0" in out and "libdeflate" in out and "c-blosc 1." in out
     assert "zarr.codecs.gzip.GzipCodec (zarr's own)" in out
     assert "installed into: nothing" in out
+    coverage = next(line for line in out.splitlines() if line.startswith("numcodecs ids"))
+    missing = coverage.partition("not yet: ")[2]
+    for codec_id in ("gzip", "lz4", "delta", "bitround", "quantize", "astype", "packbits"):
+        assert codec_id not in missing.split(", "), coverage
+    assert all(row.engine != "?" for row in info.collect()), "a wheel without its engine named"
     zarr_codecs.install()
     status, out, _ = run(capsys, "info", "--json")
     rows = {row["name"]: row for row in json.loads(out)}

@@ -174,7 +174,8 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="zarr-codecs",
         description="Zarr's chunk codecs, fast and exact: gzip, blosc, zstd, crc32c, "
-        "cast_value, scale_offset (and numcodecs' fixedscaleoffset) for zarr-python and numcodecs.",
+        "cast_value, scale_offset, and numcodecs' fixedscaleoffset, zlib, lz4, bz2, lzma, "
+        "filters and checksums, for zarr-python and numcodecs.",
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

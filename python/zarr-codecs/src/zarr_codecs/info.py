@@ -20,6 +20,11 @@ _ENGINES = {
     "zarr-codec-crc32c": ("zarr_codec_crc32c._crc32c", "ENGINE", ""),
     "zarr-codec-cast-value": ("", "", "Rust (exact casts)"),
     "zarr-codec-scale-offset": ("", "", "Rust (exact arithmetic)"),
+    "zarr-codec-lz4": ("zarr_codec_lz4", "ENGINE", ""),
+    "zarr-codec-bz2": ("zarr_codec_bz2", "ENGINE", ""),
+    "zarr-codec-lzma": ("zarr_codec_lzma", "ENGINE", ""),
+    "zarr-codec-checksums": ("", "", "Rust (crc-fast, simd-adler32, Fletcher and lookup3 loops)"),
+    "zarr-codec-filters": ("", "", "Rust (numpy's exact arithmetic)"),
 }
 
 
@@ -110,6 +115,18 @@ def collect() -> list[CodecInfo]:
     ]
 
 
+def _numcodecs_coverage(rows: list[CodecInfo]) -> list[str]:
+    """How many of the codec ids numcodecs registers have a class of ours, and which do not."""
+    try:
+        from numcodecs.registry import codec_registry
+    except ImportError:
+        return ["numcodecs ids: numcodecs not installed"]
+    ids = set(codec_registry)
+    ours = {b.v2_id for b in BINDINGS if b.numcodecs_class is not None} & ids
+    missing = ", ".join(sorted(ids - ours)) or "none"
+    return [f"numcodecs ids with a class of ours: {len(ours)} of {len(ids)} (not yet: {missing})"]
+
+
 def render(rows: list[CodecInfo]) -> str:
     """The report as text."""
     import numpy as np
@@ -123,7 +140,7 @@ def render(rows: list[CodecInfo]) -> str:
         "(zarr_codecs.install() or ZARR_CODECS_INSTALL=1 selects ours)",
         "",
     ]
-    lines = []
+    lines = [*_numcodecs_coverage(rows), ""]
     for row in rows:
         lines += [
             f"{row.name}",
