@@ -329,6 +329,41 @@ def test_zarrs_refuses_cast_value_and_scale_offset(
         _assert_same(array[...], ours, "zarr built-in")
 
 
+#: numcodecs' filters under zarr-python's v3 names, each with a configuration for int32 data.
+FILTERS: dict[str, JSON] = {
+    "delta": {"dtype": "<i4"},
+    "astype": {"encode_dtype": "<i8", "decode_dtype": "<i4"},
+    "bitround": {"keepbits": 10},
+    "quantize": {"digits": 3, "dtype": "<f8"},
+    "packbits": {},
+}
+
+
+@pytest.mark.parametrize("codec_id", list(FILTERS))
+def test_zarrs_refuses_numcodecs_filters(
+    tmp_path: Path, arrays: dict[str, Array], codec_id: str
+) -> None:
+    """zarrs-python 0.2.3 refuses numcodecs' filters under zarr-python's v3 names (its Rust
+    core has bitround and packbits, its Python build does not take them): the exchange with
+    zarrs waits for one that does. Ours writes them and reads them back; zarr-python's own
+    pipeline with numcodecs reads what ours wrote, the same values."""
+    counts = arrays["int32_counts"]
+    data = {
+        "bitround": counts.astype("<f4"),
+        "quantize": counts.astype("<f8"),
+        "packbits": counts % 3 == 0,
+    }.get(codec_id, counts)
+    root = tmp_path / "a.zarr"
+    codec = {"name": f"numcodecs.{codec_id}", "configuration": FILTERS[codec_id]}
+    ours = _write_ours(root, data, {"filters": [codec], "compressors": [_zstd()[0]]})
+    with zarr.config.set(ZARRS), pytest.raises(UnsupportedMetadataError) as refused:
+        zarr.open_array(LocalStore(root), mode="r")
+    assert str(refused.value.__cause__) == f"codec numcodecs.{codec_id} is not supported"
+    array = zarr.open_array(LocalStore(root), mode="r")
+    assert all(type(c).__module__.startswith("zarr.codecs") for c in _codecs(array))
+    _assert_same(array[...], ours, "zarr with numcodecs")
+
+
 @pytest.mark.parametrize("codec_id", ["crc32", "adler32", "fletcher32", "jenkins_lookup3"])
 def test_zarrs_refuses_numcodecs_checksums(
     tmp_path: Path, arrays: dict[str, Array], codec_id: str
