@@ -149,7 +149,48 @@ pub fn diff(data_type: DataType, input: &[u8], output: &mut [u8]) {
 /// Each element replaced by the sum of it and all before it, in `data_type` (one of
 /// [`supports`]), added first to last.
 pub fn cumsum(data_type: DataType, data: &mut [u8]) {
+    // Integer sums wrap, so they may be reassociated: four 32-bit lanes at a time. Float sums
+    // may not (each rounding depends on the order): first to last, one at a time.
+    if data_type.is_integer() && data_type.size() == 4 {
+        let done = prefix_sums_u32(data);
+        cumsum_words::<u32>(&mut data[done.saturating_sub(4)..]);
+        return;
+    }
     dispatch!(data_type, cumsum_words(data));
+}
+
+/// Running sums (wrapping) of the leading whole groups of four `u32` elements of `data`, with
+/// SSE2 (x86-64's baseline): two shifted adds make each group's own prefix sums, and the
+/// previous group's last sum, broadcast, is added. Returns the bytes done; the last element
+/// done holds the running sum, so the caller continues from it.
+#[cfg(target_arch = "x86_64")]
+fn prefix_sums_u32(data: &mut [u8]) -> usize {
+    use std::arch::x86_64::{
+        _mm_add_epi32, _mm_loadu_si128, _mm_setzero_si128, _mm_shuffle_epi32, _mm_slli_si128,
+        _mm_storeu_si128,
+    };
+    let (groups, _) = data.as_chunks_mut::<16>();
+    // SAFETY: SSE2 is part of every x86-64 target; the intrinsics below work on registers.
+    let mut carry = unsafe { _mm_setzero_si128() };
+    for group in groups.iter_mut() {
+        // SAFETY: SSE2 as above; the load and the store touch exactly the 16 bytes of `group`,
+        // which this loop borrows mutably (unaligned access allowed).
+        unsafe {
+            let mut sums = _mm_loadu_si128(group.as_ptr().cast());
+            sums = _mm_add_epi32(sums, _mm_slli_si128::<4>(sums));
+            sums = _mm_add_epi32(sums, _mm_slli_si128::<8>(sums));
+            sums = _mm_add_epi32(sums, carry);
+            carry = _mm_shuffle_epi32::<0xff>(sums);
+            _mm_storeu_si128(group.as_mut_ptr().cast(), sums);
+        }
+    }
+    16 * groups.len()
+}
+
+/// No vector path elsewhere: [`cumsum_words`] does all.
+#[cfg(not(target_arch = "x86_64"))]
+fn prefix_sums_u32(_: &mut [u8]) -> usize {
+    0
 }
 
 fn diff_words<W: Word>(input: &[u8], output: &mut [u8]) {
@@ -206,6 +247,24 @@ mod tests {
         assert_eq!(&output[..4], &(-0.0f32).to_ne_bytes());
         cumsum(DataType::Float32, &mut output);
         assert_eq!(&output[..8], &input[..8]);
+    }
+
+    #[test]
+    fn vector_sums_match_one_at_a_time_for_every_length() {
+        for count in 0..70u32 {
+            let values: Vec<u32> = (0..count).map(|i| i.wrapping_mul(0x9e37_79b9)).collect();
+            let mut data: Vec<u8> = values.iter().flat_map(|v| v.to_ne_bytes()).collect();
+            cumsum(DataType::Int32, &mut data);
+            let mut sum = 0u32;
+            let expected: Vec<u8> = values
+                .iter()
+                .flat_map(|&v| {
+                    sum = sum.wrapping_add(v);
+                    sum.to_ne_bytes()
+                })
+                .collect();
+            assert_eq!(data, expected, "{count}");
+        }
     }
 
     #[test]
