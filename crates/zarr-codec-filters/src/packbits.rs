@@ -78,31 +78,41 @@ pub fn pack(input: &[u8], output: &mut [u8]) -> Result<()> {
     Ok(())
 }
 
-/// Packs the leading whole groups of 16 booleans with SSE2 (x86-64's baseline: one compare and
-/// one `movemask` per 16); returns the bytes of `bits` written.
+/// Packs the leading whole groups of 64 booleans with SSE2 (x86-64's baseline): a compare
+/// and a `movemask` per 16 bytes give a bit per element, low bit first; one pass of SWAR bit
+/// reversal puts element 0 in each byte's high bit, as numpy does. Returns the bytes of `bits`
+/// written.
 #[cfg(target_arch = "x86_64")]
 fn pack_vectors(input: &[u8], bits: &mut [u8]) -> usize {
     use std::arch::x86_64::{
         _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_setzero_si128,
     };
-    let (groups, _) = input.as_chunks::<16>();
-    let (pairs, _) = bits.as_chunks_mut::<2>();
-    let mut written = 0;
-    for (group, pair) in groups.iter().zip(pairs) {
-        // SAFETY: SSE2 is part of every x86-64 target; the load reads the 16 bytes of
-        // `group` (unaligned loads allowed) and the other intrinsics touch registers only.
-        let zero = unsafe {
-            let vector = _mm_loadu_si128(group.as_ptr().cast());
-            _mm_movemask_epi8(_mm_cmpeq_epi8(vector, _mm_setzero_si128()))
-        };
-        // Bit i is set where byte i is zero; numpy puts element 0 in a byte's high bit.
-        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)] // 16 mask bits
-        let nonzero = !(zero as u16);
-        let [low, high] = nonzero.to_le_bytes();
-        *pair = [low.reverse_bits(), high.reverse_bits()];
-        written += 2;
+    let (groups, _) = input.as_chunks::<64>();
+    let (words, _) = bits.as_chunks_mut::<8>();
+    for (group, word) in groups.iter().zip(words.iter_mut()) {
+        let mut zero: u64 = 0;
+        for (lane, sixteen) in group.as_chunks::<16>().0.iter().enumerate() {
+            // SAFETY: SSE2 is part of every x86-64 target; the load reads the 16 bytes of
+            // `sixteen` (unaligned loads allowed) and the other intrinsics touch registers only.
+            let mask = unsafe {
+                let vector = _mm_loadu_si128(sixteen.as_ptr().cast());
+                _mm_movemask_epi8(_mm_cmpeq_epi8(vector, _mm_setzero_si128()))
+            };
+            #[allow(clippy::cast_sign_loss, clippy::cast_possible_truncation)] // 16 mask bits
+            let mask = u64::from(mask as u16);
+            zero |= mask << (16 * lane);
+        }
+        *word = reverse_bits_in_bytes(!zero).to_le_bytes();
     }
-    written
+    8 * groups.len().min(words.len())
+}
+
+/// The bits of each byte of `word` in reverse order (bit 0 to bit 7 and so on).
+#[inline]
+fn reverse_bits_in_bytes(word: u64) -> u64 {
+    let word = ((word >> 1) & 0x5555_5555_5555_5555) | ((word & 0x5555_5555_5555_5555) << 1);
+    let word = ((word >> 2) & 0x3333_3333_3333_3333) | ((word & 0x3333_3333_3333_3333) << 2);
+    ((word >> 4) & 0x0f0f_0f0f_0f0f_0f0f) | ((word & 0x0f0f_0f0f_0f0f_0f0f) << 4)
 }
 
 /// No vector path elsewhere: the word-at-a-time loop does all.
@@ -272,7 +282,7 @@ mod tests {
 
     #[test]
     fn every_length_round_trips_and_nonzero_is_true() -> Result<()> {
-        for count in 0..40 {
+        for count in (0..140).chain([1000, 4099]) {
             let input: Vec<u8> = (0..count).map(|i| [0, 1, 7, 0, 0x80][i % 5]).collect();
             let mut packed = vec![0u8; packed_len(count)];
             pack(&input, &mut packed)?;
