@@ -155,6 +155,11 @@ def main(out: Path) -> None:
             for index, configs in enumerate(FILTER_SEEDS)
             for seed in _array_seeds(configs, version=2)
         ],
+        "zarr-codec-vlen-decode": [
+            b"\x03\x00\x00\x00\x03\x00\x00\x00foo\x00\x00\x00\x00\x02\x00\x00\x00\xc3\xa9",
+            b"Zm9vYmFy",
+            json.dumps({"id": "vlen-array", "dtype": "<i4"}).encode(),
+        ],
         "zarr-codec-scale-offset-legacy_config_and_chunk": _array_seeds(
             [
                 {
