@@ -2,8 +2,9 @@
 
 Before numcodecs' test modules are imported, every numcodecs class we replace (the ``OURS``
 table: ``GZip``, ``Zlib``, ``Blosc``, ``Zstd``, ``LZ4``, ``BZ2``, ``LZMA``, the checksums,
-``FixedScaleOffset`` and the filters ``Shuffle``, ``Delta``, ``BitRound``, ``Quantize``, ``AsType``
-and ``PackBits``, in ``numcodecs`` and in their own modules) and the bare
+``FixedScaleOffset``, the filters ``Shuffle``, ``Delta``, ``BitRound``, ``Quantize``, ``AsType``
+and ``PackBits``, and ``VLenUTF8``, ``VLenBytes``, ``VLenArray`` and ``Base64``, in
+``numcodecs`` and in their own modules) and the bare
 ``numcodecs.jenkins.jenkins_lookup3`` are pointed at ours, and ours are registered for their
 ids, so every ``GZip(...)``, ``get_codec({"id": "gzip"})`` and ``eval("GZip(level=3)")`` in
 those tests builds one of ours.
@@ -17,6 +18,7 @@ from typing import Any
 
 import numcodecs
 import numcodecs.astype
+import numcodecs.base64
 import numcodecs.bitround
 import numcodecs.blosc
 import numcodecs.bz2
@@ -31,6 +33,7 @@ import numcodecs.lzma
 import numcodecs.packbits
 import numcodecs.quantize
 import numcodecs.shuffle
+import numcodecs.vlen
 import numcodecs.zlib
 import numcodecs.zstd
 import pytest
@@ -44,6 +47,7 @@ from zarr_codec_gzip.numcodecs import GZip, Zlib
 from zarr_codec_lz4.numcodecs import LZ4
 from zarr_codec_lzma.numcodecs import LZMA
 from zarr_codec_scale_offset.numcodecs import FixedScaleOffset
+from zarr_codec_vlen.numcodecs import Base64, VLenArray, VLenBytes, VLenUTF8
 from zarr_codec_zstd.numcodecs import Zstd
 
 _NOT_THE_CLASS = (
@@ -81,6 +85,10 @@ OURS: dict[str, Any] = {
     "quantize": (numcodecs.quantize, "Quantize", Quantize),
     "astype": (numcodecs.astype, "AsType", AsType),
     "packbits": (numcodecs.packbits, "PackBits", PackBits),
+    "vlen-utf8": (numcodecs.vlen, "VLenUTF8", VLenUTF8),
+    "vlen-bytes": (numcodecs.vlen, "VLenBytes", VLenBytes),
+    "vlen-array": (numcodecs.vlen, "VLenArray", VLenArray),
+    "base64": (numcodecs.base64, "Base64", Base64),
 }
 
 

@@ -35,6 +35,10 @@ MODULES = (
     "test_quantize.py",
     "test_astype.py",
     "test_packbits.py",
+    "test_vlen_utf8.py",
+    "test_vlen_bytes.py",
+    "test_vlen_array.py",
+    "test_base64.py",
 )
 FIXTURES = (
     "gzip",
@@ -52,6 +56,10 @@ FIXTURES = (
     "quantize",
     "astype",
     "packbits",
+    "vlen-utf8",
+    "vlen-bytes",
+    "vlen-array",
+    "base64",
 )
 
 

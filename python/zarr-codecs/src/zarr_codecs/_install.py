@@ -134,6 +134,12 @@ BINDINGS: tuple[Binding, ...] = (
         "zarr.codecs.numcodecs:BZ2",
     ),
     Binding(
+        "numcodecs.base64",
+        "zarr-codec-vlen",
+        "zarr_codec_vlen.zarr_python:Base64Codec",
+        "zarr_codec_vlen.numcodecs:Base64",
+    ),
+    Binding(
         "numcodecs.lz4",
         "zarr-codec-lz4",
         "zarr_codec_lz4.zarr_python:Lz4Codec",
@@ -213,7 +219,7 @@ def install(*, zarr: bool = True, numcodecs: bool = True, pipeline: bool = False
     """Make zarr-python (Zarr v3, ``zarr=True``) and numcodecs (Zarr v2 arrays and direct
     numcodecs users, ``numcodecs=True``) use ours (every codec in :data:`BINDINGS`: gzip,
     blosc, zstd, crc32c, cast_value, scale_offset, and numcodecs' fixedscaleoffset, zlib, lz4,
-    bz2, lzma, checksums and filters) for every codec they build from a name or from JSON
+    bz2, lzma, base64, checksums and filters) for every codec they build from a name or from JSON
     (arrays opened from their metadata, codecs given as JSON). Codec objects of zarr-python's
     own classes for those names (``zarr.codecs.GzipCodec(level=5)``, the default
     ``ZstdCodec``) stay zarr-python's objects, but their chunk methods run ours (see

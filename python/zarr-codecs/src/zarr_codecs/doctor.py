@@ -35,6 +35,7 @@ DISTRIBUTIONS = (
     "zarr-codec-bz2",
     "zarr-codec-lzma",
     "zarr-codec-filters",
+    "zarr-codec-vlen",
     "zarr-codec-runtime",
     "zarr-codecs",
 )
@@ -128,6 +129,7 @@ CHECKS = (
             ("numcodecs.bz2", "zarr-codec-bz2", {"level": 1}),
             ("numcodecs.lzma", "zarr-codec-lzma", {"format": 1, "check": -1, "preset": 1}),
             ("numcodecs.shuffle", "zarr-codec-filters", {"elementsize": 4}),
+            ("numcodecs.base64", "zarr-codec-vlen", {}),
             ("numcodecs.crc32", "zarr-codec-checksums", {}),
             ("numcodecs.adler32", "zarr-codec-checksums", {"location": "end"}),
             ("numcodecs.fletcher32", "zarr-codec-checksums", {}),

@@ -25,6 +25,7 @@ _ENGINES = {
     "zarr-codec-lzma": ("zarr_codec_lzma", "ENGINE", ""),
     "zarr-codec-checksums": ("", "", "Rust (crc-fast, simd-adler32, Fletcher and lookup3 loops)"),
     "zarr-codec-filters": ("", "", "Rust (numpy's exact arithmetic)"),
+    "zarr-codec-vlen": ("", "", "Rust (numcodecs' vlen layout, Python's base64)"),
 }
 
 

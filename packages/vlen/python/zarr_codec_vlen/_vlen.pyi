@@ -1,0 +1,27 @@
+"""Compiled core of zarr-codec-vlen: numcodecs' vlen layout and base64 in Rust. Bad input
+raises ``zarr_codec_shapes.CodecError`` subclasses."""
+
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+from zarr_codec_shapes.compiled import CompiledBytesCodec
+
+def base64(json: str, zarr_format: int) -> CompiledBytesCodec:
+    """The compiled codec of base64 metadata ``json`` (JSON text, Zarr format 2 or 3)."""
+
+def encode_utf8(values: Iterable[Any]) -> bytes:
+    """Strings (``None`` and 0 as empty strings) in numcodecs' vlen-utf8 layout."""
+
+def decode_utf8(data: Any) -> np.ndarray[Any, Any]:
+    """The strings of vlen-utf8 data, as a new object array."""
+
+def encode_bytes(values: Iterable[Any], zero: bool = True) -> bytes:
+    """Buffers (``None``, and with ``zero`` anything equal to 0, as empty) in numcodecs'
+    vlen-bytes layout."""
+
+def decode_bytes(data: Any) -> np.ndarray[Any, Any]:
+    """The byte strings of vlen-bytes data, as a new object array."""
+
+def item_count(data: Any) -> int:
+    """The item count vlen data declares (checked against its length)."""

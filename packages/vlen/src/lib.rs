@@ -1,0 +1,106 @@
+//! `zarr_codec_vlen._vlen`: the compiled half of the `zarr-codec-vlen` wheel.
+//!
+//! - `base64(json, zarr_format)`: the glue's generic bytes-codec binding;
+//! - `encode_utf8`, `decode_utf8`, `encode_bytes`, `decode_bytes`: numcodecs' vlen layout
+//!   between object arrays (of `str` or `bytes`) and bytes.
+
+use numpy::PyArray1;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyString};
+use zarr_codec_python::{BytesInput, IntoPyResult};
+use zarr_codec_vlen::{VlenBytes, VlenUtf8};
+
+/// Whether numcodecs stores `item` as an empty string: `None`, or (`zero`) anything equal to
+/// 0 (an object whose comparison has no truth value, an array of several elements, is not).
+fn missing(item: &Bound<'_, PyAny>, zero: bool) -> bool {
+    item.is_none() || (zero && item.eq(0).unwrap_or(false))
+}
+
+/// The strings of `values` (an iterable of `str`; `None` and 0 are stored as empty strings,
+/// as numcodecs stores them) in numcodecs' vlen-utf8 layout.
+#[pyfunction]
+fn encode_utf8<'py>(values: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyBytes>> {
+    let py = values.py();
+    let items: Vec<Bound<'py, PyAny>> = values.try_iter()?.collect::<PyResult<_>>()?;
+    let mut strings = Vec::with_capacity(items.len());
+    for item in &items {
+        if missing(item, true) {
+            strings.push("");
+        } else {
+            strings.push(item.cast::<PyString>()?.to_str()?);
+        }
+    }
+    let encoded = VlenUtf8.encode(strings.iter().copied()).into_py_result(py)?;
+    Ok(PyBytes::new(py, &encoded))
+}
+
+/// The byte strings of `values` (an iterable of objects with the buffer protocol; `None`, and
+/// with `zero` anything equal to 0, stored as empty) in numcodecs' vlen-bytes layout.
+#[pyfunction]
+#[pyo3(signature = (values, zero=true))]
+fn encode_bytes<'py>(values: &Bound<'py, PyAny>, zero: bool) -> PyResult<Bound<'py, PyBytes>> {
+    let py = values.py();
+    let items: Vec<Bound<'py, PyAny>> = values.try_iter()?.collect::<PyResult<_>>()?;
+    let mut inputs = Vec::with_capacity(items.len());
+    for item in &items {
+        inputs.push(if missing(item, zero) {
+            None
+        } else {
+            Some(BytesInput::new(item)?)
+        });
+    }
+    let slices: Vec<&[u8]> = inputs
+        .iter()
+        .map(|input| input.as_ref().map_or(&[][..], BytesInput::as_slice))
+        .collect();
+    let encoded = VlenBytes.encode(slices.iter().copied()).into_py_result(py)?;
+    Ok(PyBytes::new(py, &encoded))
+}
+
+/// The strings of vlen-utf8 `data` as a new object array; `CorruptInputError` for truncated
+/// data or an item that is not UTF-8.
+#[pyfunction]
+fn decode_utf8<'py>(data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyArray1<Py<PyAny>>>> {
+    let py = data.py();
+    let input = BytesInput::new(data)?;
+    let strings = VlenUtf8.decode(input.as_slice()).into_py_result(py)?;
+    let objects: Vec<Py<PyAny>> = strings
+        .into_iter()
+        .map(|text| PyString::new(py, text).into_any().unbind())
+        .collect();
+    Ok(PyArray1::from_vec(py, objects))
+}
+
+/// The byte strings of vlen-bytes `data` as a new object array.
+#[pyfunction]
+fn decode_bytes<'py>(data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyArray1<Py<PyAny>>>> {
+    let py = data.py();
+    let input = BytesInput::new(data)?;
+    let items = VlenBytes.decode(input.as_slice()).into_py_result(py)?;
+    let objects: Vec<Py<PyAny>> = items
+        .into_iter()
+        .map(|item| PyBytes::new(py, item).into_any().unbind())
+        .collect();
+    Ok(PyArray1::from_vec(py, objects))
+}
+
+/// The item count vlen `data` declares (checked against its length).
+#[pyfunction]
+fn item_count(data: &Bound<'_, PyAny>) -> PyResult<usize> {
+    let input = BytesInput::new(data)?;
+    zarr_codec_vlen::framing::count(input.as_slice()).into_py_result(data.py())
+}
+
+#[pymodule]
+fn _vlen(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    for function in [
+        wrap_pyfunction!(encode_utf8, module)?,
+        wrap_pyfunction!(decode_utf8, module)?,
+        wrap_pyfunction!(encode_bytes, module)?,
+        wrap_pyfunction!(decode_bytes, module)?,
+        wrap_pyfunction!(item_count, module)?,
+    ] {
+        module.add_function(function)?;
+    }
+    zarr_codec_python::add_bytes_codec::<zarr_codec_vlen::Base64>(module, c"base64")
+}
