@@ -144,14 +144,30 @@ def test_inspect_reads_zarr_v2_stores(tmp_path: Path, capsys: pytest.CaptureFixt
         dtype="float64",
         zarr_format=2,
         filters=[numcodecs.FixedScaleOffset(offset=0, scale=10, dtype="<f8")],
-        compressors=numcodecs.Base64(),
+        compressors=_Reversed(),
     )
     array[...] = 1.5
     status, out, _ = run(capsys, "inspect", str(tmp_path / "v2.zarr"))
     assert status == 0, out
     assert "(Zarr v2, <f8" in out
     assert '[ok] {"id":"fixedscaleoffset"' in out
-    assert '[--] {"id":"base64"' in out  # no zarr-codec-shapes implementation: listed, not checked
+    # No zarr-codec-shapes implementation: listed, not checked.
+    assert f'[--] {{"id":"{_Reversed.codec_id}"' in out
+
+
+class _Reversed(numcodecs.abc.Codec):  # type: ignore[misc]
+    """A numcodecs codec no package of ours implements: the bytes in reverse order."""
+
+    codec_id = "zarr-codecs-test-reversed"
+
+    def encode(self, buf: Any) -> bytes:
+        return bytes(numcodecs.compat.ensure_bytes(buf))[::-1]
+
+    def decode(self, buf: Any, out: Any = None) -> Any:
+        return numcodecs.compat.ndarray_copy(self.encode(buf), out)
+
+
+numcodecs.register_codec(_Reversed)
 
 
 def test_inspect_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -117,7 +117,7 @@ def collect() -> list[CodecInfo]:
 
 
 def _numcodecs_coverage(rows: list[CodecInfo]) -> list[str]:
-    """How many of the codec ids numcodecs registers have a class of ours, and which do not."""
+    """How many of the codec ids numcodecs registers install() makes ours, and which not."""
     try:
         from numcodecs.registry import codec_registry
     except ImportError:
@@ -125,7 +125,7 @@ def _numcodecs_coverage(rows: list[CodecInfo]) -> list[str]:
     ids = set(codec_registry)
     ours = {b.v2_id for b in BINDINGS if b.numcodecs_class is not None} & ids
     missing = ", ".join(sorted(ids - ours)) or "none"
-    return [f"numcodecs ids with a class of ours: {len(ours)} of {len(ids)} (not yet: {missing})"]
+    return [f"numcodecs ids install() makes ours: {len(ours)} of {len(ids)} (not yet: {missing})"]
 
 
 def render(rows: list[CodecInfo]) -> str:
