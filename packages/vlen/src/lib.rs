@@ -30,7 +30,9 @@ fn encode_utf8<'py>(values: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyBytes>>
             strings.push(item.cast::<PyString>()?.to_str()?);
         }
     }
-    let encoded = VlenUtf8.encode(strings.iter().copied()).into_py_result(py)?;
+    let encoded = VlenUtf8
+        .encode(strings.iter().copied())
+        .into_py_result(py)?;
     Ok(PyBytes::new(py, &encoded))
 }
 
@@ -53,7 +55,9 @@ fn encode_bytes<'py>(values: &Bound<'py, PyAny>, zero: bool) -> PyResult<Bound<'
         .iter()
         .map(|input| input.as_ref().map_or(&[][..], BytesInput::as_slice))
         .collect();
-    let encoded = VlenBytes.encode(slices.iter().copied()).into_py_result(py)?;
+    let encoded = VlenBytes
+        .encode(slices.iter().copied())
+        .into_py_result(py)?;
     Ok(PyBytes::new(py, &encoded))
 }
 
