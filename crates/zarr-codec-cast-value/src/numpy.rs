@@ -88,7 +88,13 @@ impl NumpyCast {
         };
         let (in_size, out_size) = (from.size(), to.size());
         let count = input.len() / in_size;
-        if !input.len().is_multiple_of(in_size) || output.len() != count * out_size {
+        if !input.len().is_multiple_of(in_size) {
+            return Err(CodecError::corrupt(format!(
+                "astype: {} bytes are not whole {from} elements",
+                input.len()
+            )));
+        }
+        if output.len() != count * out_size {
             return Err(CodecError::OutputSize {
                 expected: count * out_size,
                 actual: output.len(),

@@ -71,20 +71,12 @@ pub fn resolve<F: ElementFilter>(filter: &F, spec: &ChunkSpec) -> Result<ChunkSp
 
 /// One chunk encoded into a new buffer.
 pub fn encode<F: ElementFilter>(filter: &F, input: &[u8], spec: &ChunkSpec) -> Result<Vec<u8>> {
-    let data_type = spec.data_type();
-    let encoded = filter.encoded_type(data_type)?;
-    let mut output = output_for::<F>(input, spec, data_type, encoded)?;
-    filter.encode_elements(data_type, input, &mut output)?;
-    Ok(output)
+    run(filter, Way::Encode, input, spec)
 }
 
 /// One chunk decoded into a new buffer.
 pub fn decode<F: ElementFilter>(filter: &F, input: &[u8], spec: &ChunkSpec) -> Result<Vec<u8>> {
-    let data_type = spec.data_type();
-    let encoded = filter.encoded_type(data_type)?;
-    let mut output = output_for::<F>(input, spec, encoded, data_type)?;
-    filter.decode_elements(data_type, input, &mut output)?;
-    Ok(output)
+    run(filter, Way::Decode, input, spec)
 }
 
 /// One chunk encoded into `out`, which holds exactly its encoded elements.
@@ -94,11 +86,7 @@ pub fn encode_into<F: ElementFilter>(
     out: &mut [u8],
     spec: &ChunkSpec,
 ) -> Result<usize> {
-    let data_type = spec.data_type();
-    let encoded = filter.encoded_type(data_type)?;
-    check_sizes::<F>(input, out, spec, data_type, encoded)?;
-    filter.encode_elements(data_type, input, out)?;
-    Ok(out.len())
+    run_into(filter, Way::Encode, input, out, spec)
 }
 
 /// One chunk decoded into `out`, which holds exactly its elements.
@@ -108,10 +96,49 @@ pub fn decode_into<F: ElementFilter>(
     out: &mut [u8],
     spec: &ChunkSpec,
 ) -> Result<usize> {
+    run_into(filter, Way::Decode, input, out, spec)
+}
+
+/// Which way a chunk goes through a filter.
+#[derive(Clone, Copy)]
+enum Way {
+    Encode,
+    Decode,
+}
+
+/// The types a chunk of `spec` goes from and to, that way.
+fn types<F: ElementFilter>(filter: &F, way: Way, spec: &ChunkSpec) -> Result<(DataType, DataType)> {
     let data_type = spec.data_type();
     let encoded = filter.encoded_type(data_type)?;
-    check_sizes::<F>(input, out, spec, encoded, data_type)?;
-    filter.decode_elements(data_type, input, out)?;
+    Ok(match way {
+        Way::Encode => (data_type, encoded),
+        Way::Decode => (encoded, data_type),
+    })
+}
+
+/// One chunk into a new buffer, once `input` is checked to be the chunk's elements.
+fn run<F: ElementFilter>(filter: &F, way: Way, input: &[u8], spec: &ChunkSpec) -> Result<Vec<u8>> {
+    let (from, to) = types(filter, way, spec)?;
+    check_input::<F>(input, spec, from)?;
+    let mut out = vec![0u8; spec.num_elements() * to.size()];
+    run_into(filter, way, input, &mut out, spec)?;
+    Ok(out)
+}
+
+/// One chunk into `out`, sizes checked first.
+fn run_into<F: ElementFilter>(
+    filter: &F,
+    way: Way,
+    input: &[u8],
+    out: &mut [u8],
+    spec: &ChunkSpec,
+) -> Result<usize> {
+    let (from, to) = types(filter, way, spec)?;
+    check_sizes::<F>(input, out, spec, from, to)?;
+    match way {
+        Way::Encode => filter.encode_elements(spec.data_type(), input, out)?,
+        Way::Decode => filter.decode_elements(spec.data_type(), input, out)?,
+    }
     Ok(out.len())
 }
 
@@ -145,17 +172,6 @@ fn check_input<F: ElementFilter>(input: &[u8], spec: &ChunkSpec, from: DataType)
         )));
     }
     Ok(())
-}
-
-/// A zeroed buffer for the chunk's elements of `to`, once `input` is checked.
-fn output_for<F: ElementFilter>(
-    input: &[u8],
-    spec: &ChunkSpec,
-    from: DataType,
-    to: DataType,
-) -> Result<Vec<u8>> {
-    check_input::<F>(input, spec, from)?;
-    Ok(vec![0u8; spec.num_elements() * to.size()])
 }
 
 /// `Configuration` unless `data_type` is the filter's configured `dtype` (numcodecs views any
