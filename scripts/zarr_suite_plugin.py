@@ -88,6 +88,8 @@ def pytest_configure(config: pytest.Config) -> None:
     for name in ("read", "write_files", "write_buffers"):
         setattr(Chain, name, _counting("runtime", getattr(Chain, name), when_not_none=True))
     for binding in zarr_codecs.BINDINGS:
+        if binding.zarr_class is None:
+            continue
         adapter = zarr_codecs.Binding.load(binding.zarr_class)
         for name in ("_encode_single", "_decode_single", "_encode_sync", "_decode_sync"):
             if hasattr(adapter, name):

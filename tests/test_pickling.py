@@ -100,7 +100,11 @@ def _codecs(name: str) -> tuple[list[Any], ChunkSpec]:
 
 def _zarr_adapters(codecs: list[Any]) -> list[Any]:
     """Our zarr-python adapter class instances around ``codecs`` (``bytes`` aside)."""
-    by_name = {b.name: zarr_codecs.Binding.load(b.zarr_class) for b in zarr_codecs.BINDINGS}
+    by_name = {
+        b.name: zarr_codecs.Binding.load(b.zarr_class)
+        for b in zarr_codecs.BINDINGS
+        if b.zarr_class is not None
+    }
     return [by_name[c.name].wrap(c) for c in codecs if c.name != "bytes"]
 
 

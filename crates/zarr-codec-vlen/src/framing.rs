@@ -39,6 +39,63 @@ where
     Ok(out)
 }
 
+/// Items written one at a time into numcodecs' layout, for items that are not all at hand at
+/// once (strings lent one by one by their owner).
+#[derive(Debug)]
+pub struct Writer {
+    out: Vec<u8>,
+    declared: usize,
+    written: usize,
+}
+
+impl Writer {
+    /// A writer of `count` items; `OutOfRange` for more than `u32::MAX`.
+    pub fn new(count: usize) -> Result<Self> {
+        let declared = u32::try_from(count).map_err(|_| {
+            CodecError::out_of_range(format!("vlen: {count} items (the most is 2^32 - 1)"))
+        })?;
+        let mut out = Vec::with_capacity(4 + 8 * count.min(1 << 20));
+        out.extend_from_slice(&declared.to_le_bytes());
+        Ok(Self {
+            out,
+            declared: count,
+            written: 0,
+        })
+    }
+
+    /// Appends the next item; `OutOfRange` for one longer than `u32::MAX` bytes or one more
+    /// than declared.
+    pub fn push(&mut self, item: &[u8]) -> Result<()> {
+        if self.written == self.declared {
+            return Err(CodecError::out_of_range(format!(
+                "vlen: more than the {} items declared",
+                self.declared
+            )));
+        }
+        let len = u32::try_from(item.len()).map_err(|_| {
+            CodecError::out_of_range(format!(
+                "vlen: an item of {} bytes (the most is 2^32 - 1)",
+                item.len()
+            ))
+        })?;
+        self.out.extend_from_slice(&len.to_le_bytes());
+        self.out.extend_from_slice(item);
+        self.written += 1;
+        Ok(())
+    }
+
+    /// The encoded items; `OutOfRange` when fewer were pushed than declared.
+    pub fn finish(self) -> Result<Vec<u8>> {
+        if self.written != self.declared {
+            return Err(CodecError::out_of_range(format!(
+                "vlen: {} of the {} items declared",
+                self.written, self.declared
+            )));
+        }
+        Ok(self.out)
+    }
+}
+
 /// The item count a buffer declares; `Corrupt` when the header is missing or the count is more
 /// than the buffer could hold (every item takes at least its 4 length bytes).
 pub fn count(input: &[u8]) -> Result<usize> {
@@ -83,6 +140,23 @@ pub fn decode(input: &[u8]) -> Result<Vec<&[u8]>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_writer_writes_what_encode_writes_and_counts() -> Result<()> {
+        let items: [&[u8]; 3] = [b"ab", b"", b"xyz"];
+        let mut writer = Writer::new(3)?;
+        for item in items {
+            writer.push(item)?;
+        }
+        assert_eq!(writer.finish()?, encode(items)?);
+        let mut short = Writer::new(2)?;
+        short.push(b"a")?;
+        assert!(short.finish().is_err());
+        let mut full = Writer::new(1)?;
+        full.push(b"a")?;
+        assert!(full.push(b"b").is_err());
+        Ok(())
+    }
 
     #[test]
     fn round_trips_and_refuses_truncation() -> Result<()> {

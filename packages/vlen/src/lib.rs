@@ -2,13 +2,17 @@
 //!
 //! - `base64(json, zarr_format)`: the glue's generic bytes-codec binding;
 //! - `encode_utf8`, `decode_utf8`, `encode_bytes`, `decode_bytes`: numcodecs' vlen layout
-//!   between object arrays (of `str` or `bytes`) and bytes.
+//!   between object arrays (of `str` or `bytes`) and bytes;
+//! - `decode_utf8_into`, `encode_utf8_strings`: the same layout straight into and out of
+//!   numpy `StringDType` arrays (see `string_dtype`).
 
-use numpy::PyArray1;
+mod string_dtype;
+
+use numpy::{PyArray1, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 use zarr_codec_python::{BytesInput, IntoPyResult};
-use zarr_codec_vlen::{VlenBytes, VlenUtf8};
+use zarr_codec_vlen::{VlenBytes, VlenUtf8, framing};
 
 /// Whether numcodecs stores `item` as an empty string: `None`, or (`zero`) anything equal to
 /// 0 (an object whose comparison has no truth value, an array of several elements, is not).
@@ -88,6 +92,28 @@ fn decode_bytes<'py>(data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyArray1<P
     Ok(PyArray1::from_vec(py, objects))
 }
 
+/// The strings of vlen-utf8 `data` packed into `out`, a C-contiguous writable numpy
+/// `StringDType` array of as many items; `CorruptInputError` for truncated data or an item
+/// that is not UTF-8 (then `out` is left as it was).
+#[pyfunction]
+fn decode_utf8_into(data: &Bound<'_, PyAny>, out: &Bound<'_, PyUntypedArray>) -> PyResult<()> {
+    let py = data.py();
+    let input = BytesInput::new(data)?;
+    let strings = VlenUtf8.decode(input.as_slice()).into_py_result(py)?;
+    string_dtype::fill(out, strings.into_iter())
+}
+
+/// The strings of `values`, a C-contiguous numpy `StringDType` array (a missing value stored
+/// as empty, as numcodecs stores `None`), in numcodecs' vlen-utf8 layout.
+#[pyfunction]
+fn encode_utf8_strings<'py>(values: &Bound<'py, PyUntypedArray>) -> PyResult<Bound<'py, PyBytes>> {
+    let py = values.py();
+    let mut writer = framing::Writer::new(values.len()).into_py_result(py)?;
+    string_dtype::each(values, |item| writer.push(item).into_py_result(py))?;
+    let encoded = writer.finish().into_py_result(py)?;
+    Ok(PyBytes::new(py, &encoded))
+}
+
 /// The item count vlen `data` declares (checked against its length).
 #[pyfunction]
 fn item_count(data: &Bound<'_, PyAny>) -> PyResult<usize> {
@@ -103,6 +129,8 @@ fn _vlen(module: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(encode_bytes, module)?,
         wrap_pyfunction!(decode_bytes, module)?,
         wrap_pyfunction!(item_count, module)?,
+        wrap_pyfunction!(decode_utf8_into, module)?,
+        wrap_pyfunction!(encode_utf8_strings, module)?,
     ] {
         module.add_function(function)?;
     }

@@ -41,9 +41,12 @@ def chunk_spec_from_zarr(spec: ArraySpec) -> ChunkSpec:
     """Our ``ChunkSpec`` for a zarr-python ``ArraySpec``. A Zarr v2 array's null fill value
     is its data type's default, as zarr-python reads and pads chunks with it (not NaN)."""
     name = spec.dtype.to_json(zarr_format=3)
-    if not isinstance(name, str):
-        raise UnsupportedError(f"data type {name!r} is not supported by zarr-codec-shapes codecs")
-    data_type = DataType.from_name(name)
+    try:
+        data_type = DataType.from_name(name)
+    except ConfigurationError:
+        raise UnsupportedError(
+            f"data type {name!r} is not supported by zarr-codec-shapes codecs"
+        ) from None
     value = spec.fill_value
     if value is None:
         value = spec.dtype.default_scalar()
@@ -58,6 +61,8 @@ class _Selection:
 
     config: list[Any]
     registered: bool
+    #: Whether zarr had a registry for the name (else :func:`select` made it).
+    existed: bool = True
 
 
 _selected: dict[str, _Selection] = {}  # by codec name, while selected
@@ -88,6 +93,7 @@ def select(name: str, cls: type[Any]) -> bool:
         _selected[name] = _Selection(
             config=[codecs[name]] if name in codecs else [],
             registered=registry is not None and path in registry,
+            existed=registry is not None,
         )
     register_codec(name, cls)
     _set_config_entry(name, path)
@@ -105,6 +111,8 @@ def unselect(name: str, cls: type[Any]) -> None:
     path = _config_path(cls)
     if not selection.registered and name in _codec_registries:
         _codec_registries[name].pop(path, None)
+        if not selection.existed and not _codec_registries[name]:
+            del _codec_registries[name]
     if zarr.config.get("codecs", {}).get(name) == path:
         _set_config_entry(name, *selection.config)
 
@@ -250,10 +258,16 @@ class _Common:
         try:
             spec = chunk_spec_from_zarr(array_spec)
         except UnsupportedError:
-            # A data type we have no ChunkSpec for (zarr's fixed-length bytes, structs): a codec
-            # whose configuration is complete needs nothing from it; an incomplete one says so
-            # when its metadata is written.
-            return self
+            if getattr(self.codec, "codec_type", None) != "bytes_bytes" or hasattr(
+                array_spec.dtype, "item_size"
+            ):
+                # A data type we have no ChunkSpec for (zarr's fixed-length bytes, structs): a
+                # codec whose configuration is complete needs nothing from it; an incomplete
+                # one says so when its metadata is written.
+                return self
+            # Variable-length elements (strings): a bytes codec sees bytes, as zarr-python's
+            # own codecs do (an element size of 1).
+            spec = ChunkSpec(tuple(array_spec.shape), DataType.UINT8, 0)
         evolved: Any = self.codec.evolve(spec)
         return self.wrap(evolved)
 

@@ -25,3 +25,11 @@ def decode_bytes(data: Any) -> np.ndarray[Any, Any]:
 
 def item_count(data: Any) -> int:
     """The item count vlen data declares (checked against its length)."""
+
+def decode_utf8_into(data: Any, out: np.ndarray[Any, Any]) -> None:
+    """The strings of vlen-utf8 data packed into ``out``, a C-contiguous writable numpy
+    ``StringDType`` array of as many items (numpy's own string storage, no ``str`` made)."""
+
+def encode_utf8_strings(values: np.ndarray[Any, Any]) -> bytes:
+    """The strings of a C-contiguous numpy ``StringDType`` array (a missing value as empty) in
+    numcodecs' vlen-utf8 layout, read where numpy keeps them."""

@@ -17,6 +17,8 @@ from zarr_codec_shapes import ChunkSpec, DataType
 from zarr_codec_shapes.bytes_codec import BytesCodec
 from zarr_codec_shapes.registry import get_codec
 
+from zarr_codecs._strings import LAYOUTS, Strings
+
 if TYPE_CHECKING:
     from zarr.core.array_spec import ArraySpec
 
@@ -43,6 +45,8 @@ def ours(codec: Any) -> Any:
             write_order=getattr(codec, "subchunk_write_order", "morton"),
         )
     data = codec.to_dict()
+    if data.get("name") in LAYOUTS:
+        return Strings(LAYOUTS[data["name"]])
     if data.get("name") == "transpose":
         return Transpose.from_json(data, 3)
     if data.get("name") == "bytes":
@@ -77,6 +81,8 @@ _ZARR_EQUIVALENTS = frozenset(
         "zarr.codecs.numcodecs._codecs.Fletcher32",
         "zarr.codecs.numcodecs._codecs.JenkinsLookup3",
         "zarr.codecs.transpose.TransposeCodec",
+        "zarr.codecs.vlen_utf8.VLenUTF8Codec",
+        "zarr.codecs.vlen_utf8.VLenBytesCodec",
     }
 )
 
@@ -107,7 +113,10 @@ def _v2_filter(codec: Any) -> Any:
     """Ours for a numcodecs filter, from its configuration: one of our classes, never
     numcodecs' own through the registry's fallback (raises when we lack it, and zarr-python
     runs the array)."""
-    found = get_codec(codec.get_config(), 2)
+    config = codec.get_config()
+    if config.get("id") in LAYOUTS:
+        return Strings(LAYOUTS[config["id"]])
+    found = get_codec(config, 2)
     if not type(found).__module__.startswith("zarr_codec"):
         raise TypeError(f"no filter of ours for {codec.get_config()!r}")
     return found

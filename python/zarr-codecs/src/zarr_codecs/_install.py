@@ -31,7 +31,7 @@ class Binding:
 
     name: str  # the Zarr v3 codec name
     distribution: str  # the wheel that provides it
-    zarr_class: str  # "module:attribute" of the zarr-python codec class
+    zarr_class: str | None  # "module:attribute" of the zarr-python codec class (v3), if any
     numcodecs_class: str | None = None  # "module:attribute" of the numcodecs class (Zarr v2)
     zarr_own_class: str | None = None  # "module:attribute" of zarr-python's own class for it
 
@@ -140,6 +140,22 @@ BINDINGS: tuple[Binding, ...] = (
         "zarr_codec_vlen.numcodecs:Base64",
     ),
     Binding(
+        "vlen-utf8",
+        "zarr-codec-vlen",
+        "zarr_codec_vlen.zarr_python:VLenUTF8Codec",
+        "zarr_codec_vlen.numcodecs:VLenUTF8",
+        "zarr.codecs:VLenUTF8Codec",
+    ),
+    Binding(
+        "vlen-bytes",
+        "zarr-codec-vlen",
+        "zarr_codec_vlen.zarr_python:VLenBytesCodec",
+        "zarr_codec_vlen.numcodecs:VLenBytes",
+        "zarr.codecs:VLenBytesCodec",
+    ),
+    # Zarr v2 object arrays only: zarr-python has no v3 codec of that name.
+    Binding("vlen-array", "zarr-codec-vlen", None, "zarr_codec_vlen.numcodecs:VLenArray"),
+    Binding(
         "numcodecs.lz4",
         "zarr-codec-lz4",
         "zarr_codec_lz4.zarr_python:Lz4Codec",
@@ -219,8 +235,9 @@ def install(*, zarr: bool = True, numcodecs: bool = True, pipeline: bool = False
     """Make zarr-python (Zarr v3, ``zarr=True``) and numcodecs (Zarr v2 arrays and direct
     numcodecs users, ``numcodecs=True``) use ours (every codec in :data:`BINDINGS`: gzip,
     blosc, zstd, crc32c, cast_value, scale_offset, and numcodecs' fixedscaleoffset, zlib, lz4,
-    bz2, lzma, base64, checksums and filters) for every codec they build from a name or from JSON
-    (arrays opened from their metadata, codecs given as JSON). Codec objects of zarr-python's
+    bz2, lzma, base64, checksums, filters, and the vlen codecs of string, bytes and object
+    arrays) for every codec they build from a name or from JSON (arrays opened from their
+    metadata, codecs given as JSON). Codec objects of zarr-python's
     own classes for those names (``zarr.codecs.GzipCodec(level=5)``, the default
     ``ZstdCodec``) stay zarr-python's objects, but their chunk methods run ours (see
     ``zarr_codecs._zarr_objects``). ``pipeline=True`` also selects
@@ -274,6 +291,8 @@ def _select_in_zarr() -> None:
     from zarr_codec_shapes.zarr_python import select
 
     for binding in BINDINGS:
+        if binding.zarr_class is None:
+            continue
         ours = Binding.load(binding.zarr_class)
         select(binding.name, ours)
         theirs = binding.zarr_own()
@@ -285,6 +304,8 @@ def _unselect_in_zarr() -> None:
     from zarr_codec_shapes.zarr_python import unselect
 
     for binding in reversed(BINDINGS):
+        if binding.zarr_class is None:
+            continue
         theirs = binding.zarr_own()
         if theirs is not None:
             _zarr_objects.restore(theirs)

@@ -45,13 +45,16 @@ _BYTES = {"name": "bytes", "configuration": {"endian": "little"}}
 
 @dataclass(frozen=True)
 class CodecCheck:
-    """One codec's probe: its chain (v3 JSON), the chunk's data type, and the values."""
+    """One codec's probe: its chain (v3 JSON), the chunk's data type, and the values; or, for
+    chunks of Python objects (strings), ``probe``, which runs the codec both ways and says
+    whether compiled code ran and the values came back exactly."""
 
     name: str
     distribution: str
     codecs: list[dict[str, Any]]
     data_type: str
     values: Callable[[], np.ndarray[Any, Any]]
+    probe: Callable[[np.ndarray[Any, Any]], tuple[bool, bool]] | None = None
 
 
 def _distinct_uint32() -> np.ndarray[Any, Any]:
@@ -68,6 +71,57 @@ def _halves() -> np.ndarray[Any, Any]:
 def _bits() -> np.ndarray[Any, Any]:
     """Booleans in no period of eight (a shifted or reordered bit shows)."""
     return (np.arange(1021) * 7919 % 13) < 6
+
+
+def _texts() -> np.ndarray[Any, Any]:
+    """Strings of every UTF-8 length class, an empty one among them, as numpy strings."""
+    words = ["", "a", "zarr", "température", "東京", "🙂 ok"]
+    return np.array([words[i % len(words)] * (i % 5) for i in range(257)], dtype="T")
+
+
+def _probe_strings(kind: str) -> Callable[[np.ndarray[Any, Any]], tuple[bool, bool]]:
+    """A probe of the string chain the pipeline runs for ``kind`` (``"utf8"``, ``"bytes"``):
+    ``values`` through it with zstd after, both ways."""
+
+    def probe(values: np.ndarray[Any, Any]) -> tuple[bool, bool]:
+        from zarr_codec_shapes.registry import get_codec
+
+        from zarr_codecs._strings import StringChain, Strings
+
+        items = values if kind == "utf8" else np.array([v.encode() for v in values], object)
+        zstd = get_codec({"name": "zstd", "configuration": {"level": 1, "checksum": False}}, 3)
+        chain = StringChain(Strings(kind), [zstd], items.shape, "C")  # type: ignore[arg-type]
+        (stored,) = chain.encode_batch([items])
+        (decoded,) = chain.decode_batch([stored], items.dtype)
+        from zarr_codec_vlen import _vlen
+
+        return _extension(_vlen), decoded.dtype == items.dtype and bool(np.all(decoded == items))
+
+    return probe
+
+
+def _probe_arrays(values: np.ndarray[Any, Any]) -> tuple[bool, bool]:
+    """numcodecs' ``VLenArray`` class of ours, both ways, on arrays of several lengths."""
+    from zarr_codec_vlen import _vlen
+    from zarr_codec_vlen.numcodecs import VLenArray
+
+    arrays = np.empty(len(values), dtype=object)
+    for index, value in enumerate(values):
+        arrays[index] = np.arange(len(str(value)), dtype="<i4") - index
+    codec = VLenArray("<i4")
+    decoded = codec.decode(codec.encode(arrays))
+    exact = len(decoded) == len(arrays) and all(
+        np.array_equal(a, b) and a.dtype == b.dtype for a, b in zip(decoded, arrays, strict=True)
+    )
+    return _extension(_vlen), exact
+
+
+def _extension(module: Any) -> bool:
+    """Whether ``module`` was loaded from a compiled extension (not Python source)."""
+    import importlib.machinery
+
+    path = str(getattr(module, "__file__", "") or "")
+    return path.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES))
 
 
 def _filter(name: str, configuration: dict[str, Any]) -> dict[str, Any]:
@@ -159,6 +213,30 @@ CHECKS = (
         [_filter("packbits", {}), {"name": "bytes"}],
         "bool",
         _bits,
+    ),
+    CodecCheck(
+        "vlen-utf8",
+        "zarr-codec-vlen",
+        [{"name": "vlen-utf8"}],
+        "string",
+        _texts,
+        _probe_strings("utf8"),
+    ),
+    CodecCheck(
+        "vlen-bytes",
+        "zarr-codec-vlen",
+        [{"name": "vlen-bytes"}],
+        "bytes",
+        _texts,
+        _probe_strings("bytes"),
+    ),
+    CodecCheck(
+        "vlen-array",
+        "zarr-codec-vlen",
+        [{"name": "vlen-array"}],
+        "int32",
+        _texts,
+        _probe_arrays,
     ),
     CodecCheck(
         "cast_value",
@@ -260,6 +338,12 @@ def _check_one(check: CodecCheck) -> KernelCheck:
         from zarr_codec_shapes.chunk_spec import ChunkSpec
 
         values = check.values()
+        if check.probe is not None:
+            compiled, exact = check.probe(values)
+            how = "compiled code" if compiled else "Python"
+            return KernelCheck(
+                check.name, compiled, exact, f"{how}; {'exact' if exact else 'WRONG'}"
+            )
         chain = Chain.from_json(check.codecs, ChunkSpec(values.shape, check.data_type))
         compiled = chain.decode_plan is not None and chain.encode_plan is not None
         decoded = chain.decode(chain.encode(values))

@@ -109,7 +109,9 @@ def collect() -> list[CodecInfo]:
             distribution=binding.distribution,
             version=_version(binding.distribution),
             engine=_engine(binding.distribution),
-            zarr_v3=_zarr_class(binding.name),
+            zarr_v3="- (no Zarr v3 form)"
+            if binding.zarr_class is None
+            else _zarr_class(binding.name),
             numcodecs_v2=_numcodecs_class(binding),
         )
         for binding in BINDINGS

@@ -31,7 +31,7 @@ from zarr.core.codec_pipeline import BatchedCodecPipeline
 from zarr_codec_runtime import Chain
 from zarr_codec_shapes.errors import CodecError
 
-from zarr_codecs import _bridge, _fetching, _selections
+from zarr_codecs import _bridge, _fetching, _selections, _strings
 from zarr_codecs._arrays import broadcast, chunk_spec, covers, raw, same_chunks
 from zarr_codecs._direct_stores import (
     by_chain,
@@ -43,6 +43,7 @@ from zarr_codecs._direct_stores import (
 from zarr_codecs._from_zarr import V2Chunks, foreign_byte_order, ours, replaceable, v2_chain
 from zarr_codecs._located import at_chunk_async
 from zarr_codecs._stored_order import StoredOrderChain
+from zarr_codecs._strings import StringChain, string_chain
 from zarr_codecs._usage import count
 from zarr_codecs.gpu import reads as device
 
@@ -73,7 +74,7 @@ class ChainCodecPipeline(BatchedCodecPipeline):
     def __getstate__(self) -> dict[str, Any]:
         """The pipeline's fields, without the chains and layouts worked out from them
         (compiled plans do not pickle; a worker plans its own)."""
-        worked_out = ("_our_codecs", "_chain_cache", "_selection_layouts")
+        worked_out = ("_our_codecs", "_chain_cache", "_string_chains", "_selection_layouts")
         return {name: value for name, value in self.__dict__.items() if name not in worked_out}
 
     def _codecs(self) -> tuple[Any, ...] | None:
@@ -89,6 +90,7 @@ class ChainCodecPipeline(BatchedCodecPipeline):
                     cached = tuple(ours(codec) for codec in self)
             object.__setattr__(self, "_our_codecs", cached)  # a cache, not a field
             object.__setattr__(self, "_chain_cache", {})
+            object.__setattr__(self, "_string_chains", {})
         return cast(tuple[Any, ...] | None, self.__dict__["_our_codecs"])
 
     def chain(self, spec: ArraySpec) -> Chain | None:
@@ -125,6 +127,26 @@ class ChainCodecPipeline(BatchedCodecPipeline):
             if chain is None:
                 return None
             last = (spec, chain)
+            chains.append(chain)
+        return chains
+
+    def _strings(self, batch: Sequence[ReadItem | WriteItem]) -> list[StringChain] | None:
+        """Each item's chain where the array is a string or bytes array of ours (see
+        ``_strings``), else ``None``."""
+        codecs = self._codecs()
+        if not batch or codecs is None:
+            return None
+        cache: dict[Any, StringChain | None] = self.__dict__["_string_chains"]
+        chains = []
+        for _, spec, *_ in batch:
+            key = (spec.shape, spec.order)
+            if key not in cache:
+                if len(cache) >= _MAX_CACHED:
+                    cache.clear()
+                cache[key] = string_chain(codecs, spec)
+            chain = cache[key]
+            if chain is None:
+                return None
             chains.append(chain)
         return chains
 
@@ -175,6 +197,15 @@ class ChainCodecPipeline(BatchedCodecPipeline):
                 return tuple(_PRESENT if present else _MISSING for present in found)
             count("zarr_read", len(batch))
             return await super().read(batch, out, drop_axes)
+        strings = self._strings(batch)
+        target = out.as_ndarray_like()
+        if strings is not None and not drop_axes and isinstance(target, np.ndarray):
+            try:
+                found = await _strings.read(batch, strings, target)
+            except CodecError as error:
+                raise await _located(error, batch, strings, None) from error
+            count("runtime_read", len(batch))
+            return tuple(_PRESENT if present else _MISSING for present in found)
         try:
             found = await self._read_in_runtime(batch, out, drop_axes)
         except CodecError as error:
@@ -241,6 +272,9 @@ class ChainCodecPipeline(BatchedCodecPipeline):
         batch = list(batch_info)
         # zarr-python's GPU mode: encoding stays on the CPU, after one copy to the host.
         host_value = device.to_host(value) if device.holds_device_memory(value) else value
+        if await self._write_strings(batch, host_value, drop_axes):
+            count("runtime_written", len(batch))
+            return
         try:
             written = await self._write_in_runtime(batch, host_value, drop_axes)
         except CodecError as error:
@@ -252,6 +286,25 @@ class ChainCodecPipeline(BatchedCodecPipeline):
         else:
             count("zarr_written", len(batch))
             await super().write(batch, value, drop_axes)
+
+    async def _write_strings(
+        self, batch: Sequence[WriteItem], value: NDBuffer, drop_axes: tuple[int, ...]
+    ) -> bool:
+        """Whether the batch was a string or bytes array's, written (see ``_strings``)."""
+        strings, values = self._strings(batch), value.as_ndarray_like()
+        write_empty = {spec.config.write_empty_chunks for _, spec, *_ in batch}
+        if strings is None or drop_axes or not isinstance(values, np.ndarray):
+            return False
+        if len(write_empty) > 1:
+            return False
+        if values.ndim == 0:
+            values = broadcast(values, [item[3] for item in batch])
+        try:
+            await _strings.write(batch, strings, values, write_empty.pop())
+        except CodecError as error:
+            merged = [not complete for *_, complete in batch]
+            raise await _located(error, batch, strings, merged) from error
+        return True
 
     async def _write_in_runtime(
         self, batch: Sequence[WriteItem], value: NDBuffer, drop_axes: tuple[int, ...]
@@ -324,7 +377,7 @@ def _chain_for(codecs: tuple[Any, ...], spec: ArraySpec) -> Chain | None:
 async def _located(
     error: CodecError,
     batch: Sequence[ReadItem | WriteItem],
-    chains: Sequence[Chain] | None,
+    chains: Sequence[Chain | StringChain] | None,
     merged: Sequence[bool] | None,
 ) -> CodecError:
     """``error`` named after the chunk of ``batch`` (of those ``merged``, for a write) whose
