@@ -3,9 +3,9 @@
 Before numcodecs' test modules are imported, every numcodecs class we replace (the ``OURS``
 table: ``GZip``, ``Zlib``, ``Blosc``, ``Zstd``, ``LZ4``, ``BZ2``, ``LZMA``, the checksums,
 ``FixedScaleOffset``, the filters ``Shuffle``, ``Delta``, ``BitRound``, ``Quantize``, ``AsType``
-and ``PackBits``, and ``VLenUTF8``, ``VLenBytes``, ``VLenArray`` and ``Base64``, in
-``numcodecs`` and in their own modules) and the bare
-``numcodecs.jenkins.jenkins_lookup3`` are pointed at ours, and ours are registered for their
+and ``PackBits``, and ``VLenUTF8``, ``VLenBytes``, ``VLenArray``, ``Base64``, ``Categorize``
+and ``Pickle`` (decoding allowed for the run), in ``numcodecs`` and in their own modules) and
+the bare ``numcodecs.jenkins.jenkins_lookup3`` are pointed at ours, and ours are registered for their
 ids, so every ``GZip(...)``, ``get_codec({"id": "gzip"})`` and ``eval("GZip(level=3)")`` in
 those tests builds one of ours.
 The tests that do not exercise these classes are skipped, each with its reason (listed in
@@ -22,6 +22,7 @@ import numcodecs.base64
 import numcodecs.bitround
 import numcodecs.blosc
 import numcodecs.bz2
+import numcodecs.categorize
 import numcodecs.checksum32
 import numcodecs.delta
 import numcodecs.fixedscaleoffset
@@ -31,6 +32,7 @@ import numcodecs.jenkins
 import numcodecs.lz4
 import numcodecs.lzma
 import numcodecs.packbits
+import numcodecs.pickles
 import numcodecs.quantize
 import numcodecs.shuffle
 import numcodecs.vlen
@@ -47,7 +49,8 @@ from zarr_codec_gzip.numcodecs import GZip, Zlib
 from zarr_codec_lz4.numcodecs import LZ4
 from zarr_codec_lzma.numcodecs import LZMA
 from zarr_codec_scale_offset.numcodecs import FixedScaleOffset
-from zarr_codec_vlen.numcodecs import Base64, VLenArray, VLenBytes, VLenUTF8
+from zarr_codec_vlen import allow_pickle
+from zarr_codec_vlen.numcodecs import Base64, Categorize, Pickle, VLenArray, VLenBytes, VLenUTF8
 from zarr_codec_zstd.numcodecs import Zstd
 
 _NOT_THE_CLASS = (
@@ -89,6 +92,8 @@ OURS: dict[str, Any] = {
     "vlen-bytes": (numcodecs.vlen, "VLenBytes", VLenBytes),
     "vlen-array": (numcodecs.vlen, "VLenArray", VLenArray),
     "base64": (numcodecs.base64, "Base64", Base64),
+    "pickle": (numcodecs.pickles, "Pickle", Pickle),
+    "categorize": (numcodecs.categorize, "Categorize", Categorize),
 }
 
 
@@ -98,6 +103,9 @@ def pytest_configure(config: pytest.Config) -> None:
         setattr(numcodecs, name, ours)
         numcodecs.registry.register_codec(ours, codec_id=codec_id)
     numcodecs.jenkins.jenkins_lookup3 = jenkins_lookup3
+    # numcodecs' pickle tests decode their own fixtures: the consent ours asks for, given
+    # here for this test run only (see zarr_codec_vlen.pickles).
+    allow_pickle()
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -39,6 +39,8 @@ MODULES = (
     "test_vlen_bytes.py",
     "test_vlen_array.py",
     "test_base64.py",
+    "test_pickles.py",
+    "test_categorize.py",
 )
 FIXTURES = (
     "gzip",
@@ -60,6 +62,8 @@ FIXTURES = (
     "vlen-bytes",
     "vlen-array",
     "base64",
+    "pickle",
+    "categorize",
 )
 
 

@@ -8,6 +8,7 @@
 //! | [`VlenBytes`] | `VLenBytes()` | byte strings, each after its length |
 //! | [`VlenArray`] | `VLenArray(dtype)` | one-dimensional arrays of `dtype`, each after its length in bytes |
 //! | [`Base64`] | `Base64()` | bytes as standard base64 text, as Python's `base64` module |
+//! | [`Categorize`] | `Categorize(labels, dtype, astype)` | strings as the codes of their labels |
 //!
 //! The three vlen codecs share one layout ([`framing`]): a little-endian `u32` item count, then
 //! each item's `u32` byte length and bytes. Decoding never trusts a count or length beyond what
@@ -23,10 +24,12 @@
 //! ```
 
 mod base64;
+mod categorize;
 pub mod framing;
 mod vlen;
 
 pub use base64::{BASE64_ID, BASE64_NAME, Base64};
+pub use categorize::{CATEGORIZE_ID, Categorize};
 pub use vlen::{
     VLEN_ARRAY_ID, VLEN_ARRAY_NAME, VLEN_BYTES_ID, VLEN_UTF8_ID, VlenArray, VlenBytes, VlenUtf8,
 };

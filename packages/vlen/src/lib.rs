@@ -8,7 +8,7 @@
 
 mod string_dtype;
 
-use numpy::{PyArray1, PyUntypedArray, PyUntypedArrayMethods};
+use numpy::{PyArray1, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 use zarr_codec_python::{BytesInput, IntoPyResult};
@@ -114,6 +114,48 @@ fn encode_utf8_strings<'py>(values: &Bound<'py, PyUntypedArray>) -> PyResult<Bou
     Ok(PyBytes::new(py, &encoded))
 }
 
+/// numcodecs' `Categorize` labels, for the codes of strings (see
+/// `zarr_codec_vlen::Categorize`).
+#[pyclass(frozen, module = "zarr_codec_vlen._vlen")]
+struct Categorizer(zarr_codec_vlen::Categorize);
+
+#[pymethods]
+impl Categorizer {
+    #[new]
+    fn new(labels: Vec<String>) -> Self {
+        Self(zarr_codec_vlen::Categorize::new(labels))
+    }
+
+    /// Each item's code (`1 +` its label's position, 0 for none) as `uint64`: `items` an
+    /// iterable of objects (`str` items matched, anything else 0), or with `width` a `uint32`
+    /// array of numpy `U` items of `width` code points each.
+    #[pyo3(signature = (items, width=None))]
+    fn codes<'py>(
+        &self,
+        items: &Bound<'py, PyAny>,
+        width: Option<usize>,
+    ) -> PyResult<Bound<'py, PyArray1<u64>>> {
+        let py = items.py();
+        let Some(width) = width else {
+            let mut codes = Vec::new();
+            for item in items.try_iter()? {
+                let item = item?;
+                let text = item.cast::<PyString>().ok().and_then(|s| s.to_str().ok());
+                codes.push(self.0.code(text));
+            }
+            return Ok(PyArray1::from_vec(py, codes));
+        };
+        let chars = items.cast::<PyArray1<u32>>()?.readonly();
+        let chars = chars.as_slice()?;
+        let count = chars.len().checked_div(width).unwrap_or(0);
+        let mut codes = vec![0u64; count];
+        self.0
+            .encode_chars(chars, width, &mut codes)
+            .into_py_result(py)?;
+        Ok(PyArray1::from_vec(py, codes))
+    }
+}
+
 /// The item count vlen `data` declares (checked against its length).
 #[pyfunction]
 fn item_count(data: &Bound<'_, PyAny>) -> PyResult<usize> {
@@ -134,5 +176,6 @@ fn _vlen(module: &Bound<'_, PyModule>) -> PyResult<()> {
     ] {
         module.add_function(function)?;
     }
+    module.add_class::<Categorizer>()?;
     zarr_codec_python::add_bytes_codec::<zarr_codec_vlen::Base64>(module, c"base64")
 }

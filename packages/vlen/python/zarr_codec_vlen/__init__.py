@@ -6,8 +6,10 @@ writes them.
 - :mod:`zarr_codec_vlen.numcodecs`: numcodecs' ``VLenUTF8``, ``VLenBytes``, ``VLenArray`` and
   ``Base64`` classes on our codecs, for Zarr v2 object arrays and numcodecs users
   (``register()`` makes numcodecs use them).
-
-Zarr v3 string arrays through zarr-python's pipeline are to follow.
+- :mod:`zarr_codec_vlen.zarr_python`: zarr-python's ``vlen-utf8`` and ``vlen-bytes`` (Zarr v3
+  string and bytes arrays), reading and filling numpy ``StringDType`` arrays in place.
+- numcodecs' ``Pickle``: decoding runs code from the store, so it is refused until the caller
+  opts in (:class:`allow_pickle`).
 """
 
 from __future__ import annotations
@@ -17,8 +19,9 @@ from typing import Any, ClassVar
 from zarr_codec_shapes.compiled import CompiledBytesCodecBase, Constructor
 
 from zarr_codec_vlen import _vlen
+from zarr_codec_vlen.pickles import allow_pickle
 
-__all__ = ["Base64"]
+__all__ = ["Base64", "allow_pickle"]
 __version__ = "0.1.0"
 
 

@@ -33,3 +33,12 @@ def decode_utf8_into(data: Any, out: np.ndarray[Any, Any]) -> None:
 def encode_utf8_strings(values: np.ndarray[Any, Any]) -> bytes:
     """The strings of a C-contiguous numpy ``StringDType`` array (a missing value as empty) in
     numcodecs' vlen-utf8 layout, read where numpy keeps them."""
+
+class Categorizer:
+    """numcodecs' ``Categorize`` labels, for the codes of strings."""
+
+    def __init__(self, labels: list[str]) -> None: ...
+    def codes(self, items: Any, width: int | None = None) -> np.ndarray[Any, Any]:
+        """Each item's code (``1 +`` its label's position, 0 for none) as ``uint64``: ``items``
+        objects (``str`` items matched), or with ``width`` a ``uint32`` array of numpy ``U``
+        items of ``width`` code points each."""

@@ -9,20 +9,32 @@ numcodecs registers its own classes first; :func:`register` makes numcodecs use 
 
 from __future__ import annotations
 
+import pickle
 from typing import Any
 
 import numpy as np
 from numcodecs.abc import Codec
-from numcodecs.compat import ensure_contiguous_ndarray
+from numcodecs.compat import ensure_contiguous_ndarray, ensure_ndarray, ensure_text, ndarray_copy
 from zarr_codec_shapes import numcodecs as _adapter
+from zarr_codec_shapes.errors import OutOfRangeError
 
 import zarr_codec_vlen as _ours
-from zarr_codec_vlen import _vlen
+from zarr_codec_vlen import _vlen, pickles
 
-__all__ = ["IDS", "Base64", "VLenArray", "VLenBytes", "VLenUTF8", "register", "unregister"]
+__all__ = [
+    "IDS",
+    "Base64",
+    "Categorize",
+    "Pickle",
+    "VLenArray",
+    "VLenBytes",
+    "VLenUTF8",
+    "register",
+    "unregister",
+]
 
 #: The numcodecs ids these classes take over when registered.
-IDS = ("vlen-utf8", "vlen-bytes", "vlen-array", "base64")
+IDS = ("vlen-utf8", "vlen-bytes", "vlen-array", "base64", "pickle", "categorize")
 
 
 def _values(buf: Any) -> np.ndarray[Any, Any]:
@@ -127,7 +139,106 @@ class Base64(_Base64Base):  # type: ignore[misc]
         return "Base64()"
 
 
-_CLASSES = (VLenUTF8, VLenBytes, VLenArray, Base64)
+class Categorize(Codec):  # type: ignore[misc]
+    """numcodecs' ``Categorize(labels, dtype, astype="u1")``: strings (numpy ``U`` or object
+    arrays) as the codes of their labels, ``1 +`` the label's position, 0 for none; decoded
+    to the labels, the empty string for 0. One hash lookup per item, in Rust."""
+
+    codec_id = "categorize"
+
+    def __init__(self, labels: Any, dtype: Any, astype: Any = "u1") -> None:
+        self.dtype = np.dtype(dtype)
+        if self.dtype.kind not in "UO":
+            raise TypeError("only unicode ('U') and object ('O') dtypes are supported")
+        self.labels = [ensure_text(label) for label in labels]
+        self.astype = np.dtype(astype)
+        if self.astype == np.dtype(object):
+            raise TypeError("encoding as object array not supported")
+        self._codes = _vlen.Categorizer(self.labels)
+
+    def encode(self, buf: Any) -> Any:
+        if self.dtype == np.dtype(object):
+            items = np.asarray(buf, dtype=object).reshape(-1, order="A")
+            codes = self._codes.codes(items)
+        else:
+            items = ensure_ndarray(buf).view(self.dtype).reshape(-1, order="A")
+            width = self.dtype.itemsize // 4
+            if width == 0:
+                codes = self._codes.codes(np.full(items.shape, "", dtype=object))
+            else:
+                chars = np.ascontiguousarray(items).view(
+                    self.dtype.byteorder.replace("|", "=") + "u4"
+                )
+                codes = self._codes.codes(chars.astype(np.uint32, copy=False), width)
+        if self.astype.kind in "iu" and len(self.labels) > np.iinfo(self.astype).max:
+            # numcodecs' assignment of each label's code in turn fails at the first too large.
+            raise OutOfRangeError(
+                f"Python integer {np.iinfo(self.astype).max + 1} out of bounds for {self.astype}"
+            )
+        return codes.astype(self.astype)
+
+    def decode(self, buf: Any, out: Any = None) -> Any:
+        enc = ensure_ndarray(buf).view(self.astype).reshape(-1, order="A")
+        table = np.empty(len(self.labels) + 1, dtype=self.dtype)
+        table[0] = ""
+        table[1:] = self.labels
+        if self.astype.kind == "b":
+            index = enc.astype(np.intp)
+        else:
+            # A code names label i exactly where it equals i + 1 (numcodecs' `enc == i + 1`).
+            named = (enc >= 1) & (enc <= len(self.labels))
+            if self.astype.kind in "fc":
+                named &= enc == np.floor(enc.real)
+            index = np.where(named, enc.real if self.astype.kind == "c" else enc, 0)
+            index = index.astype(np.intp)
+        return ndarray_copy(table[index], out)
+
+    def get_config(self) -> dict[str, Any]:
+        return {
+            "id": self.codec_id,
+            "labels": self.labels,
+            "dtype": self.dtype.str,
+            "astype": self.astype.str,
+        }
+
+    def __repr__(self) -> str:
+        labels = repr(self.labels[:3])
+        if len(self.labels) > 3:
+            labels = labels[:-1] + ", ...]"
+        return (
+            f"{type(self).__name__}(dtype={self.dtype.str!r}, astype={self.astype.str!r}, "
+            f"labels={labels})"
+        )
+
+
+class Pickle(Codec):  # type: ignore[misc]
+    """numcodecs' ``Pickle(protocol)``: encodes as numcodecs does (``pickle.dumps``); decodes
+    only after the caller opts in (:func:`zarr_codec_vlen.allow_pickle`), since decoding a
+    pickle runs the code it names."""
+
+    codec_id = "pickle"
+
+    def __init__(self, protocol: int = pickle.HIGHEST_PROTOCOL) -> None:
+        self.protocol = protocol
+
+    def encode(self, buf: Any) -> bytes:
+        return pickle.dumps(buf, protocol=self.protocol)
+
+    def decode(self, buf: Any, out: Any = None) -> Any:
+        decoded = pickles.loads(ensure_contiguous_ndarray(buf))
+        if out is None:
+            return decoded
+        np.copyto(out, decoded)
+        return out
+
+    def get_config(self) -> dict[str, Any]:
+        return {"id": self.codec_id, "protocol": self.protocol}
+
+    def __repr__(self) -> str:
+        return f"Pickle(protocol={self.protocol})"
+
+
+_CLASSES = (VLenUTF8, VLenBytes, VLenArray, Base64, Pickle, Categorize)
 
 
 def register() -> None:

@@ -155,6 +155,10 @@ BINDINGS: tuple[Binding, ...] = (
     ),
     # Zarr v2 object arrays only: zarr-python has no v3 codec of that name.
     Binding("vlen-array", "zarr-codec-vlen", None, "zarr_codec_vlen.numcodecs:VLenArray"),
+    # Decodes only once the caller opts in (zarr_codec_vlen.allow_pickle): numcodecs' own runs
+    # any pickle it is given.
+    Binding("pickle", "zarr-codec-vlen", None, "zarr_codec_vlen.numcodecs:Pickle"),
+    Binding("categorize", "zarr-codec-vlen", None, "zarr_codec_vlen.numcodecs:Categorize"),
     Binding(
         "numcodecs.lz4",
         "zarr-codec-lz4",

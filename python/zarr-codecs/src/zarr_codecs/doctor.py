@@ -116,6 +116,45 @@ def _probe_arrays(values: np.ndarray[Any, Any]) -> tuple[bool, bool]:
     return _extension(_vlen), exact
 
 
+def _probe_pickle(values: np.ndarray[Any, Any]) -> tuple[bool, bool]:
+    """numcodecs' ``Pickle`` class of ours: refused without the caller's consent, then both
+    ways with it, by CPython's compiled pickler."""
+    import _pickle
+    import pickle
+
+    from zarr_codec_shapes.errors import UnsupportedError
+    from zarr_codec_vlen import allow_pickle
+    from zarr_codec_vlen.numcodecs import Pickle
+
+    codec, items = Pickle(), values.astype(object)
+    encoded = codec.encode(items)
+    try:
+        codec.decode(encoded)
+    except UnsupportedError:
+        refused = True
+    else:
+        refused = False
+    with allow_pickle():
+        decoded = codec.decode(encoded)
+    exact = refused and decoded.dtype == items.dtype and bool(np.all(decoded == items))
+    return pickle.loads is _pickle.loads, exact
+
+
+def _probe_categorize(values: np.ndarray[Any, Any]) -> tuple[bool, bool]:
+    """numcodecs' ``Categorize`` class of ours, both ways, on object and fixed-width strings."""
+    from zarr_codec_vlen import _vlen
+    from zarr_codec_vlen.numcodecs import Categorize
+
+    labels = sorted({str(v) for v in values} - {""})
+    exact = True
+    for dtype in (object, f"<U{max(len(str(v)) for v in values)}"):
+        items = values.astype(dtype)
+        codec = Categorize(labels, dtype, astype="<u2")
+        decoded = codec.decode(codec.encode(items))
+        exact &= decoded.dtype == items.dtype and bool(np.all(decoded == items))
+    return _extension(_vlen), exact
+
+
 def _extension(module: Any) -> bool:
     """Whether ``module`` was loaded from a compiled extension (not Python source)."""
     import importlib.machinery
@@ -238,6 +277,15 @@ CHECKS = (
         _texts,
         _probe_arrays,
     ),
+    CodecCheck(
+        "categorize",
+        "zarr-codec-vlen",
+        [{"name": "categorize"}],
+        "string",
+        _texts,
+        _probe_categorize,
+    ),
+    CodecCheck("pickle", "zarr-codec-vlen", [{"name": "pickle"}], "string", _texts, _probe_pickle),
     CodecCheck(
         "cast_value",
         "zarr-codec-cast-value",
