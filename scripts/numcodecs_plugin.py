@@ -5,8 +5,8 @@ table: ``GZip``, ``Zlib``, ``Blosc``, ``Zstd``, ``LZ4``, ``BZ2``, ``LZMA``, the 
 ``FixedScaleOffset``, the filters ``Shuffle``, ``Delta``, ``BitRound``, ``Quantize``, ``AsType``
 and ``PackBits``, and ``VLenUTF8``, ``VLenBytes``, ``VLenArray``, ``Base64``, ``Categorize``
 and ``Pickle`` (decoding allowed for the run), in ``numcodecs`` and in their own modules) and
-the bare ``numcodecs.jenkins.jenkins_lookup3`` are pointed at ours, and ours are registered for their
-ids, so every ``GZip(...)``, ``get_codec({"id": "gzip"})`` and ``eval("GZip(level=3)")`` in
+the bare ``numcodecs.jenkins.jenkins_lookup3`` are pointed at ours, and ours are registered for
+their ids, so every ``GZip(...)``, ``get_codec({"id": "gzip"})`` and ``eval("GZip(level=3)")`` in
 those tests builds one of ours.
 The tests that do not exercise these classes are skipped, each with its reason (listed in
 :data:`EXCLUDED`).
