@@ -159,6 +159,9 @@ def main(out: Path) -> None:
             b"\x03\x00\x00\x00\x03\x00\x00\x00foo\x00\x00\x00\x00\x02\x00\x00\x00\xc3\xa9",
             b"Zm9vYmFy",
             json.dumps({"id": "vlen-array", "dtype": "<i4"}).encode(),
+            # json2 and msgpack2 as numcodecs writes them
+            b'["a",1.5,null,{"k":[1e-05,NaN]},"\\u00fc","|O",[5]]',
+            bytes.fromhex("96a161cb3ff8000000000000c081a16b92cc80d0dfa27c4f9101"),
         ],
         "zarr-codec-scale-offset-legacy_config_and_chunk": _array_seeds(
             [

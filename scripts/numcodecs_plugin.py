@@ -3,11 +3,11 @@
 Before numcodecs' test modules are imported, every numcodecs class we replace (the ``OURS``
 table: ``GZip``, ``Zlib``, ``Blosc``, ``Zstd``, ``LZ4``, ``BZ2``, ``LZMA``, the checksums,
 ``FixedScaleOffset``, the filters ``Shuffle``, ``Delta``, ``BitRound``, ``Quantize``, ``AsType``
-and ``PackBits``, and ``VLenUTF8``, ``VLenBytes``, ``VLenArray``, ``Base64``, ``Categorize``
-and ``Pickle`` (decoding allowed for the run), in ``numcodecs`` and in their own modules) and
-the bare ``numcodecs.jenkins.jenkins_lookup3`` are pointed at ours, and ours are registered for
-their ids, so every ``GZip(...)``, ``get_codec({"id": "gzip"})`` and ``eval("GZip(level=3)")`` in
-those tests builds one of ours.
+and ``PackBits``, and ``VLenUTF8``, ``VLenBytes``, ``VLenArray``, ``Base64``, ``Categorize``,
+``JSON``, ``MsgPack`` and ``Pickle`` (decoding allowed for the run), in ``numcodecs`` and in
+their own modules) and the bare ``numcodecs.jenkins.jenkins_lookup3`` are pointed at ours, and
+ours are registered for their ids, so every ``GZip(...)``, ``get_codec({"id": "gzip"})`` and
+``eval("GZip(level=3)")`` in those tests builds one of ours.
 The tests that do not exercise these classes are skipped, each with its reason (listed in
 :data:`EXCLUDED`).
 """
@@ -29,8 +29,10 @@ import numcodecs.fixedscaleoffset
 import numcodecs.fletcher32
 import numcodecs.gzip
 import numcodecs.jenkins
+import numcodecs.json
 import numcodecs.lz4
 import numcodecs.lzma
+import numcodecs.msgpacks
 import numcodecs.packbits
 import numcodecs.pickles
 import numcodecs.quantize
@@ -50,7 +52,16 @@ from zarr_codec_lz4.numcodecs import LZ4
 from zarr_codec_lzma.numcodecs import LZMA
 from zarr_codec_scale_offset.numcodecs import FixedScaleOffset
 from zarr_codec_vlen import allow_pickle
-from zarr_codec_vlen.numcodecs import Base64, Categorize, Pickle, VLenArray, VLenBytes, VLenUTF8
+from zarr_codec_vlen.numcodecs import (
+    JSON,
+    Base64,
+    Categorize,
+    MsgPack,
+    Pickle,
+    VLenArray,
+    VLenBytes,
+    VLenUTF8,
+)
 from zarr_codec_zstd.numcodecs import Zstd
 
 _NOT_THE_CLASS = (
@@ -94,6 +105,8 @@ OURS: dict[str, Any] = {
     "base64": (numcodecs.base64, "Base64", Base64),
     "pickle": (numcodecs.pickles, "Pickle", Pickle),
     "categorize": (numcodecs.categorize, "Categorize", Categorize),
+    "json2": (numcodecs.json, "JSON", JSON),
+    "msgpack2": (numcodecs.msgpacks, "MsgPack", MsgPack),
 }
 
 

@@ -41,6 +41,8 @@ MODULES = (
     "test_base64.py",
     "test_pickles.py",
     "test_categorize.py",
+    "test_json.py",
+    "test_msgpacks.py",
 )
 FIXTURES = (
     "gzip",
@@ -64,6 +66,8 @@ FIXTURES = (
     "base64",
     "pickle",
     "categorize",
+    "json2",
+    "msgpack2",
 )
 
 

@@ -8,6 +8,8 @@
 //! | [`VlenBytes`] | `VLenBytes()` | byte strings, each after its length |
 //! | [`VlenArray`] | `VLenArray(dtype)` | one-dimensional arrays of `dtype`, each after its length in bytes |
 //! | [`Base64`] | `Base64()` | bytes as standard base64 text, as Python's `base64` module |
+//! | [`json2`] | `JSON()` | an array's items as JSON text, as Python's `json` writes it |
+//! | [`msgpack2`] | `MsgPack()` | an array's items in `MessagePack`, as the `msgpack` package packs them |
 //! | [`Categorize`] | `Categorize(labels, dtype, astype)` | strings as the codes of their labels |
 //!
 //! The three vlen codecs share one layout ([`framing`]): a little-endian `u32` item count, then
@@ -26,6 +28,8 @@
 mod base64;
 mod categorize;
 pub mod framing;
+pub mod json2;
+pub mod msgpack2;
 mod vlen;
 
 pub use base64::{BASE64_ID, BASE64_NAME, Base64};

@@ -6,6 +6,7 @@
 //! - `decode_utf8_into`, `encode_utf8_strings`: the same layout straight into and out of
 //!   numpy `StringDType` arrays (see `string_dtype`).
 
+mod objects;
 mod string_dtype;
 
 use numpy::{PyArray1, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods};
@@ -114,6 +115,65 @@ fn encode_utf8_strings<'py>(values: &Bound<'py, PyUntypedArray>) -> PyResult<Bou
     Ok(PyBytes::new(py, &encoded))
 }
 
+/// `items` as JSON text, as Python's `json.JSONEncoder` with these options writes it
+/// (numcodecs' `JSON` codec); `TypeError` for objects it cannot write.
+#[pyfunction]
+#[pyo3(signature = (items, ensure_ascii, allow_nan, sort_keys, indent, separators, skip_keys))]
+#[allow(clippy::fn_params_excessive_bools)]
+fn json2_encode(
+    items: &Bound<'_, PyAny>,
+    ensure_ascii: bool,
+    allow_nan: bool,
+    sort_keys: bool,
+    indent: Option<String>,
+    separators: (String, String),
+    skip_keys: bool,
+) -> PyResult<String> {
+    let value = objects::to_value(items, skip_keys, 0)?;
+    let style = zarr_codec_vlen::json2::Style {
+        ensure_ascii,
+        allow_nan,
+        sort_keys,
+        indent,
+        separators,
+    };
+    zarr_codec_vlen::json2::write(&value, &style).into_py_result(items.py())
+}
+
+/// The Python objects of JSON `text`, as `json.loads(text, strict=strict)` reads them;
+/// `CorruptInputError` for text that is not JSON.
+#[pyfunction]
+fn json2_decode<'py>(py: Python<'py>, text: &str, strict: bool) -> PyResult<Bound<'py, PyAny>> {
+    let value = zarr_codec_vlen::json2::read(text, strict).into_py_result(py)?;
+    objects::to_object(py, &value)
+}
+
+/// `items` packed as msgpack's `packb(items, use_bin_type=..., use_single_float=...)`.
+#[pyfunction]
+fn msgpack2_encode<'py>(
+    items: &Bound<'py, PyAny>,
+    use_bin_type: bool,
+    use_single_float: bool,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let value = objects::to_msgpack(items, 0)?;
+    let packing = zarr_codec_vlen::msgpack2::Packing {
+        use_bin_type,
+        use_single_float,
+    };
+    let packed = zarr_codec_vlen::msgpack2::pack(&value, packing).into_py_result(items.py())?;
+    Ok(PyBytes::new(items.py(), &packed))
+}
+
+/// The Python objects of msgpack `data`, as msgpack's `unpackb(data, raw=raw)` reads them;
+/// `CorruptInputError` for data that is not one whole value.
+#[pyfunction]
+fn msgpack2_decode<'py>(data: &Bound<'py, PyAny>, raw: bool) -> PyResult<Bound<'py, PyAny>> {
+    let py = data.py();
+    let input = BytesInput::new(data)?;
+    let value = zarr_codec_vlen::msgpack2::unpack(input.as_slice()).into_py_result(py)?;
+    objects::from_msgpack(py, &value, raw)
+}
+
 /// numcodecs' `Categorize` labels, for the codes of strings (see
 /// `zarr_codec_vlen::Categorize`).
 #[pyclass(frozen, module = "zarr_codec_vlen._vlen")]
@@ -173,6 +233,10 @@ fn _vlen(module: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(item_count, module)?,
         wrap_pyfunction!(decode_utf8_into, module)?,
         wrap_pyfunction!(encode_utf8_strings, module)?,
+        wrap_pyfunction!(json2_encode, module)?,
+        wrap_pyfunction!(json2_decode, module)?,
+        wrap_pyfunction!(msgpack2_encode, module)?,
+        wrap_pyfunction!(msgpack2_decode, module)?,
     ] {
         module.add_function(function)?;
     }

@@ -42,3 +42,24 @@ class Categorizer:
         """Each item's code (``1 +`` its label's position, 0 for none) as ``uint64``: ``items``
         objects (``str`` items matched), or with ``width`` a ``uint32`` array of numpy ``U``
         items of ``width`` code points each."""
+
+def json2_encode(
+    items: Any,
+    ensure_ascii: bool,
+    allow_nan: bool,
+    sort_keys: bool,
+    indent: str | None,
+    separators: tuple[str, str],
+    skip_keys: bool,
+) -> str:
+    """``items`` as JSON text, as Python's ``json.JSONEncoder`` with these options writes it."""
+
+def json2_decode(text: str, strict: bool) -> Any:
+    """The Python objects of JSON ``text``, as ``json.loads(text, strict=strict)`` reads them."""
+
+def msgpack2_encode(items: Any, use_bin_type: bool, use_single_float: bool) -> bytes:
+    """``items`` packed as msgpack's ``packb(items, use_bin_type=..., use_single_float=...)``."""
+
+def msgpack2_decode(data: Any, raw: bool) -> Any:
+    """The Python objects of msgpack ``data``, as msgpack's ``unpackb(data, raw=raw)`` reads
+    them; ``CorruptInputError`` for data that is not one whole value."""

@@ -10,21 +10,24 @@ numcodecs registers its own classes first; :func:`register` makes numcodecs use 
 from __future__ import annotations
 
 import pickle
+import textwrap
 from typing import Any
 
 import numpy as np
 from numcodecs.abc import Codec
 from numcodecs.compat import ensure_contiguous_ndarray, ensure_ndarray, ensure_text, ndarray_copy
 from zarr_codec_shapes import numcodecs as _adapter
-from zarr_codec_shapes.errors import OutOfRangeError
+from zarr_codec_shapes.errors import CorruptInputError, OutOfRangeError
 
 import zarr_codec_vlen as _ours
 from zarr_codec_vlen import _vlen, pickles
 
 __all__ = [
     "IDS",
+    "JSON",
     "Base64",
     "Categorize",
+    "MsgPack",
     "Pickle",
     "VLenArray",
     "VLenBytes",
@@ -34,7 +37,16 @@ __all__ = [
 ]
 
 #: The numcodecs ids these classes take over when registered.
-IDS = ("vlen-utf8", "vlen-bytes", "vlen-array", "base64", "pickle", "categorize")
+IDS = (
+    "vlen-utf8",
+    "vlen-bytes",
+    "vlen-array",
+    "base64",
+    "pickle",
+    "categorize",
+    "json2",
+    "msgpack2",
+)
 
 
 def _values(buf: Any) -> np.ndarray[Any, Any]:
@@ -211,6 +223,163 @@ class Categorize(Codec):  # type: ignore[misc]
         )
 
 
+def _checked(items: Any, codec_id: str) -> list[Any]:
+    """Decoded ``items`` that have numcodecs' layout (a list ending in a numpy type string and
+    a shape); else ``CorruptInputError`` (numcodecs fails with whatever numpy or indexing
+    raises)."""
+    if (
+        not isinstance(items, list)
+        or len(items) < 2
+        or not isinstance(items[-2], str | bytes)
+        or not isinstance(items[-1], list)
+        or not all(type(n) is int and n >= 0 for n in items[-1])
+    ):
+        raise CorruptInputError(
+            f"{codec_id}: not numcodecs' layout (items, then a dtype and a shape)"
+        )
+    return items
+
+
+def _filled(items: list[Any], out: Any) -> Any:
+    """The array numcodecs' ``JSON`` makes of decoded ``items`` (the values, then the numpy
+    type string and the shape), copied into ``out`` if given."""
+    items = _checked(items, "json2")
+    dec = np.empty(items[-1], dtype=items[-2])
+    if not items[-1]:
+        dec[...] = items[0]
+    else:
+        dec[:] = items[:-2]
+    if out is None:
+        return dec
+    np.copyto(out, dec)
+    return out
+
+
+def _listed(buf: Any) -> list[Any]:
+    """An array's items as numcodecs' ``JSON`` and ``MsgPack`` list them: the values, then the
+    numpy type string and the shape."""
+    try:
+        buf = np.asarray(buf)
+    except ValueError:  # ragged nested sequences
+        buf = np.asarray(buf, dtype=object)
+    items: list[Any] = np.atleast_1d(buf).tolist()
+    items.append(buf.dtype.str)
+    items.append(buf.shape)
+    return items
+
+
+class JSON(Codec):  # type: ignore[misc]
+    """numcodecs' ``JSON(...)`` (id ``json2``): an array's items as JSON text, written and read
+    in Rust exactly as Python's ``json`` module with the same options does."""
+
+    codec_id = "json2"
+
+    def __init__(
+        self,
+        encoding: str = "utf-8",
+        skipkeys: bool = False,
+        ensure_ascii: bool = True,
+        check_circular: bool = True,
+        allow_nan: bool = True,
+        sort_keys: bool = True,
+        indent: int | str | None = None,
+        separators: tuple[str, str] | None = None,
+        strict: bool = True,
+    ) -> None:
+        self._text_encoding = encoding
+        if separators is None:
+            separators = (",", ":") if indent is None else (", ", ": ")
+        separators = tuple(separators)  # type: ignore[assignment]
+        self._encoder_config = {
+            "skipkeys": skipkeys,
+            "ensure_ascii": ensure_ascii,
+            "check_circular": check_circular,
+            "allow_nan": allow_nan,
+            "indent": indent,
+            "separators": separators,
+            "sort_keys": sort_keys,
+        }
+        self._decoder_config = {"strict": strict}
+        # Python's json: an int indent is that many spaces (none below 1), a str as it is.
+        spaces = indent if indent is None or isinstance(indent, str) else " " * indent
+        item, key = separators
+        self._style = (ensure_ascii, allow_nan, sort_keys, spaces, (str(item), str(key)))
+        self._skipkeys = skipkeys
+
+    def encode(self, buf: Any) -> bytes:
+        text = _vlen.json2_encode(_listed(buf), *self._style, self._skipkeys)
+        return text.encode(self._text_encoding)
+
+    def decode(self, buf: Any, out: Any = None) -> Any:
+        text = ensure_text(buf, self._text_encoding)
+        items = _vlen.json2_decode(text, bool(self._decoder_config["strict"]))
+        return _filled(items, out)
+
+    def get_config(self) -> dict[str, Any]:
+        config: dict[str, Any] = {"id": self.codec_id, "encoding": self._text_encoding}
+        config.update(self._encoder_config)
+        config.update(self._decoder_config)
+        return config
+
+    def __repr__(self) -> str:
+        params = [f"encoding={self._text_encoding!r}"]
+        for k, v in sorted(self._encoder_config.items()):
+            params.append(f"{k}={v!r}")
+        for k, v in sorted(self._decoder_config.items()):
+            params.append(f"{k}={v!r}")
+        text = f"{type(self).__name__}({', '.join(params)})"
+        return textwrap.fill(text, width=80, break_long_words=False, subsequent_indent="     ")
+
+
+class MsgPack(Codec):  # type: ignore[misc]
+    """numcodecs' ``MsgPack(...)`` (id ``msgpack2``): an array's items in MessagePack, packed
+    and unpacked in Rust exactly as the ``msgpack`` package does (which this does not need)."""
+
+    codec_id = "msgpack2"
+
+    def __init__(
+        self, use_single_float: bool = False, use_bin_type: bool = True, raw: bool = False
+    ) -> None:
+        self.use_single_float = use_single_float
+        self.use_bin_type = use_bin_type
+        self.raw = raw
+
+    def encode(self, buf: Any) -> bytes:
+        try:
+            buf = np.asarray(buf)
+        except ValueError:
+            buf = np.asarray(buf, dtype=object)
+        items = buf.tolist()
+        items.extend((buf.dtype.str, buf.shape))
+        return bytes(
+            _vlen.msgpack2_encode(items, bool(self.use_bin_type), bool(self.use_single_float))
+        )
+
+    def decode(self, buf: Any, out: Any = None) -> Any:
+        items = _vlen.msgpack2_decode(ensure_contiguous_ndarray(buf), bool(self.raw))
+        items = _checked(items, "msgpack2")
+        dec = np.empty(items[-1], dtype=items[-2])
+        dec[:] = items[:-2]
+        if out is None:
+            return dec
+        np.copyto(out, dec)
+        return out
+
+    def get_config(self) -> dict[str, Any]:
+        return {
+            "id": self.codec_id,
+            "raw": self.raw,
+            "use_single_float": self.use_single_float,
+            "use_bin_type": self.use_bin_type,
+        }
+
+    def __repr__(self) -> str:
+        return (
+            f"MsgPack(raw={self.raw!r}, use_bin_type={self.use_bin_type!r}, "
+            f"use_single_float={self.use_single_float!r})"
+        )
+
+
 class Pickle(Codec):  # type: ignore[misc]
     """numcodecs' ``Pickle(protocol)``: encodes as numcodecs does (``pickle.dumps``); decodes
     only after the caller opts in (:func:`zarr_codec_vlen.allow_pickle`), since decoding a
@@ -238,7 +407,7 @@ class Pickle(Codec):  # type: ignore[misc]
         return f"Pickle(protocol={self.protocol})"
 
 
-_CLASSES = (VLenUTF8, VLenBytes, VLenArray, Base64, Pickle, Categorize)
+_CLASSES = (VLenUTF8, VLenBytes, VLenArray, Base64, Pickle, Categorize, JSON, MsgPack)
 
 
 def register() -> None:

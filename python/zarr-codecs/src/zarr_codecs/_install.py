@@ -159,6 +159,8 @@ BINDINGS: tuple[Binding, ...] = (
     # any pickle it is given.
     Binding("pickle", "zarr-codec-vlen", None, "zarr_codec_vlen.numcodecs:Pickle"),
     Binding("categorize", "zarr-codec-vlen", None, "zarr_codec_vlen.numcodecs:Categorize"),
+    Binding("json2", "zarr-codec-vlen", None, "zarr_codec_vlen.numcodecs:JSON"),
+    Binding("msgpack2", "zarr-codec-vlen", None, "zarr_codec_vlen.numcodecs:MsgPack"),
     Binding(
         "numcodecs.lz4",
         "zarr-codec-lz4",

@@ -155,6 +155,22 @@ def _probe_categorize(values: np.ndarray[Any, Any]) -> tuple[bool, bool]:
     return _extension(_vlen), exact
 
 
+def _probe_objects(values: np.ndarray[Any, Any]) -> tuple[bool, bool]:
+    """numcodecs' ``JSON`` and ``MsgPack`` classes of ours, both ways, on an object array of
+    strings, numbers and nested lists and dicts."""
+    from zarr_codec_vlen import _vlen
+    from zarr_codec_vlen.numcodecs import JSON, MsgPack
+
+    items = np.empty(len(values) + 3, dtype=object)
+    items[: len(values)] = [str(v) for v in values]
+    items[len(values) :] = [1.5, -(2**40), {"k": [1, None, "ü"]}]
+    exact = True
+    for codec in (JSON(), MsgPack()):
+        decoded = codec.decode(codec.encode(items))
+        exact &= decoded.dtype == items.dtype and list(decoded) == list(items)
+    return _extension(_vlen), exact
+
+
 def _extension(module: Any) -> bool:
     """Whether ``module`` was loaded from a compiled extension (not Python source)."""
     import importlib.machinery
@@ -284,6 +300,10 @@ CHECKS = (
         "string",
         _texts,
         _probe_categorize,
+    ),
+    *(
+        CodecCheck(name, "zarr-codec-vlen", [{"name": name}], "string", _texts, _probe_objects)
+        for name in ("json2", "msgpack2")
     ),
     CodecCheck("pickle", "zarr-codec-vlen", [{"name": "pickle"}], "string", _texts, _probe_pickle),
     CodecCheck(
