@@ -4,10 +4,10 @@ Before numcodecs' test modules are imported, every numcodecs class we replace (t
 table: ``GZip``, ``Zlib``, ``Blosc``, ``Zstd``, ``LZ4``, ``BZ2``, ``LZMA``, the checksums,
 ``FixedScaleOffset``, the filters ``Shuffle``, ``Delta``, ``BitRound``, ``Quantize``, ``AsType``
 and ``PackBits``, and ``VLenUTF8``, ``VLenBytes``, ``VLenArray``, ``Base64``, ``Categorize``,
-``JSON``, ``MsgPack`` and ``Pickle`` (decoding allowed for the run), in ``numcodecs`` and in
-their own modules) and the bare ``numcodecs.jenkins.jenkins_lookup3`` are pointed at ours, and
-ours are registered for their ids, so every ``GZip(...)``, ``get_codec({"id": "gzip"})`` and
-``eval("GZip(level=3)")`` in those tests builds one of ours.
+``JSON``, ``MsgPack`` and ``Pickle`` (which honours numcodecs' own consent to decode), in
+``numcodecs`` and in their own modules) and the bare ``numcodecs.jenkins.jenkins_lookup3`` are
+pointed at ours, and ours are registered for their ids, so every ``GZip(...)``,
+``get_codec({"id": "gzip"})`` and ``eval("GZip(level=3)")`` in those tests builds one of ours.
 The tests that do not exercise these classes are skipped, each with its reason (listed in
 :data:`EXCLUDED`).
 """
@@ -51,7 +51,6 @@ from zarr_codec_gzip.numcodecs import GZip, Zlib
 from zarr_codec_lz4.numcodecs import LZ4
 from zarr_codec_lzma.numcodecs import LZMA
 from zarr_codec_scale_offset.numcodecs import FixedScaleOffset
-from zarr_codec_vlen import allow_pickle
 from zarr_codec_vlen.numcodecs import (
     JSON,
     Base64,
@@ -116,9 +115,6 @@ def pytest_configure(config: pytest.Config) -> None:
         setattr(numcodecs, name, ours)
         numcodecs.registry.register_codec(ours, codec_id=codec_id)
     numcodecs.jenkins.jenkins_lookup3 = jenkins_lookup3
-    # numcodecs' pickle tests decode their own fixtures: the consent ours asks for, given
-    # here for this test run only (see zarr_codec_vlen.pickles).
-    allow_pickle()
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -14,9 +14,15 @@ import pytest
 import zarr_codec_vlen
 from zarr_codec_shapes import UnsupportedError
 from zarr_codec_vlen.numcodecs import Pickle
-from zarr_codec_vlen.pickles import ENVIRONMENT_VARIABLE, pickle_allowed
+from zarr_codec_vlen.pickles import (
+    ENVIRONMENT_VARIABLE,
+    NUMCODECS_VARIABLE,
+    PickleRefusedError,
+    pickle_allowed,
+)
 
 numcodecs = pytest.importorskip("numcodecs")
+pytest.importorskip("numcodecs.pickles")
 
 ARRAYS = [
     np.array(["foo", "bar", None, "ü"], dtype=object),
@@ -29,7 +35,27 @@ ARRAYS = [
 @pytest.fixture(autouse=True)
 def _not_allowed(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(ENVIRONMENT_VARIABLE, raising=False)
+    monkeypatch.delenv(NUMCODECS_VARIABLE, raising=False)
+    monkeypatch.setattr(numcodecs.pickles, "ALLOW_UNSAFE_PICKLE_DECODE", False)
     assert not pickle_allowed()
+
+
+def test_the_refusal_is_ours_and_numcodecs() -> None:
+    from numcodecs.errors import UnsafeDecodeError
+
+    encoded = Pickle().encode(ARRAYS[1])
+    with pytest.raises(UnsafeDecodeError, match="ALLOW_UNSAFE_PICKLE_DECODE"):
+        Pickle().decode(encoded)
+    with pytest.raises(PickleRefusedError):
+        Pickle().decode(encoded)
+    assert issubclass(PickleRefusedError, UnsupportedError)
+
+
+def test_numcodecs_consent_counts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A program that opted in for numcodecs' codec keeps working with ours."""
+    encoded = Pickle().encode(ARRAYS[1])
+    monkeypatch.setattr(numcodecs.pickles, "ALLOW_UNSAFE_PICKLE_DECODE", True)
+    np.testing.assert_array_equal(Pickle().decode(encoded), ARRAYS[1])
 
 
 @pytest.mark.parametrize("protocol", [2, 4, 5])
@@ -67,7 +93,9 @@ def test_a_plain_call_allows_for_the_rest_of_the_process() -> None:
         "zarr_codec_vlen.allow_pickle()\n"
         "print(Pickle().decode(data).tolist())\n"
     )
-    env = {k: v for k, v in os.environ.items() if k != ENVIRONMENT_VARIABLE}
+    env = {
+        k: v for k, v in os.environ.items() if k not in (ENVIRONMENT_VARIABLE, NUMCODECS_VARIABLE)
+    }
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[0, 1, 2]"

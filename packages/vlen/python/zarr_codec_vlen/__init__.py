@@ -19,7 +19,6 @@ from typing import Any, ClassVar
 from zarr_codec_shapes.compiled import CompiledBytesCodecBase, Constructor
 
 from zarr_codec_vlen import _vlen
-from zarr_codec_vlen.pickles import allow_pickle
 
 __all__ = ["Base64", "allow_pickle"]
 __version__ = "0.1.0"
@@ -39,3 +38,13 @@ class Base64(CompiledBytesCodecBase):
 
     def configuration(self) -> dict[str, Any]:
         return {}
+
+
+def __getattr__(name: str) -> Any:
+    # allow_pickle lives with the pickle codec, which imports numcodecs' error class where
+    # numcodecs is installed: loaded on first use, not with every import of this package.
+    if name == "allow_pickle":
+        from zarr_codec_vlen.pickles import allow_pickle
+
+        return allow_pickle
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

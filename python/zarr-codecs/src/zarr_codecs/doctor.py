@@ -123,8 +123,8 @@ def _probe_pickle(values: np.ndarray[Any, Any]) -> tuple[bool, bool]:
     import pickle
 
     from zarr_codec_shapes.errors import UnsupportedError
-    from zarr_codec_vlen import allow_pickle
     from zarr_codec_vlen.numcodecs import Pickle
+    from zarr_codec_vlen.pickles import allow_pickle, pickle_allowed
 
     codec, items = Pickle(), values.astype(object)
     encoded = codec.encode(items)
@@ -133,7 +133,7 @@ def _probe_pickle(values: np.ndarray[Any, Any]) -> tuple[bool, bool]:
     except UnsupportedError:
         refused = True
     else:
-        refused = False
+        refused = pickle_allowed()  # this process opted in already: no refusal to see
     with allow_pickle():
         decoded = codec.decode(encoded)
     exact = refused and decoded.dtype == items.dtype and bool(np.all(decoded == items))
