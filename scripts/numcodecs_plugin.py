@@ -4,10 +4,11 @@ Before numcodecs' test modules are imported, every numcodecs class we replace (t
 table: ``GZip``, ``Zlib``, ``Blosc``, ``Zstd``, ``LZ4``, ``BZ2``, ``LZMA``, the checksums,
 ``FixedScaleOffset``, the filters ``Shuffle``, ``Delta``, ``BitRound``, ``Quantize``, ``AsType``
 and ``PackBits``, and ``VLenUTF8``, ``VLenBytes``, ``VLenArray``, ``Base64``, ``Categorize``,
-``JSON``, ``MsgPack`` and ``Pickle`` (which honours numcodecs' own consent to decode), in
-``numcodecs`` and in their own modules) and the bare ``numcodecs.jenkins.jenkins_lookup3`` are
-pointed at ours, and ours are registered for their ids, so every ``GZip(...)``,
-``get_codec({"id": "gzip"})`` and ``eval("GZip(level=3)")`` in those tests builds one of ours.
+``JSON``, ``MsgPack``, ``PCodec`` and ``Pickle`` (which honours numcodecs' own consent to
+decode), in ``numcodecs`` and in their own modules) and the bare
+``numcodecs.jenkins.jenkins_lookup3`` are pointed at ours, and ours are registered for their ids,
+so every ``GZip(...)``, ``get_codec({"id": "gzip"})`` and ``eval("GZip(level=3)")`` in those
+tests builds one of ours.
 The tests that do not exercise these classes are skipped, each with its reason (listed in
 :data:`EXCLUDED`).
 """
@@ -34,6 +35,7 @@ import numcodecs.lz4
 import numcodecs.lzma
 import numcodecs.msgpacks
 import numcodecs.packbits
+import numcodecs.pcodec
 import numcodecs.pickles
 import numcodecs.quantize
 import numcodecs.shuffle
@@ -50,6 +52,7 @@ from zarr_codec_filters.numcodecs import AsType, BitRound, Delta, PackBits, Quan
 from zarr_codec_gzip.numcodecs import GZip, Zlib
 from zarr_codec_lz4.numcodecs import LZ4
 from zarr_codec_lzma.numcodecs import LZMA
+from zarr_codec_pcodec.numcodecs import PCodec
 from zarr_codec_scale_offset.numcodecs import FixedScaleOffset
 from zarr_codec_vlen.numcodecs import (
     JSON,
@@ -106,6 +109,7 @@ OURS: dict[str, Any] = {
     "categorize": (numcodecs.categorize, "Categorize", Categorize),
     "json2": (numcodecs.json, "JSON", JSON),
     "msgpack2": (numcodecs.msgpacks, "MsgPack", MsgPack),
+    "pcodec": (numcodecs.pcodec, "PCodec", PCodec),
 }
 
 

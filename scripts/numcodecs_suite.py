@@ -43,6 +43,7 @@ MODULES = (
     "test_categorize.py",
     "test_json.py",
     "test_msgpacks.py",
+    "test_pcodec.py",
 )
 FIXTURES = (
     "gzip",
@@ -68,6 +69,7 @@ FIXTURES = (
     "categorize",
     "json2",
     "msgpack2",
+    "pcodec",
 )
 
 

@@ -84,6 +84,7 @@ BUILTIN_CODECS: dict[str, str] = {
     "numcodecs.quantize": "zarr.codecs.numcodecs.Quantize",
     "numcodecs.astype": "zarr.codecs.numcodecs.AsType",
     "numcodecs.packbits": "zarr.codecs.numcodecs.PackBits",
+    "numcodecs.pcodec": "zarr.codecs.numcodecs.PCodec",
 }
 
 SHAPE, CHUNKS = (23, 31), (5, 7)  # 5 x 5 chunks, partial ones on the last row and column
@@ -239,6 +240,22 @@ CHAINS: dict[str, ChainCase] = {
             "compressors": [_GZIP],
         }
     ),
+    # pcodec: zarr-python's array-to-bytes codec, alone and with a checksum after it.
+    "pcodec": ChainCase(
+        lambda dt: {"serializer": _numcodecs("pcodec", level=8), "compressors": None}
+    ),
+    "pcodec-classic-crc32c": ChainCase(
+        lambda dt: {
+            "serializer": _numcodecs(
+                "pcodec",
+                level=3,
+                mode_spec="classic",
+                delta_spec="try_consecutive",
+                delta_encoding_order=1,
+            ),
+            "compressors": [{"name": "crc32c"}],
+        }
+    ),
 }
 #: (chain, data type) pairs the matrix runs.
 CASES: list[tuple[str, str]] = [
@@ -268,6 +285,8 @@ CASES: list[tuple[str, str]] = [
     *[("bitround-zstd", t) for t in ("float32", "float64")],
     *[("numcodecs-quantize-zstd", t) for t in ("float32", "float64")],
     *[("astype-gzip", t) for t in ("float32", "int32")],
+    *[("pcodec", t) for t in ("float32", "float64", "int32")],
+    ("pcodec-classic-crc32c", "float64"),
 ]
 CASE_IDS = [f"{c}-{t}" for c, t in CASES]
 

@@ -10,6 +10,7 @@ mod objects;
 mod string_dtype;
 
 use numpy::{PyArray1, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 use zarr_codec_python::{BytesInput, IntoPyResult};
@@ -18,7 +19,14 @@ use zarr_codec_vlen::{VlenBytes, VlenUtf8, framing};
 /// Whether numcodecs stores `item` as an empty string: `None`, or (`zero`) anything equal to
 /// 0 (an object whose comparison has no truth value, an array of several elements, is not).
 fn missing(item: &Bound<'_, PyAny>, zero: bool) -> bool {
-    item.is_none() || (zero && item.eq(0).unwrap_or(false))
+    if item.is_none() {
+        return true;
+    }
+    // str and bytes never equal 0: no Python comparison for the items arrays hold.
+    if !zero || item.is_exact_instance_of::<PyBytes>() || item.is_exact_instance_of::<PyString>() {
+        return false;
+    }
+    item.eq(0).unwrap_or(false)
 }
 
 /// The strings of `values` (an iterable of `str`; `None` and 0 are stored as empty strings,
@@ -72,12 +80,32 @@ fn encode_bytes<'py>(values: &Bound<'py, PyAny>, zero: bool) -> PyResult<Bound<'
 fn decode_utf8<'py>(data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyArray1<Py<PyAny>>>> {
     let py = data.py();
     let input = BytesInput::new(data)?;
-    let strings = VlenUtf8.decode(input.as_slice()).into_py_result(py)?;
-    let objects: Vec<Py<PyAny>> = strings
-        .into_iter()
-        .map(|text| PyString::new(py, text).into_any().unbind())
-        .collect();
+    let items = zarr_codec_vlen::framing::decode(input.as_slice()).into_py_result(py)?;
+    let mut objects: Vec<Py<PyAny>> = Vec::with_capacity(items.len());
+    for (index, item) in items.into_iter().enumerate() {
+        objects.push(utf8_str(py, item, index)?.unbind());
+    }
     Ok(PyArray1::from_vec(py, objects))
+}
+
+/// One item as a `str`, UTF-8 checked once, by Python's own decoder (its ASCII fast path);
+/// `CorruptInputError` naming the item when it is not UTF-8.
+fn utf8_str<'py>(py: Python<'py>, item: &[u8], index: usize) -> PyResult<Bound<'py, PyAny>> {
+    let len = pyo3::ffi::Py_ssize_t::try_from(item.len())
+        .map_err(|_| PyValueError::new_err("vlen-utf8: an item too long for a str"))?;
+    // SAFETY: `item` is valid for reads of `len` bytes; PyUnicode_DecodeUTF8 copies them into
+    // a new object (or returns NULL with an exception set), holding the GIL as `py` proves.
+    let raw =
+        unsafe { pyo3::ffi::PyUnicode_DecodeUTF8(item.as_ptr().cast(), len, c"strict".as_ptr()) };
+    if raw.is_null() {
+        let error = zarr_codec_shapes::CodecError::corrupt(format!(
+            "vlen-utf8: item {index} is not UTF-8: {}",
+            PyErr::take(py).map_or_else(String::new, |err| err.to_string())
+        ));
+        return Err(zarr_codec_python::to_py_err(py, &error));
+    }
+    // SAFETY: a new, owned reference returned by the call above.
+    Ok(unsafe { Bound::from_owned_ptr(py, raw) })
 }
 
 /// The byte strings of vlen-bytes `data` as a new object array.

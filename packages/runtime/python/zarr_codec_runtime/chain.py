@@ -233,7 +233,8 @@ class Chain:
         """Both directions planned by the runtime's one planner (Rust), from each codec's
         compiled kernels and sizes; ``None`` when a codec has none (the chain then runs codec
         by codec)."""
-        if not isinstance(self.array_bytes.codec, BytesCodec):
+        endian, compressors = self._element_bytes()
+        if endian is False:
             return None
         array: list[tuple[str, object, object, int, int]] = []
         for stage in self.array_stages:
@@ -243,7 +244,6 @@ class Chain:
             encoded = stage.codec.resolve(stage.spec).num_bytes
             name = str(getattr(stage.codec, "name", "fused"))
             array.append((name, *kernels, stage.spec.num_bytes, encoded))
-        compressors: list[tuple[str, object, object]] = []
         for codec in self.bytes_codecs:
             kernels = _kernels(codec, None)
             if kernels is None:
@@ -252,12 +252,31 @@ class Chain:
         stored = self.encoded_spec
         planned: tuple[Plan, Plan] = plan_chain(
             array,
-            self.array_bytes.codec.endian,
+            endian,
             (stored.num_bytes, stored.data_type.swap_size, stored.data_type.name),
             compressors,
             self.spec.num_bytes,
         )
         return planned
+
+    def _element_bytes(self) -> tuple[Any, list[tuple[str, object, object]]]:
+        """How the array -> bytes codec is planned: the ``bytes`` codec's endianness and no
+        bytes codec before the chain's own; for a codec that runs as the ``bytes`` codec in
+        native order then a bytes codec of the element bytes (``element_bytes_codec(spec)``,
+        such as pcodec), the native order and that codec's kernels; ``(False, [])`` where it
+        has no such form or no kernels."""
+        codec, spec = self.array_bytes.codec, self.array_bytes.spec
+        if isinstance(codec, BytesCodec):
+            return codec.endian, []
+        as_bytes = getattr(codec, "element_bytes_codec", None)
+        if as_bytes is None:
+            return False, []
+        elements = as_bytes(spec)
+        kernels = _kernels(elements, None)
+        if kernels is None:
+            return False, []
+        endian = NATIVE if spec.data_type.itemsize > 1 else None
+        return endian, [(str(elements.name), *kernels)]
 
     @functools.cached_property
     def decode_plan(self) -> Plan | None:

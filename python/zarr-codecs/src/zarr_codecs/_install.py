@@ -162,6 +162,13 @@ BINDINGS: tuple[Binding, ...] = (
     Binding("json2", "zarr-codec-vlen", None, "zarr_codec_vlen.numcodecs:JSON"),
     Binding("msgpack2", "zarr-codec-vlen", None, "zarr_codec_vlen.numcodecs:MsgPack"),
     Binding(
+        "numcodecs.pcodec",
+        "zarr-codec-pcodec",
+        "zarr_codec_pcodec.zarr_python:PCodecCodec",
+        "zarr_codec_pcodec.numcodecs:PCodec",
+        "zarr.codecs.numcodecs:PCodec",
+    ),
+    Binding(
         "numcodecs.lz4",
         "zarr-codec-lz4",
         "zarr_codec_lz4.zarr_python:Lz4Codec",

@@ -36,6 +36,7 @@ DISTRIBUTIONS = (
     "zarr-codec-lzma",
     "zarr-codec-filters",
     "zarr-codec-vlen",
+    "zarr-codec-pcodec",
     "zarr-codec-runtime",
     "zarr-codecs",
 )
@@ -306,6 +307,13 @@ CHECKS = (
         for name in ("json2", "msgpack2")
     ),
     CodecCheck("pickle", "zarr-codec-vlen", [{"name": "pickle"}], "string", _texts, _probe_pickle),
+    CodecCheck(
+        "pcodec",
+        "zarr-codec-pcodec",
+        [{"name": "numcodecs.pcodec", "configuration": {"level": 8}}],
+        "float64",
+        _halves,
+    ),
     CodecCheck(
         "cast_value",
         "zarr-codec-cast-value",

@@ -1,0 +1,27 @@
+"""Compiled core of zarr-codec-pcodec (pco 1.1). Bad input raises ``zarr_codec_shapes.CodecError``
+subclasses; each call releases the GIL while it works."""
+
+from typing import Any
+
+import numpy as np
+from zarr_codec_shapes.compiled import CompiledBytesCodec
+
+#: The library doing the work.
+ENGINE: str
+
+def encode(json: str, zarr_format: int, array: Any) -> bytes:
+    """``array``'s numbers as one pco file, with the codec of metadata ``json``."""
+
+def decode_into(data: Any, out: np.ndarray[Any, Any]) -> None:
+    """The numbers of pco ``data`` into ``out``, which must be of the type the file holds and
+    hold exactly as many numbers (C-contiguous, writable)."""
+
+def stored_type(data: Any) -> str | None:
+    """The Zarr data type name of the numbers pco ``data`` holds (``None``: a file of none)."""
+
+def decode_all(data: Any) -> tuple[str, bytes] | None:
+    """All the numbers of pco ``data``: their Zarr data type name and bytes (``None``: none)."""
+
+def element_codec(json: str, zarr_format: int, data_type: str) -> CompiledBytesCodec:
+    """The codec of metadata ``json`` over chunks of ``data_type`` (a Zarr data type name) as a
+    compiled bytes codec of their element bytes, in this machine's order."""
