@@ -19,6 +19,7 @@ from zarr_codec_crc32c import Crc32c
 from zarr_codec_filters import Shuffle
 from zarr_codec_gzip import Gzip
 from zarr_codec_lz4 import Lz4
+from zarr_codec_pcodec import PCodec
 from zarr_codec_lzma import Lzma
 from zarr_codec_zstd import Zstd
 
@@ -163,6 +164,15 @@ def main(out: Path) -> None:
             b'["a",1.5,null,{"k":[1e-05,NaN]},"\\u00fc","|O",[5]]',
             bytes.fromhex("96a161cb3ff8000000000000c081a16b92cc80d0dfa27c4f9101"),
         ],
+        "zarr-codec-pcodec-decode": [
+            PCodec(level=level).encode_array(values)
+            for level, values in (
+                (8, np.arange(300, dtype="<i4") * 7),
+                (3, np.linspace(0, 1, 257, dtype="<f8")),
+                (0, np.arange(20, dtype="<u2")),
+            )
+        ]
+        + [json.dumps({"id": "pcodec", "level": 5, "delta_encoding_order": 1}).encode()],
         "zarr-codec-scale-offset-legacy_config_and_chunk": _array_seeds(
             [
                 {
