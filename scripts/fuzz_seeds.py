@@ -19,8 +19,8 @@ from zarr_codec_crc32c import Crc32c
 from zarr_codec_filters import Shuffle
 from zarr_codec_gzip import Gzip
 from zarr_codec_lz4 import Lz4
-from zarr_codec_pcodec import PCodec
 from zarr_codec_lzma import Lzma
+from zarr_codec_pcodec import PCodec
 from zarr_codec_zstd import Zstd
 
 

@@ -85,6 +85,7 @@ BUILTIN_CODECS: dict[str, str] = {
     "numcodecs.astype": "zarr.codecs.numcodecs.AsType",
     "numcodecs.packbits": "zarr.codecs.numcodecs.PackBits",
     "numcodecs.pcodec": "zarr.codecs.numcodecs.PCodec",
+    "numcodecs.zfpy": "zarr.codecs.numcodecs.ZFPY",
 }
 
 SHAPE, CHUNKS = (23, 31), (5, 7)  # 5 x 5 chunks, partial ones on the last row and column
@@ -256,6 +257,15 @@ CHAINS: dict[str, ChainCase] = {
             "compressors": [{"name": "crc32c"}],
         }
     ),
+    # zfpy: zfp's reversible (lossless) mode, alone and before a checksum (its lossy modes
+    # keep no NaN, which this matrix's data has: tested against numcodecs in packages/zfpy).
+    "zfpy": ChainCase(lambda dt: {"serializer": _numcodecs("zfpy", mode=4), "compressors": None}),
+    "zfpy-crc32c": ChainCase(
+        lambda dt: {
+            "serializer": _numcodecs("zfpy", mode=2, rate=-1),
+            "compressors": [{"name": "crc32c"}],
+        }
+    ),
 }
 #: (chain, data type) pairs the matrix runs.
 CASES: list[tuple[str, str]] = [
@@ -287,6 +297,8 @@ CASES: list[tuple[str, str]] = [
     *[("astype-gzip", t) for t in ("float32", "int32")],
     *[("pcodec", t) for t in ("float32", "float64", "int32")],
     ("pcodec-classic-crc32c", "float64"),
+    *[("zfpy", t) for t in ("float32", "float64", "int32")],
+    ("zfpy-crc32c", "float64"),
 ]
 CASE_IDS = [f"{c}-{t}" for c, t in CASES]
 

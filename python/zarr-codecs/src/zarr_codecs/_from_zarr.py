@@ -71,6 +71,7 @@ _ZARR_EQUIVALENTS = frozenset(
         "zarr.codecs.numcodecs._codecs.BZ2",
         "zarr.codecs.numcodecs._codecs.LZMA",
         "zarr.codecs.numcodecs._codecs.PCodec",
+        "zarr.codecs.numcodecs._codecs.ZFPY",
         "zarr.codecs.numcodecs._codecs.Shuffle",
         "zarr.codecs.numcodecs._codecs.Delta",
         "zarr.codecs.numcodecs._codecs.BitRound",

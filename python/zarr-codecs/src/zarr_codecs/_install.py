@@ -169,6 +169,13 @@ BINDINGS: tuple[Binding, ...] = (
         "zarr.codecs.numcodecs:PCodec",
     ),
     Binding(
+        "numcodecs.zfpy",
+        "zarr-codec-zfpy",
+        "zarr_codec_zfpy.zarr_python:ZfpyCodec",
+        "zarr_codec_zfpy.numcodecs:ZFPY",
+        "zarr.codecs.numcodecs:ZFPY",
+    ),
+    Binding(
         "numcodecs.lz4",
         "zarr-codec-lz4",
         "zarr_codec_lz4.zarr_python:Lz4Codec",

@@ -37,6 +37,7 @@ DISTRIBUTIONS = (
     "zarr-codec-filters",
     "zarr-codec-vlen",
     "zarr-codec-pcodec",
+    "zarr-codec-zfpy",
     "zarr-codec-runtime",
     "zarr-codecs",
 )
@@ -311,6 +312,13 @@ CHECKS = (
         "pcodec",
         "zarr-codec-pcodec",
         [{"name": "numcodecs.pcodec", "configuration": {"level": 8}}],
+        "float64",
+        _halves,
+    ),
+    CodecCheck(
+        "zfpy",
+        "zarr-codec-zfpy",
+        [{"name": "numcodecs.zfpy", "configuration": {"mode": 4, "tolerance": -1}}],
         "float64",
         _halves,
     ),

@@ -1,0 +1,1 @@
+#define DIMS 2

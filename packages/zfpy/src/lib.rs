@@ -1,0 +1,101 @@
+//! `zarr_codec_zfpy._zfpy`: the compiled half of the `zarr-codec-zfpy` wheel, over
+//! `crates/zarr-codec-zfpy` (zfp 1.0.1). Each call works with the GIL released.
+//!
+//! - `encode(json, zarr_format, array)`: an array of one to four dimensions as one zfp stream
+//!   with its full header;
+//! - `decode_into(data, out)`: a stream into a caller's array of its type and shape;
+//! - `decode_any(data, limit)`: a whole stream, as numcodecs decodes without an output array;
+//! - `element_codec(json, zarr_format, data_type, shape)`: the codec as a compiled bytes codec
+//!   of a chunk's element bytes, for codec chains.
+
+use std::sync::Arc;
+
+use numpy::PyUntypedArrayMethods;
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use zarr_codec_python::{
+    ArrayInput, ArrayOutput, BytesInput, IntoPyResult, PyBytesCodec, parse_codec_json, run,
+};
+use zarr_codec_shapes::DataType;
+use zarr_codec_zfpy::{Zfpy, ZfpyElements};
+
+/// `array` (C order, one to four dimensions, numbers zfp takes) compressed with the codec of
+/// metadata `json`, with zfp's full header.
+#[pyfunction]
+fn encode<'py>(
+    json: &str,
+    zarr_format: u8,
+    array: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let py = array.py();
+    let codec: Zfpy = parse_codec_json(py, json, zarr_format)?;
+    let input = ArrayInput::new(array)?;
+    let (bytes, data_type) = (input.as_bytes(), input.data_type());
+    let shape = input.shape().to_vec();
+    let encoded = run(py, || codec.encode_array(bytes, data_type, &shape))?;
+    Ok(PyBytes::new(py, &encoded))
+}
+
+/// The stream `data` into `out` (C-contiguous, writable), which must be of the type and shape
+/// its header states.
+#[pyfunction]
+fn decode_into(data: &Bound<'_, PyAny>, out: &Bound<'_, PyAny>) -> PyResult<()> {
+    let py = data.py();
+    let input = BytesInput::new(data)?;
+    let mut output = ArrayOutput::new(out)?;
+    let data_type = output.data_type();
+    let shape = out.cast::<numpy::PyUntypedArray>()?.shape().to_vec();
+    let copy = output
+        .overlaps(input.as_slice())
+        .then(|| input.as_slice().to_vec());
+    let bytes = copy.as_deref().unwrap_or(input.as_slice());
+    let target = output.as_mut_bytes();
+    run(py, || {
+        Zfpy::decode_array_into(bytes, data_type, &shape, target)
+    })
+}
+
+/// A whole stream: `(data type name, shape, bytes)`, refused beyond `limit` bytes.
+#[pyfunction]
+#[pyo3(signature = (data, limit=None))]
+fn decode_any<'py>(
+    data: &Bound<'py, PyAny>,
+    limit: Option<usize>,
+) -> PyResult<(String, Vec<usize>, Bound<'py, PyBytes>)> {
+    let py = data.py();
+    let input = BytesInput::new(data)?;
+    let bytes = input.as_slice();
+    let (data_type, shape, values) = run(py, || Zfpy::decode_any(bytes, limit))?;
+    Ok((data_type.to_string(), shape, PyBytes::new(py, &values)))
+}
+
+/// The codec of metadata `json` over chunks of `data_type` (a Zarr data type name) and `shape`
+/// as a compiled bytes codec of their element bytes (this machine's order).
+#[pyfunction]
+#[allow(clippy::needless_pass_by_value)] // pyo3 extracts the list into a Vec
+fn element_codec(
+    py: Python<'_>,
+    json: &str,
+    zarr_format: u8,
+    data_type: &str,
+    shape: Vec<usize>, // pyo3 takes a list as a Vec
+) -> PyResult<PyBytesCodec> {
+    let codec: Zfpy = parse_codec_json(py, json, zarr_format)?;
+    let data_type = DataType::from_name(data_type).into_py_result(py)?;
+    let elements = ZfpyElements::new(codec, data_type, &shape).into_py_result(py)?;
+    PyBytesCodec::new(Arc::new(elements)).into_py_result(py)
+}
+
+#[pymodule]
+fn _zfpy(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    module.add("ENGINE", "zfp 1.0.1")?;
+    for function in [
+        wrap_pyfunction!(encode, module)?,
+        wrap_pyfunction!(decode_into, module)?,
+        wrap_pyfunction!(decode_any, module)?,
+        wrap_pyfunction!(element_codec, module)?,
+    ] {
+        module.add_function(function)?;
+    }
+    Ok(())
+}
