@@ -21,6 +21,7 @@ from zarr_codec_gzip import Gzip
 from zarr_codec_lz4 import Lz4
 from zarr_codec_lzma import Lzma
 from zarr_codec_pcodec import PCodec
+from zarr_codec_zfpy import Zfpy
 from zarr_codec_zstd import Zstd
 
 
@@ -173,6 +174,16 @@ def main(out: Path) -> None:
             )
         ]
         + [json.dumps({"id": "pcodec", "level": 5, "delta_encoding_order": 1}).encode()],
+        "zarr-codec-zfpy-decode": [
+            Zfpy(mode, tolerance=tolerance, rate=rate).encode_array(values)
+            for mode, tolerance, rate, values in (
+                (4, -1, -1, np.linspace(0, 1, 16, dtype="<f8")),
+                (4, 0.01, -1, np.arange(64, dtype="<f4").reshape(8, 8)),
+                (2, -1, 8, np.arange(105, dtype="<i4").reshape(3, 5, 7)),
+                (4, -1, -1, np.arange(16, dtype="<i8").reshape(2, 2, 2, 2)),
+            )
+        ]
+        + [json.dumps({"id": "zfpy", "mode": 4, "tolerance": 0.5}).encode()],
         "zarr-codec-scale-offset-legacy_config_and_chunk": _array_seeds(
             [
                 {

@@ -4,8 +4,8 @@ Before numcodecs' test modules are imported, every numcodecs class we replace (t
 table: ``GZip``, ``Zlib``, ``Blosc``, ``Zstd``, ``LZ4``, ``BZ2``, ``LZMA``, the checksums,
 ``FixedScaleOffset``, the filters ``Shuffle``, ``Delta``, ``BitRound``, ``Quantize``, ``AsType``
 and ``PackBits``, and ``VLenUTF8``, ``VLenBytes``, ``VLenArray``, ``Base64``, ``Categorize``,
-``JSON``, ``MsgPack``, ``PCodec`` and ``Pickle`` (which honours numcodecs' own consent to
-decode), in ``numcodecs`` and in their own modules) and the bare
+``JSON``, ``MsgPack``, ``PCodec``, ``ZFPY`` and ``Pickle`` (which honours numcodecs' own
+consent to decode), in ``numcodecs`` and in their own modules) and the bare
 ``numcodecs.jenkins.jenkins_lookup3`` are pointed at ours, and ours are registered for their ids,
 so every ``GZip(...)``, ``get_codec({"id": "gzip"})`` and ``eval("GZip(level=3)")`` in those
 tests builds one of ours.
@@ -40,6 +40,7 @@ import numcodecs.pickles
 import numcodecs.quantize
 import numcodecs.shuffle
 import numcodecs.vlen
+import numcodecs.zfpy
 import numcodecs.zlib
 import numcodecs.zstd
 import pytest
@@ -64,6 +65,7 @@ from zarr_codec_vlen.numcodecs import (
     VLenBytes,
     VLenUTF8,
 )
+from zarr_codec_zfpy.numcodecs import ZFPY
 from zarr_codec_zstd.numcodecs import Zstd
 
 _NOT_THE_CLASS = (
@@ -110,6 +112,7 @@ OURS: dict[str, Any] = {
     "json2": (numcodecs.json, "JSON", JSON),
     "msgpack2": (numcodecs.msgpacks, "MsgPack", MsgPack),
     "pcodec": (numcodecs.pcodec, "PCodec", PCodec),
+    "zfpy": (numcodecs.zfpy, "ZFPY", ZFPY),
 }
 
 

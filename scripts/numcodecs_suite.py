@@ -44,6 +44,7 @@ MODULES = (
     "test_json.py",
     "test_msgpacks.py",
     "test_pcodec.py",
+    "test_zfpy.py",
 )
 FIXTURES = (
     "gzip",
@@ -70,6 +71,7 @@ FIXTURES = (
     "json2",
     "msgpack2",
     "pcodec",
+    "zfpy",
 )
 
 

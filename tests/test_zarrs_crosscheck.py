@@ -145,6 +145,8 @@ LAYOUTS = [
 
 #: pcodec in zarr-python's v3 form, numcodecs' defaults at level 5.
 _PCODEC: JSON = {"name": "numcodecs.pcodec", "configuration": {"level": 5}}
+#: zfpy in zarr-python's v3 form: numcodecs' default, zfp's reversible mode.
+_ZFPY: JSON = {"name": "numcodecs.zfpy", "configuration": {"mode": 4, "tolerance": -1}}
 
 
 def _cases() -> Iterator[Any]:
@@ -373,6 +375,23 @@ def test_zarrs_refuses_numcodecs_filters(
     array = zarr.open_array(LocalStore(root), mode="r")
     assert all(type(c).__module__.startswith("zarr.codecs") for c in _codecs(array))
     _assert_same(array[...], ours, "zarr with numcodecs")
+
+
+def test_zarrs_refuses_zfpy(tmp_path: Path, arrays: dict[str, Array]) -> None:
+    """zarrs-python 0.2.3 refuses ``numcodecs.zfpy`` (its Rust core has zfp, its Python build
+    does not take it). Ours writes it (zfp's reversible mode) and reads it back exactly;
+    zarr-python's own pipeline with numcodecs and zfpy reads what ours wrote, the same
+    values."""
+    data = arrays["float64_field"]
+    root = tmp_path / "a.zarr"
+    ours = _write_ours(root, data, {"serializer": _ZFPY, "compressors": None})
+    _assert_same(ours, data, "ours")
+    with zarr.config.set(ZARRS), pytest.raises(UnsupportedMetadataError) as refused:
+        zarr.open_array(LocalStore(root), mode="r")
+    assert str(refused.value.__cause__) == "codec numcodecs.zfpy is not supported"
+    array = zarr.open_array(LocalStore(root), mode="r")
+    assert all(type(c).__module__.startswith("zarr.codecs") for c in _codecs(array))
+    _assert_same(array[...], data, "zarr with numcodecs")
 
 
 @pytest.mark.parametrize("codec_id", ["crc32", "adler32", "fletcher32", "jenkins_lookup3"])

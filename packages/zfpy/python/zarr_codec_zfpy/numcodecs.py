@@ -19,6 +19,9 @@ from zarr_codec_zfpy import MODE_FIXED_ACCURACY, MODE_FIXED_PRECISION, MODE_FIXE
 
 __all__ = ["IDS", "ZFPY", "register", "unregister"]
 
+#: The element types zfp compresses.
+_TYPES = tuple(np.dtype(t) for t in ("i4", "i8", "f4", "f8"))
+
 #: The numcodecs ids these classes take over when registered.
 IDS = ("zfpy",)
 
@@ -57,6 +60,8 @@ class ZFPY(Codec):  # type: ignore[misc]
                 "The zfp codec does not support F order arrays. "
                 f"Your arrays flags were {buf.flags}."
             )
+        if buf.dtype.newbyteorder("=") not in _TYPES:
+            raise TypeError(f"Unknown dtype: {buf.dtype}")  # zfpy's refusal
         codec = Zfpy(self.mode, self.tolerance, self.rate, self.precision)
         return codec.encode_array(buf)
 
