@@ -30,6 +30,9 @@ bitstream* stream_open(void* buffer, size_t bytes);
 /* close and deallocate bit stream */
 void stream_close(bitstream* stream);
 
+/* zarr-codecs: words asked for past the end (read as zeros) since the last rewind */
+size_t stream_overrun(const bitstream* stream);
+
 /* make a copy of bit stream to shared memory buffer */
 bitstream* stream_clone(const bitstream* stream);
 

@@ -135,7 +135,8 @@ struct bitstream {
   bitstream_word buffer; /* incoming/outgoing bits (buffer < 2^bits) */
   bitstream_word* ptr;   /* pointer to next word to be read/written */
   bitstream_word* begin; /* beginning of stream */
-  bitstream_word* end;   /* end of stream (not enforced) */
+  bitstream_word* end;   /* end of stream (enforced on reading: zarr-codecs) */
+  size_t overrun;        /* zarr-codecs: words asked for past the end, read as zeros */
 #ifdef BIT_STREAM_STRIDED
   size_t mask;           /* one less the block size in number of words */
   ptrdiff_t delta;       /* number of words between consecutive blocks */
@@ -148,7 +149,14 @@ struct bitstream {
 static bitstream_word
 stream_read_word(bitstream* s)
 {
-  bitstream_word w = *s->ptr++;
+  bitstream_word w;
+  /* zarr-codecs: never read past the end of the buffer. A stream cut short reads as zeros
+     and is counted (stream_overrun); zfp itself leaves the bounds to the caller. */
+  if (s->ptr >= s->end) {
+    s->overrun++;
+    return 0;
+  }
+  w = *s->ptr++;
 #ifdef BIT_STREAM_STRIDED
   if (!((s->ptr - s->begin) & s->mask))
     s->ptr += s->delta;
@@ -333,6 +341,14 @@ stream_rewind(bitstream* s)
   s->ptr = s->begin;
   s->buffer = 0;
   s->bits = 0;
+  s->overrun = 0;
+}
+
+/* zarr-codecs: words asked for past the end since the stream was rewound */
+inline_ size_t
+stream_overrun(const bitstream* s)
+{
+  return s->overrun;
 }
 
 /* position stream for reading at given bit offset */
