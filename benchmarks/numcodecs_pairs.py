@@ -5,7 +5,8 @@ For each codec of the family (``checksums``: crc32, adler32, fletcher32, jenkins
 ``lz4``: accelerations 1 and 10; ``bz2``: levels 1 and 9; ``lzma``: xz at presets 1 and 6;
 ``filters``: shuffle of 4 and 8 bytes, delta, bitround, quantize and astype on float32;
 ``integer-filters``: delta and astype on int32 counts; ``bit-filters``: packbits on a
-boolean mask), on the family's datasets (a float32 field, smooth with
+boolean mask; ``pcodec``: levels 3 and 8; ``zfpy``: reversible, fixed accuracy and fixed
+rate), on the family's datasets (a float32 field, smooth with
 noise, as users' chunks are; for the compressors also data they compress well) cut to 4 KiB,
 64 KiB, 1 MiB and 16 MiB: encode and decode, ours against numcodecs' class for the same
 configuration (above 1: ours is faster), and ours decoding into a caller's buffer, with the
@@ -97,6 +98,25 @@ def _bit_filters() -> list[tuple[str, Any, Any]]:
     return [("packbits", PackBits(), numcodecs.PackBits())]
 
 
+def _pcodec() -> list[tuple[str, Any, Any]]:
+    from numcodecs.pcodec import PCodec as Theirs
+    from zarr_codec_pcodec.numcodecs import PCodec
+
+    return [(f"pcodec {level}", PCodec(level), Theirs(level)) for level in (3, 8)]
+
+
+def _zfpy() -> list[tuple[str, Any, Any]]:
+    from numcodecs.zfpy import ZFPY as Theirs
+    from zarr_codec_zfpy.numcodecs import ZFPY
+
+    configs: list[tuple[str, dict[str, Any]]] = [
+        ("zfpy reversible", {}),
+        ("zfpy tolerance 0.01", {"mode": 4, "tolerance": 0.01}),
+        ("zfpy rate 16", {"mode": 2, "rate": 16}),
+    ]
+    return [(name, ZFPY(**config), Theirs(**config)) for name, config in configs]
+
+
 #: For each family: (name, ours, numcodecs') for every codec, in numcodecs' configurations,
 #: and the datasets it is timed on (compressors on data they compress, and data they do not).
 FAMILIES: dict[str, tuple[Callable[[], list[tuple[str, Any, Any]]], tuple[str, ...]]] = {
@@ -107,6 +127,8 @@ FAMILIES: dict[str, tuple[Callable[[], list[tuple[str, Any, Any]]], tuple[str, .
     "filters": (_filters, ("float32_field",)),
     "integer-filters": (_integer_filters, ("int32_counts",)),
     "bit-filters": (_bit_filters, ("bool_mask",)),
+    "pcodec": (_pcodec, ("float32_field", "int32_counts")),
+    "zfpy": (_zfpy, ("float32_field", "int32_counts")),
 }
 
 

@@ -44,6 +44,9 @@ import numpy.typing as npt
 import pytest
 
 zarr = pytest.importorskip("zarr")
+
+from stored import contents  # noqa: E402
+
 zarr_codecs = pytest.importorskip("zarr_codecs")
 
 from zarr.abc.store import Store  # noqa: E402
@@ -372,17 +375,7 @@ def new_store(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[[str],
 
 
 def _contents(store: Store) -> dict[str, bytes]:
-    """Every key of ``store`` and its bytes."""
-
-    async def collect() -> dict[str, bytes]:
-        found: dict[str, bytes] = {}
-        async for key in store.list():
-            buffer = await store.get(key, prototype=default_buffer_prototype())
-            assert buffer is not None
-            found[key] = buffer.to_bytes()
-        return found
-
-    return sync(collect())
+    return contents(store)
 
 
 def _chunk_keys(store: Store) -> set[str]:

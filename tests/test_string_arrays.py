@@ -21,12 +21,14 @@ import pytest
 pytestmark = pytest.mark.filterwarnings(r"ignore:The data type \(VariableLengthBytes")
 
 zarr = pytest.importorskip("zarr")
+
+from stored import contents  # noqa: E402
+
 zarr_codecs = pytest.importorskip("zarr_codecs")
 
 from zarr.abc.store import Store  # noqa: E402
 from zarr.core.buffer import default_buffer_prototype  # noqa: E402
 from zarr.core.dtype import VariableLengthBytes  # noqa: E402
-from zarr.core.sync import sync  # noqa: E402
 from zarr.storage import LocalStore, MemoryStore  # noqa: E402
 from zarr_codec_shapes import CorruptInputError  # noqa: E402
 
@@ -59,15 +61,7 @@ def new_store(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[[str],
 
 
 def _contents(store: Store) -> dict[str, bytes]:
-    async def collect() -> dict[str, bytes]:
-        found: dict[str, bytes] = {}
-        async for key in store.list():
-            buffer = await store.get(key, prototype=default_buffer_prototype())
-            assert buffer is not None
-            found[key] = buffer.to_bytes()
-        return found
-
-    return sync(collect())
+    return contents(store)
 
 
 def _comparable(contents: dict[str, bytes]) -> dict[str, bytes]:

@@ -7,6 +7,7 @@
 //! type compiled into two extension modules would become two unrelated Python classes.
 
 mod array;
+mod array_bytes;
 mod batch;
 mod bytes_codec;
 mod config;
@@ -18,6 +19,7 @@ mod output;
 mod run;
 
 pub use array::{ArrayInput, ArrayOutput, NewArray, data_type_of, new_array};
+pub use array_bytes::{decode_array_into, encode_array};
 pub use batch::{checked_buffers, checked_outputs, parallel_map, thread_count};
 pub use bytes_codec::{PyBytesCodec, add_bytes_codec};
 pub use config::{canonical_of, parse_codec_json};

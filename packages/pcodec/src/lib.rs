@@ -11,9 +11,7 @@ use pyo3::types::PyBytes;
 use std::sync::Arc;
 
 use zarr_codec_pcodec::{PCodec, PcodecElements};
-use zarr_codec_python::{
-    ArrayInput, ArrayOutput, BytesInput, IntoPyResult, PyBytesCodec, parse_codec_json, run,
-};
+use zarr_codec_python::{BytesInput, IntoPyResult, PyBytesCodec, parse_codec_json, run};
 use zarr_codec_shapes::DataType;
 
 /// `array`'s numbers (any array numpy converts to native, C-order numbers of a type pcodec
@@ -24,34 +22,14 @@ fn encode<'py>(
     zarr_format: u8,
     array: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let py = array.py();
-    let codec: PCodec = parse_codec_json(py, json, zarr_format)?;
-    let input = ArrayInput::new(array)?;
-    let (bytes, data_type) = (input.as_bytes(), input.data_type());
-    let encoded = run(py, || codec.encode_numbers(bytes, data_type))?;
-    Ok(PyBytes::new(py, &encoded))
+    zarr_codec_python::encode_array::<PCodec>(json, zarr_format, array)
 }
 
 /// The numbers of pco `data` into `out` (C-contiguous, writable), which must be of the type
 /// the file holds and hold exactly as many numbers.
 #[pyfunction]
 fn decode_into(data: &Bound<'_, PyAny>, out: &Bound<'_, PyAny>) -> PyResult<()> {
-    let py = data.py();
-    let input = BytesInput::new(data)?;
-    let mut output = ArrayOutput::new(out)?;
-    let data_type = output.data_type();
-    let source = if output.overlaps(input.as_slice()) {
-        input.as_slice().to_vec()
-    } else {
-        Vec::new()
-    };
-    let bytes = if source.is_empty() {
-        input.as_slice()
-    } else {
-        &source
-    };
-    let target = output.as_mut_bytes();
-    run(py, || PCodec::decode_numbers_into(bytes, data_type, target))
+    zarr_codec_python::decode_array_into::<PCodec>(r#"{"id": "pcodec"}"#, 2, data, out)
 }
 
 /// All the numbers of pco `data` as `(data type name, bytes)` (`None`: a file of none), as

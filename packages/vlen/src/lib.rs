@@ -49,6 +49,23 @@ fn encode_utf8<'py>(values: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyBytes>>
     Ok(PyBytes::new(py, &encoded))
 }
 
+/// One item's bytes, as held.
+enum Source<'a> {
+    Empty,
+    Bytes(&'a [u8]),
+    Buffer(BytesInput),
+}
+
+impl Source<'_> {
+    fn as_slice(&self) -> &[u8] {
+        match self {
+            Self::Empty => &[],
+            Self::Bytes(bytes) => bytes,
+            Self::Buffer(buffer) => buffer.as_slice(),
+        }
+    }
+}
+
 /// The byte strings of `values` (an iterable of objects with the buffer protocol; `None`, and
 /// with `zero` anything equal to 0, stored as empty) in numcodecs' vlen-bytes layout.
 #[pyfunction]
@@ -56,18 +73,19 @@ fn encode_utf8<'py>(values: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyBytes>>
 fn encode_bytes<'py>(values: &Bound<'py, PyAny>, zero: bool) -> PyResult<Bound<'py, PyBytes>> {
     let py = values.py();
     let items: Vec<Bound<'py, PyAny>> = values.try_iter()?.collect::<PyResult<_>>()?;
+    // `bytes` items (what object arrays hold) are read in place; other buffers through the
+    // buffer protocol.
     let mut inputs = Vec::with_capacity(items.len());
     for item in &items {
         inputs.push(if missing(item, zero) {
-            None
+            Source::Empty
+        } else if let Ok(bytes) = item.cast_exact::<PyBytes>() {
+            Source::Bytes(bytes.as_bytes())
         } else {
-            Some(BytesInput::new(item)?)
+            Source::Buffer(BytesInput::new(item)?)
         });
     }
-    let slices: Vec<&[u8]> = inputs
-        .iter()
-        .map(|input| input.as_ref().map_or(&[][..], BytesInput::as_slice))
-        .collect();
+    let slices: Vec<&[u8]> = inputs.iter().map(Source::as_slice).collect();
     let encoded = VlenBytes
         .encode(slices.iter().copied())
         .into_py_result(py)?;

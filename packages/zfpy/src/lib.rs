@@ -10,12 +10,9 @@
 
 use std::sync::Arc;
 
-use numpy::PyUntypedArrayMethods;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use zarr_codec_python::{
-    ArrayInput, ArrayOutput, BytesInput, IntoPyResult, PyBytesCodec, parse_codec_json, run,
-};
+use zarr_codec_python::{BytesInput, IntoPyResult, PyBytesCodec, parse_codec_json, run};
 use zarr_codec_shapes::DataType;
 use zarr_codec_zfpy::{Zfpy, ZfpyElements};
 
@@ -27,32 +24,14 @@ fn encode<'py>(
     zarr_format: u8,
     array: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let py = array.py();
-    let codec: Zfpy = parse_codec_json(py, json, zarr_format)?;
-    let input = ArrayInput::new(array)?;
-    let (bytes, data_type) = (input.as_bytes(), input.data_type());
-    let shape = input.shape().to_vec();
-    let encoded = run(py, || codec.encode_array(bytes, data_type, &shape))?;
-    Ok(PyBytes::new(py, &encoded))
+    zarr_codec_python::encode_array::<Zfpy>(json, zarr_format, array)
 }
 
 /// The stream `data` into `out` (C-contiguous, writable), which must be of the type and shape
 /// its header states.
 #[pyfunction]
 fn decode_into(data: &Bound<'_, PyAny>, out: &Bound<'_, PyAny>) -> PyResult<()> {
-    let py = data.py();
-    let input = BytesInput::new(data)?;
-    let mut output = ArrayOutput::new(out)?;
-    let data_type = output.data_type();
-    let shape = out.cast::<numpy::PyUntypedArray>()?.shape().to_vec();
-    let copy = output
-        .overlaps(input.as_slice())
-        .then(|| input.as_slice().to_vec());
-    let bytes = copy.as_deref().unwrap_or(input.as_slice());
-    let target = output.as_mut_bytes();
-    run(py, || {
-        Zfpy::decode_array_into(bytes, data_type, &shape, target)
-    })
+    zarr_codec_python::decode_array_into::<Zfpy>(r#"{"id": "zfpy"}"#, 2, data, out)
 }
 
 /// A whole stream: `(data type name, shape, bytes)`, refused beyond `limit` bytes.

@@ -182,5 +182,8 @@ def test_zarr_python_numcodecs_wrappers_build_ours_for_the_ids_installed() -> No
         assert type(wrappers.Zlib(level=5)._codec).__module__.startswith("zarr_codec_gzip")
         assert type(wrappers.Delta(dtype="<i4")._codec).__module__.startswith("zarr_codec_filters")
         labels = {"id": "categorize", "labels": ["a"], "dtype": "|O"}
-        assert type(numcodecs.get_codec(labels)).__module__.startswith("numcodecs")  # not ours
+        assert type(numcodecs.get_codec(labels)).__module__.startswith("zarr_codec_vlen")
+        for wrapper, package in ((wrappers.PCodec, "pcodec"), (wrappers.ZFPY, "zfpy")):
+            assert type(wrapper()._codec).__module__.startswith(f"zarr_codec_{package}")
+    assert type(numcodecs.get_codec(labels)).__module__.startswith("numcodecs")  # given back
     assert type(wrappers.GZip(level=5)._codec).__module__.startswith("numcodecs")

@@ -32,6 +32,7 @@ __all__ = [
     "CompiledArrayMethods",
     "CompiledBytesCodec",
     "CompiledBytesCodecBase",
+    "ElementBytesCodec",
     "check_max_decoded_size",
 ]
 
@@ -273,3 +274,33 @@ class CompiledArrayMethods:
     def encode_kernel(self, spec: ChunkSpec) -> object:
         """Encoding from ``spec``'s data type as a compiled kernel (see ``decode_kernel``)."""
         return self.bind(spec.data_type).encode_kernel()
+
+
+class ElementBytesCodec:
+    """An array-to-bytes codec (pcodec, zfp) bound to one chunk type (and shape), as the
+    compiled bytes codec of the chunk's element bytes in this machine's order that its wheel
+    builds: what such a codec's ``element_bytes_codec(spec)`` returns, and what
+    ``zarr_codec_runtime.Chain`` runs after the ``bytes`` codec in native order, one compiled
+    kernel each way."""
+
+    codec_type: ClassVar[str] = "bytes_bytes"
+
+    def __init__(self, name: str, compiled: CompiledBytesCodec) -> None:
+        self.name = name
+        self.compiled = compiled
+
+    def encode(self, data: Buffer, spec: ChunkSpec | None = None) -> bytes:
+        """The chunk's element bytes encoded."""
+        return bytes(self.compiled.encode(data))
+
+    def decode(self, data: Buffer, spec: ChunkSpec | None = None) -> bytes:
+        """A stored chunk decoded to its element bytes."""
+        return bytes(self.compiled.decode(data, None))
+
+    def encode_kernel(self, spec: ChunkSpec | None = None) -> object:
+        """Encoding as a compiled chain kernel."""
+        return self.compiled.encode_kernel()
+
+    def decode_kernel(self, spec: ChunkSpec | None = None) -> object:
+        """Decoding as a compiled chain kernel."""
+        return self.compiled.decode_kernel()

@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 import numpy as np
 from zarr_codec_shapes.base import ArrayBytesCodecBase
 from zarr_codec_shapes.chunk_spec import ChunkSpec
+from zarr_codec_shapes.compiled import ElementBytesCodec
 from zarr_codec_shapes.errors import ConfigurationError
 
 from zarr_codec_pcodec import _pcodec
@@ -100,30 +101,10 @@ class PCodec(ArrayBytesCodecBase):
         _pcodec.decode_into(data, out)
         return int(out.nbytes)
 
-    def element_bytes_codec(self, spec: ChunkSpec) -> ElementBytes:
+    def element_bytes_codec(self, spec: ChunkSpec) -> ElementBytesCodec:
         """This codec for chunks of ``spec`` as a bytes codec of their element bytes in this
         machine's order: what a codec chain runs after the ``bytes`` codec in native order
         (``zarr_codec_runtime.Chain`` plans it so, one compiled kernel each way)."""
-        return ElementBytes(_pcodec.element_codec(self._json, 2, spec.data_type.name))
-
-
-class ElementBytes:
-    """A :class:`PCodec` bound to one data type, as a compiled bytes codec of element bytes."""
-
-    name: ClassVar[str] = "numcodecs.pcodec"
-    codec_type: ClassVar[str] = "bytes_bytes"
-
-    def __init__(self, compiled: Any) -> None:
-        self.compiled = compiled
-
-    def encode(self, data: Any, spec: ChunkSpec | None = None) -> bytes:
-        return bytes(self.compiled.encode(data))
-
-    def decode(self, data: Any, spec: ChunkSpec | None = None) -> bytes:
-        return bytes(self.compiled.decode(data, None))
-
-    def encode_kernel(self, spec: ChunkSpec | None = None) -> object:
-        return self.compiled.encode_kernel()
-
-    def decode_kernel(self, spec: ChunkSpec | None = None) -> object:
-        return self.compiled.decode_kernel()
+        return ElementBytesCodec(
+            self.name, _pcodec.element_codec(self._json, 2, spec.data_type.name)
+        )

@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 import numpy as np
 from zarr_codec_shapes.base import ArrayBytesCodecBase
 from zarr_codec_shapes.chunk_spec import ChunkSpec
+from zarr_codec_shapes.compiled import ElementBytesCodec
 
 from zarr_codec_zfpy import _zfpy
 
@@ -86,33 +87,11 @@ class Zfpy(ArrayBytesCodecBase):
         _zfpy.decode_into(data, out)
         return int(out.nbytes)
 
-    def element_bytes_codec(self, spec: ChunkSpec) -> ElementBytes:
+    def element_bytes_codec(self, spec: ChunkSpec) -> ElementBytesCodec:
         """This codec for chunks of ``spec`` as a bytes codec of their element bytes in this
         machine's order, which ``zarr_codec_runtime.Chain`` runs after the ``bytes`` codec in
         native order (one compiled kernel each way)."""
         compiled = _zfpy.element_codec(
             self._json, 2, spec.data_type.name, [int(n) for n in spec.shape]
         )
-        return ElementBytes(compiled)
-
-
-class ElementBytes:
-    """A :class:`Zfpy` bound to one chunk type and shape, as a compiled bytes codec."""
-
-    name: ClassVar[str] = "numcodecs.zfpy"
-    codec_type: ClassVar[str] = "bytes_bytes"
-
-    def __init__(self, compiled: Any) -> None:
-        self.compiled = compiled
-
-    def encode(self, data: Any, spec: ChunkSpec | None = None) -> bytes:
-        return bytes(self.compiled.encode(data))
-
-    def decode(self, data: Any, spec: ChunkSpec | None = None) -> bytes:
-        return bytes(self.compiled.decode(data, None))
-
-    def encode_kernel(self, spec: ChunkSpec | None = None) -> object:
-        return self.compiled.encode_kernel()
-
-    def decode_kernel(self, spec: ChunkSpec | None = None) -> object:
-        return self.compiled.decode_kernel()
+        return ElementBytesCodec(self.name, compiled)

@@ -25,7 +25,13 @@ _ENGINES = {
     "zarr-codec-lzma": ("zarr_codec_lzma", "ENGINE", ""),
     "zarr-codec-checksums": ("", "", "Rust (crc-fast, simd-adler32, Fletcher and lookup3 loops)"),
     "zarr-codec-filters": ("", "", "Rust (numpy's exact arithmetic)"),
-    "zarr-codec-vlen": ("", "", "Rust (numcodecs' vlen layout, Python's base64)"),
+    "zarr-codec-vlen": (
+        "",
+        "",
+        "Rust (numcodecs' vlen layout, numpy's NpyString API, Python's json and base64, msgpack)",
+    ),
+    "zarr-codec-pcodec": ("zarr_codec_pcodec", "ENGINE", ""),
+    "zarr-codec-zfpy": ("zarr_codec_zfpy", "ENGINE", ""),
 }
 
 

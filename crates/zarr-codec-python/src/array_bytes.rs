@@ -1,0 +1,54 @@
+//! The bindings every array-to-bytes codec wheel shares (pcodec, zfpy): a whole numpy array
+//! encoded as one chunk, and a stream decoded into a caller's array, the chunk's shape and type
+//! taken from the array, the GIL released while the codec works.
+
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use zarr_codec_shapes::{ArrayToBytesCodec, ChunkSpec, CodecFromJson};
+
+use crate::{ArrayInput, ArrayOutput, BytesInput, IntoPyResult, parse_codec_json, run};
+
+/// `array` (anything numpy converts to native, C-order elements) as one chunk of its own shape
+/// and type, encoded by the codec of metadata `json`.
+pub fn encode_array<'py, C>(
+    json: &str,
+    zarr_format: u8,
+    array: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyBytes>>
+where
+    C: CodecFromJson + ArrayToBytesCodec,
+{
+    let py = array.py();
+    let codec: C = parse_codec_json(py, json, zarr_format)?;
+    let input = ArrayInput::new(array)?;
+    let spec = ChunkSpec::with_default_fill_value(input.shape().to_vec(), input.data_type())
+        .into_py_result(py)?;
+    let bytes = input.as_bytes();
+    let encoded = run(py, || codec.encode(bytes, &spec))?;
+    Ok(PyBytes::new(py, &encoded))
+}
+
+/// `data` decoded by the codec of metadata `json` into `out` (a C-contiguous, writable numpy
+/// array), the chunk being of `out`'s shape and type.
+pub fn decode_array_into<C>(
+    json: &str,
+    zarr_format: u8,
+    data: &Bound<'_, PyAny>,
+    out: &Bound<'_, PyAny>,
+) -> PyResult<()>
+where
+    C: CodecFromJson + ArrayToBytesCodec,
+{
+    let py = data.py();
+    let codec: C = parse_codec_json(py, json, zarr_format)?;
+    let input = BytesInput::new(data)?;
+    let mut output = ArrayOutput::new(out)?;
+    let shape = out.getattr("shape")?.extract::<Vec<usize>>()?;
+    let spec = ChunkSpec::with_default_fill_value(shape, output.data_type()).into_py_result(py)?;
+    let copy = output
+        .overlaps(input.as_slice())
+        .then(|| input.as_slice().to_vec());
+    let bytes = copy.as_deref().unwrap_or(input.as_slice());
+    let target = output.as_mut_bytes();
+    run(py, || codec.decode_into(bytes, target, &spec).map(|_| ()))
+}
