@@ -188,6 +188,13 @@ impl PCodec {
         )
     }
 
+    /// How many numbers a pco file says it holds (its header's hint; 0 where it gives none),
+    /// to size an output before decoding, which then checks the count.
+    pub fn count_hint(input: &[u8]) -> Result<usize> {
+        let (decompressor, _) = FileDecompressor::new(input).map_err(|e| pco_error(&e))?;
+        Ok(decompressor.n_hint())
+    }
+
     /// The number type a pco file holds (`None`: a file of no chunks, which holds none).
     pub fn stored_type(input: &[u8]) -> Result<Option<DataType>> {
         let (decompressor, rest) = FileDecompressor::new(input).map_err(|e| pco_error(&e))?;
@@ -265,8 +272,9 @@ fn data_type_of(number_type: NumberType) -> Result<DataType> {
     })
 }
 
-/// Numbers of `T` copied out of bytes (no alignment is assumed of the caller's buffer).
-fn numbers<T: Number>(input: &[u8]) -> Result<Vec<T>> {
+/// The numbers of `T` that bytes hold: borrowed where they are aligned for `T` (numpy's
+/// arrays are), else copied out.
+fn numbers<T: Number>(input: &[u8]) -> Result<std::borrow::Cow<'_, [T]>> {
     let size = std::mem::size_of::<T>();
     if !input.len().is_multiple_of(size) {
         return Err(CodecError::corrupt(format!(
@@ -274,13 +282,19 @@ fn numbers<T: Number>(input: &[u8]) -> Result<Vec<T>> {
             input.len()
         )));
     }
+    // SAFETY: pco's number types are integers and IEEE floats (`half::f16` a transparent
+    // `u16`): every bit pattern is a valid value, so aligned bytes may be read as them.
+    let (head, middle, tail) = unsafe { input.align_to::<T>() };
+    if head.is_empty() && tail.is_empty() {
+        return Ok(std::borrow::Cow::Borrowed(middle));
+    }
     let mut values = vec![T::default(); input.len() / size];
     // SAFETY: `values` holds exactly `input.len()` bytes of plain numbers, every bit pattern
-    // of which is a valid `T` (pco's number types are integers and IEEE floats).
+    // of which is a valid `T`.
     let target =
         unsafe { std::slice::from_raw_parts_mut(values.as_mut_ptr().cast::<u8>(), input.len()) };
     target.copy_from_slice(input);
-    Ok(values)
+    Ok(std::borrow::Cow::Owned(values))
 }
 
 struct Compress<'a> {
@@ -309,28 +323,39 @@ impl ForNumber for Decompress<'_> {
     type Output = ();
     fn run<T: Number>(self) -> Result<()> {
         let size = std::mem::size_of::<T>();
-        let expected = self.out.len() / size;
-        let mut values = vec![T::default(); expected];
-        let progress =
-            simple_decompress_into(self.input, &mut values).map_err(|e| pco_error(&e))?;
-        if progress.n_processed != expected || !progress.finished {
-            return Err(CodecError::corrupt(format!(
-                "pcodec: the file does not hold exactly the chunk's {expected} numbers"
-            )));
-        }
-        // SAFETY: `values` is `expected` plain numbers, `expected * size` bytes, which is
-        // `out`'s length rounded down; reading them as bytes is always valid.
-        let bytes =
-            unsafe { std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), expected * size) };
-        if bytes.len() != self.out.len() {
+        if !self.out.len().is_multiple_of(size) {
             return Err(CodecError::OutputSize {
-                expected: bytes.len(),
+                expected: self.out.len() / size * size,
                 actual: self.out.len(),
             });
         }
+        let expected = self.out.len() / size;
+        // SAFETY: as in `numbers`: any bytes are valid numbers, and only whole values are
+        // written through the view.
+        let (head, direct, tail) = unsafe { self.out.align_to_mut::<T>() };
+        if head.is_empty() && tail.is_empty() {
+            return decompress_exactly(self.input, direct);
+        }
+        let mut values = vec![T::default(); expected];
+        decompress_exactly(self.input, &mut values)?;
+        // SAFETY: `values` is `expected` plain numbers, `out.len()` bytes.
+        let bytes =
+            unsafe { std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), self.out.len()) };
         self.out.copy_from_slice(bytes);
         Ok(())
     }
+}
+
+/// A file's numbers into `out`, which it must fill exactly.
+fn decompress_exactly<T: Number>(input: &[u8], out: &mut [T]) -> Result<()> {
+    let progress = simple_decompress_into(input, out).map_err(|e| pco_error(&e))?;
+    if progress.n_processed != out.len() || !progress.finished {
+        return Err(CodecError::corrupt(format!(
+            "pcodec: the file does not hold exactly the chunk's {} numbers",
+            out.len()
+        )));
+    }
+    Ok(())
 }
 
 struct DecompressAll<'a> {
@@ -442,9 +467,13 @@ unsafe impl UninitBytesCodec for PcodecElements {
     }
 
     fn decode_bytes_uninit(&self, input: &[u8], out: &mut [MaybeUninit<u8>]) -> Result<usize> {
-        let mut decoded = vec![0u8; out.len()];
-        PCodec::decode_numbers_into(input, self.data_type, &mut decoded)?;
-        copy_prefix_uninit(&decoded, out)
+        // Decoded into aligned words (so pco writes the numbers in place), then copied out.
+        let mut words = vec![0u64; out.len().div_ceil(8)];
+        // SAFETY: `words` holds at least `out.len()` initialised bytes.
+        let decoded =
+            unsafe { std::slice::from_raw_parts_mut(words.as_mut_ptr().cast::<u8>(), out.len()) };
+        PCodec::decode_numbers_into(input, self.data_type, decoded)?;
+        copy_prefix_uninit(decoded, out)
     }
 
     fn max_encoded_len(&self, decoded_len: usize) -> Option<usize> {

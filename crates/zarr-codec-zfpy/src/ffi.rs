@@ -326,7 +326,18 @@ pub fn header(input: &[u8]) -> Result<(Kind, Vec<usize>)> {
 /// A stream decoded into `out`: its header must state `expected` (type and C-order shape)
 /// where given, and `out` hold exactly its values.
 pub fn decompress(input: &[u8], expected: Option<(Kind, &[usize])>, out: &mut [u8]) -> Result<()> {
-    let (kind, shape) = header(input)?;
+    let mut words = words_of(input, 0);
+    let stream = Stream::over(&mut words)?;
+    let field = Field::empty()?;
+    // SAFETY: a live stream over `words` (the input; reads stop at its end) and a field.
+    let read = unsafe { zfp_read_header(stream.zfp, field.0, HEADER_FULL) };
+    if read == 0 || stream.overran() {
+        return Err(CodecError::corrupt(format!(
+            "zfpy: not a zfp stream with a full header ({} bytes)",
+            input.len()
+        )));
+    }
+    let (kind, shape) = field.described()?;
     if let Some((want_kind, want_shape)) = expected
         && (kind != want_kind || shape != want_shape)
     {
@@ -342,20 +353,24 @@ pub fn decompress(input: &[u8], expected: Option<(Kind, &[usize])>, out: &mut [u
             actual: out.len(),
         });
     }
-    let mut words = words_of(input, 0);
-    let mut values = vec![0u64; len.div_ceil(8)];
-    let stream = Stream::over(&mut words)?;
-    let field = Field::empty()?;
-    // SAFETY: a live stream over `words` (the input: reads stop at its end) and a field
-    // which, once its header is read, points at `values`, aligned and `len` bytes long, as
-    // the header's type and shape (checked above) need.
+    // Values are written in place where `out` is aligned for them, else through aligned
+    // scratch copied out after.
+    let direct = out.as_ptr().align_offset(kind.size()) == 0;
+    let mut scratch = if direct {
+        Vec::new()
+    } else {
+        vec![0u64; len.div_ceil(8)]
+    };
+    let target: *mut c_void = if direct {
+        out.as_mut_ptr().cast()
+    } else {
+        scratch.as_mut_ptr().cast()
+    };
+    // SAFETY: the field's header (type and shape) was checked above to describe exactly
+    // `len` bytes of values, which `target` holds (`out`, aligned for them, or the scratch
+    // words); the stream reads stop at the end of `words`.
     let consumed = unsafe {
-        if zfp_read_header(stream.zfp, field.0, HEADER_FULL) == 0 {
-            return Err(CodecError::corrupt(
-                "zfpy: not a zfp stream with a full header",
-            ));
-        }
-        zfp_field_set_pointer(field.0, values.as_mut_ptr().cast());
+        zfp_field_set_pointer(field.0, target);
         zfp_decompress(stream.zfp, field.0)
     };
     if consumed == 0 {
@@ -369,9 +384,11 @@ pub fn decompress(input: &[u8], expected: Option<(Kind, &[usize])>, out: &mut [u
             input.len()
         )));
     }
-    // SAFETY: `values` holds `len` bytes (rounded up to words), all initialised.
-    let bytes = unsafe { std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), len) };
-    out.copy_from_slice(bytes);
+    if !direct {
+        // SAFETY: the scratch holds `len` initialised bytes (rounded up to words).
+        let bytes = unsafe { std::slice::from_raw_parts(scratch.as_ptr().cast::<u8>(), len) };
+        out.copy_from_slice(bytes);
+    }
     Ok(())
 }
 

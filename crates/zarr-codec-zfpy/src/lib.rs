@@ -150,6 +150,12 @@ impl Zfpy {
         ffi::decompress(input, Some((kind, &shape)), out)
     }
 
+    /// The data type and shape (C order) a stream's full header states.
+    pub fn header(input: &[u8]) -> Result<(DataType, Vec<usize>)> {
+        let (kind, shape) = ffi::header(input)?;
+        Ok((data_type_of(kind), shape))
+    }
+
     /// A whole stream as numcodecs decodes it without an output array: its data type, shape
     /// (C order) and element bytes; `limit` bounds the bytes decoded.
     pub fn decode_any(

@@ -58,6 +58,13 @@ fn element_codec(
     PyBytesCodec::new(Arc::new(elements)).into_py_result(py)
 }
 
+/// How many numbers pco `data` says it holds (0: no hint), to size an output.
+#[pyfunction]
+fn count_hint(data: &Bound<'_, PyAny>) -> PyResult<usize> {
+    let input = BytesInput::new(data)?;
+    PCodec::count_hint(input.as_slice()).into_py_result(data.py())
+}
+
 /// The Zarr data type name of the numbers pco `data` holds (`None`: a file of none).
 #[pyfunction]
 fn stored_type(data: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
@@ -75,6 +82,7 @@ fn _pcodec(module: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(stored_type, module)?,
         wrap_pyfunction!(decode_all, module)?,
         wrap_pyfunction!(element_codec, module)?,
+        wrap_pyfunction!(count_hint, module)?,
     ] {
         module.add_function(function)?;
     }

@@ -48,6 +48,14 @@ fn decode_any<'py>(
     Ok((data_type.to_string(), shape, PyBytes::new(py, &values)))
 }
 
+/// The Zarr data type name and shape (C order) a stream's full header states.
+#[pyfunction]
+fn header(data: &Bound<'_, PyAny>) -> PyResult<(String, Vec<usize>)> {
+    let input = BytesInput::new(data)?;
+    let (data_type, shape) = Zfpy::header(input.as_slice()).into_py_result(data.py())?;
+    Ok((data_type.to_string(), shape))
+}
+
 /// The codec of metadata `json` over chunks of `data_type` (a Zarr data type name) and `shape`
 /// as a compiled bytes codec of their element bytes (this machine's order).
 #[pyfunction]
@@ -73,6 +81,7 @@ fn _zfpy(module: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(decode_into, module)?,
         wrap_pyfunction!(decode_any, module)?,
         wrap_pyfunction!(element_codec, module)?,
+        wrap_pyfunction!(header, module)?,
     ] {
         module.add_function(function)?;
     }

@@ -25,3 +25,6 @@ def decode_all(data: Any) -> tuple[str, bytes] | None:
 def element_codec(json: str, zarr_format: int, data_type: str) -> CompiledBytesCodec:
     """The codec of metadata ``json`` over chunks of ``data_type`` (a Zarr data type name) as a
     compiled bytes codec of their element bytes, in this machine's order."""
+
+def count_hint(data: Any) -> int:
+    """How many numbers pco ``data`` says it holds (0: no hint)."""

@@ -66,6 +66,14 @@ class PCodec(Codec):  # type: ignore[misc]
             out = ensure_contiguous_ndarray(out)
             _pcodec.decode_into(data, out)
             return out
+        name = _pcodec.stored_type(data)
+        count = _pcodec.count_hint(data)
+        if name is not None and count > 0:
+            # The file states its count: decoded straight into an array of that size (a
+            # file that does not fill it exactly is refused as corrupt).
+            decoded = np.empty(count, dtype=DataType.from_name(name).numpy_dtype)
+            _pcodec.decode_into(data, decoded)
+            return decoded
         found = _pcodec.decode_all(data)
         if found is None:  # a file of no numbers: pcodec's own gives an empty float array
             return np.empty(0, dtype=np.float64)

@@ -24,3 +24,6 @@ def element_codec(
 ) -> CompiledBytesCodec:
     """The codec over chunks of ``data_type`` and ``shape`` as a compiled bytes codec of their
     element bytes."""
+
+def header(data: Any) -> tuple[str, list[int]]:
+    """The Zarr data type name and shape (C order) a stream's full header states."""
