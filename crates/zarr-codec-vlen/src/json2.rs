@@ -84,67 +84,169 @@ impl Default for Style {
 
 /// `value` as Python's `json.JSONEncoder(**style).encode(value)` writes it.
 pub fn write(value: &Value, style: &Style) -> Result<String> {
-    let mut out = String::new();
-    write_value(value, style, 0, &mut out)?;
-    Ok(out)
+    let mut writer = Writer::new(style);
+    write_value(value, &mut writer, 0)?;
+    Ok(writer.finish())
 }
 
-fn write_value(value: &Value, style: &Style, depth: usize, out: &mut String) -> Result<()> {
+/// JSON text written one value at a time as Python's encoder writes it, for callers that walk
+/// their own data (the wheel walks Python objects with it, no tree between). A list or dict
+/// of items is `open_*`, then before each item `item(index, depth)` (and for a dict `key`),
+/// then `close_*(depth)`; an empty one is `empty_list`/`empty_dict`.
+#[derive(Debug)]
+pub struct Writer<'s> {
+    out: String,
+    style: &'s Style,
+}
+
+impl<'s> Writer<'s> {
+    /// An empty text with `style`'s options.
+    #[must_use]
+    pub fn new(style: &'s Style) -> Self {
+        Self {
+            out: String::new(),
+            style,
+        }
+    }
+
+    /// The options written with.
+    #[must_use]
+    pub fn style(&self) -> &'s Style {
+        self.style
+    }
+
+    /// What was written.
+    #[must_use]
+    pub fn finish(self) -> String {
+        self.out
+    }
+
+    /// `null`.
+    pub fn null(&mut self) {
+        self.out.push_str("null");
+    }
+
+    /// `true` or `false`.
+    pub fn bool(&mut self, flag: bool) {
+        self.out.push_str(if flag { "true" } else { "false" });
+    }
+
+    /// An integer.
+    pub fn int(&mut self, number: i64) {
+        // Writing to a String cannot fail.
+        let _ = write!(self.out, "{number}");
+    }
+
+    /// An integer given as its decimal digits (one beyond 64 bits).
+    pub fn digits(&mut self, digits: &str) {
+        self.out.push_str(digits);
+    }
+
+    /// A float: `repr`, or `NaN`/`Infinity` (an error where `allow_nan` is off).
+    pub fn float(&mut self, number: f64) -> Result<()> {
+        let text = float_text(number, self.style)?;
+        self.out.push_str(&text);
+        Ok(())
+    }
+
+    /// A string.
+    pub fn str(&mut self, text: &str) {
+        write_str(text, self.style.ensure_ascii, &mut self.out);
+    }
+
+    /// `[]`.
+    pub fn empty_list(&mut self) {
+        self.out.push_str("[]");
+    }
+
+    /// `{}`.
+    pub fn empty_dict(&mut self) {
+        self.out.push_str("{}");
+    }
+
+    /// The start of a list of items.
+    pub fn open_list(&mut self) {
+        self.out.push('[');
+    }
+
+    /// The start of a dict of items.
+    pub fn open_dict(&mut self) {
+        self.out.push('{');
+    }
+
+    /// What comes before item `index` of a list or dict at `depth` (its separator, and a new
+    /// indented line where the style indents).
+    pub fn item(&mut self, index: usize, depth: usize) {
+        separate(index, self.style, depth + 1, &mut self.out);
+    }
+
+    /// A dict item's key (its text, as [`key_text`] gives it) and the separator after it.
+    pub fn key(&mut self, text: &str) {
+        write_str(text, self.style.ensure_ascii, &mut self.out);
+        self.out.push_str(&self.style.separators.1);
+    }
+
+    /// The end of a list at `depth`.
+    pub fn close_list(&mut self, depth: usize) {
+        close(self.style, depth, &mut self.out);
+        self.out.push(']');
+    }
+
+    /// The end of a dict at `depth`.
+    pub fn close_dict(&mut self, depth: usize) {
+        close(self.style, depth, &mut self.out);
+        self.out.push('}');
+    }
+}
+
+fn write_value(value: &Value, writer: &mut Writer<'_>, depth: usize) -> Result<()> {
     if depth > MAX_DEPTH {
         return Err(CodecError::Unsupported(format!(
             "json2: values nested more than {MAX_DEPTH} deep"
         )));
     }
     match value {
-        Value::Null => out.push_str("null"),
-        Value::Bool(true) => out.push_str("true"),
-        Value::Bool(false) => out.push_str("false"),
-        Value::Int(number) => out.push_str(&number.to_string()),
-        Value::BigInt(digits) => out.push_str(digits),
-        Value::Float(number) => out.push_str(&float_text(*number, style)?),
-        Value::Str(text) => write_str(text, style.ensure_ascii, out),
+        Value::Null => writer.null(),
+        Value::Bool(flag) => writer.bool(*flag),
+        Value::Int(number) => writer.int(*number),
+        Value::BigInt(digits) => writer.digits(digits),
+        Value::Float(number) => writer.float(*number)?,
+        Value::Str(text) => writer.str(text),
+        Value::List(items) if items.is_empty() => writer.empty_list(),
         Value::List(items) => {
-            if items.is_empty() {
-                out.push_str("[]");
-                return Ok(());
-            }
-            out.push('[');
+            writer.open_list();
             for (index, item) in items.iter().enumerate() {
-                separate(index, style, depth + 1, out);
-                write_value(item, style, depth + 1, out)?;
+                writer.item(index, depth);
+                write_value(item, writer, depth + 1)?;
             }
-            close(style, depth, out);
-            out.push(']');
+            writer.close_list(depth);
         }
+        Value::Dict(items) if items.is_empty() => writer.empty_dict(),
         Value::Dict(items) => {
-            if items.is_empty() {
-                out.push_str("{}");
-                return Ok(());
-            }
             let mut keyed = items
                 .iter()
-                .map(|(key, item)| Ok((key_text(key, style)?, key, item)))
+                .map(|(key, item)| Ok((key_text(key, writer.style())?, key.clone(), item)))
                 .collect::<Result<Vec<_>>>()?;
-            if style.sort_keys {
-                sort_keys(&mut keyed)?;
-            }
-            out.push('{');
+            order_keys(&mut keyed, writer.style())?;
+            writer.open_dict();
             for (index, (text, _, item)) in keyed.iter().enumerate() {
-                separate(index, style, depth + 1, out);
-                write_str(text, style.ensure_ascii, out);
-                out.push_str(&style.separators.1);
-                write_value(item, style, depth + 1, out)?;
+                writer.item(index, depth);
+                writer.key(text);
+                write_value(item, writer, depth + 1)?;
             }
-            close(style, depth, out);
-            out.push('}');
+            writer.close_dict(depth);
         }
     }
     Ok(())
 }
 
-/// Python sorts a dict's items by their original keys: strings with strings, numbers with
-/// numbers (`True` as 1); keys of both kinds cannot be ordered.
-fn sort_keys(keyed: &mut [(String, &Key, &Value)]) -> Result<()> {
+/// A dict's items in the order the style writes them: as given, or with `sort_keys` sorted
+/// as Python sorts a dict's items, by their original keys (strings with strings, numbers with
+/// numbers, `True` as 1; keys of both kinds cannot be ordered).
+pub fn order_keys<T>(keyed: &mut [(String, Key, T)], style: &Style) -> Result<()> {
+    if !style.sort_keys {
+        return Ok(());
+    }
     let strings = keyed
         .iter()
         .filter(|(_, key, _)| matches!(key, Key::Str(_)))
@@ -160,7 +262,7 @@ fn sort_keys(keyed: &mut [(String, &Key, &Value)]) -> Result<()> {
     }
     let mut failed = false;
     keyed.sort_by(|a, b| {
-        let (x, y) = (key_number(a.1), key_number(b.1));
+        let (x, y) = (key_number(&a.1), key_number(&b.1));
         x.partial_cmp(&y).unwrap_or_else(|| {
             failed = true;
             std::cmp::Ordering::Equal
@@ -190,7 +292,9 @@ fn python_str_order(a: &str, b: &str) -> std::cmp::Ordering {
     a.cmp(b)
 }
 
-fn key_text(key: &Key, style: &Style) -> Result<String> {
+/// A dict key's text as Python's encoder converts it (`float` keys as `repr`, `True` as
+/// `"true"`, `None` as `"null"`).
+pub fn key_text(key: &Key, style: &Style) -> Result<String> {
     Ok(match key {
         Key::Str(text) => text.clone(),
         Key::Float(number) => float_text(*number, style)?,
@@ -311,18 +415,79 @@ fn write_str(text: &str, ensure_ascii: bool, out: &mut String) {
 
 /// The value of JSON `text` as Python's `json.loads(text, strict=strict)` reads it.
 pub fn read(text: &str, strict: bool) -> Result<Value> {
+    read_with(text, strict, &mut ValueBuilder)
+}
+
+/// What a reader makes of what it reads, value by value (the wheel makes Python objects, no
+/// tree between).
+pub trait Build {
+    /// What one value becomes.
+    type Out;
+    /// `null`.
+    fn null(&mut self) -> Result<Self::Out>;
+    /// `true` or `false`.
+    fn bool(&mut self, flag: bool) -> Result<Self::Out>;
+    /// An integer that fits 64 bits.
+    fn int(&mut self, number: i64) -> Result<Self::Out>;
+    /// An integer that does not: its decimal digits.
+    fn big_int(&mut self, digits: &str) -> Result<Self::Out>;
+    /// A float (`NaN` and the infinities included).
+    fn float(&mut self, number: f64) -> Result<Self::Out>;
+    /// A string.
+    fn str(&mut self, text: &str) -> Result<Self::Out>;
+    /// A list of what its items became.
+    fn list(&mut self, items: Vec<Self::Out>) -> Result<Self::Out>;
+    /// A dict's items in order (a repeated key: each one, the last to win).
+    fn dict(&mut self, items: Vec<(String, Self::Out)>) -> Result<Self::Out>;
+}
+
+/// [`read`], each value made by `builder`.
+pub fn read_with<B: Build>(text: &str, strict: bool, builder: &mut B) -> Result<B::Out> {
     let mut reader = Reader {
         text: text.as_bytes(),
         at: 0,
         strict,
     };
     reader.skip_space();
-    let value = reader.value(0)?;
+    let value = reader.value(0, builder)?;
     reader.skip_space();
     if reader.at != reader.text.len() {
         return Err(reader.error("extra data"));
     }
     Ok(value)
+}
+
+/// The builder of [`Value`]s.
+struct ValueBuilder;
+
+impl Build for ValueBuilder {
+    type Out = Value;
+    fn null(&mut self) -> Result<Value> {
+        Ok(Value::Null)
+    }
+    fn bool(&mut self, flag: bool) -> Result<Value> {
+        Ok(Value::Bool(flag))
+    }
+    fn int(&mut self, number: i64) -> Result<Value> {
+        Ok(Value::Int(number))
+    }
+    fn big_int(&mut self, digits: &str) -> Result<Value> {
+        Ok(Value::BigInt(digits.to_owned()))
+    }
+    fn float(&mut self, number: f64) -> Result<Value> {
+        Ok(Value::Float(number))
+    }
+    fn str(&mut self, text: &str) -> Result<Value> {
+        Ok(Value::Str(text.to_owned()))
+    }
+    fn list(&mut self, items: Vec<Value>) -> Result<Value> {
+        Ok(Value::List(items))
+    }
+    fn dict(&mut self, items: Vec<(String, Value)>) -> Result<Value> {
+        Ok(Value::Dict(
+            items.into_iter().map(|(k, v)| (Key::Str(k), v)).collect(),
+        ))
+    }
 }
 
 struct Reader<'a> {
@@ -342,66 +507,71 @@ impl Reader<'_> {
         }
     }
 
-    fn literal(&mut self, word: &str, value: Value) -> Result<Value> {
+    fn literal(&mut self, word: &str) -> Result<()> {
         if self.text[self.at..].starts_with(word.as_bytes()) {
             self.at += word.len();
-            Ok(value)
+            Ok(())
         } else {
             Err(self.error("expecting value"))
         }
     }
 
-    fn value(&mut self, depth: usize) -> Result<Value> {
+    fn value<B: Build>(&mut self, depth: usize, b: &mut B) -> Result<B::Out> {
         if depth > MAX_DEPTH {
             return Err(self.error("values nested too deep"));
         }
         match self.text.get(self.at) {
-            Some(b'"') => Ok(Value::Str(self.string()?)),
-            Some(b'{') => self.dict(depth),
-            Some(b'[') => self.list(depth),
-            Some(b'n') => self.literal("null", Value::Null),
-            Some(b't') => self.literal("true", Value::Bool(true)),
-            Some(b'f') => self.literal("false", Value::Bool(false)),
-            Some(b'N') => self.literal("NaN", Value::Float(f64::NAN)),
-            Some(b'I') => self.literal("Infinity", Value::Float(f64::INFINITY)),
-            Some(b'-') if self.text[self.at..].starts_with(b"-Infinity") => {
-                self.literal("-Infinity", Value::Float(f64::NEG_INFINITY))
+            Some(b'"') => {
+                let text = self.string()?;
+                b.str(&text)
             }
-            Some(b'-' | b'0'..=b'9') => self.number(),
+            Some(b'{') => self.dict(depth, b),
+            Some(b'[') => self.list(depth, b),
+            Some(b'n') => self.literal("null").and_then(|()| b.null()),
+            Some(b't') => self.literal("true").and_then(|()| b.bool(true)),
+            Some(b'f') => self.literal("false").and_then(|()| b.bool(false)),
+            Some(b'N') => self.literal("NaN").and_then(|()| b.float(f64::NAN)),
+            Some(b'I') => self
+                .literal("Infinity")
+                .and_then(|()| b.float(f64::INFINITY)),
+            Some(b'-') if self.text[self.at..].starts_with(b"-Infinity") => self
+                .literal("-Infinity")
+                .and_then(|()| b.float(f64::NEG_INFINITY)),
+            Some(b'-' | b'0'..=b'9') => self.number(b),
             _ => Err(self.error("expecting value")),
         }
     }
 
-    fn list(&mut self, depth: usize) -> Result<Value> {
+    fn list<B: Build>(&mut self, depth: usize, b: &mut B) -> Result<B::Out> {
         self.at += 1;
         let mut items = Vec::new();
         self.skip_space();
         if self.text.get(self.at) == Some(&b']') {
             self.at += 1;
-            return Ok(Value::List(items));
+            return b.list(items);
         }
         loop {
             self.skip_space();
-            items.push(self.value(depth + 1)?);
+            items.push(self.value(depth + 1, b)?);
             self.skip_space();
             match self.text.get(self.at) {
                 Some(b',') => self.at += 1,
                 Some(b']') => {
                     self.at += 1;
-                    return Ok(Value::List(items));
+                    return b.list(items);
                 }
                 _ => return Err(self.error("expecting ',' delimiter")),
             }
         }
     }
 
-    fn dict(&mut self, depth: usize) -> Result<Value> {
+    fn dict<B: Build>(&mut self, depth: usize, b: &mut B) -> Result<B::Out> {
         self.at += 1;
-        let mut items: Vec<(Key, Value)> = Vec::new();
+        let mut items = Vec::new();
         self.skip_space();
         if self.text.get(self.at) == Some(&b'}') {
             self.at += 1;
-            return Ok(Value::Dict(items));
+            return b.dict(items);
         }
         loop {
             self.skip_space();
@@ -415,14 +585,14 @@ impl Reader<'_> {
             }
             self.at += 1;
             self.skip_space();
-            let value = self.value(depth + 1)?;
-            items.push((Key::Str(key), value));
+            let value = self.value(depth + 1, b)?;
+            items.push((key, value));
             self.skip_space();
             match self.text.get(self.at) {
                 Some(b',') => self.at += 1,
                 Some(b'}') => {
                     self.at += 1;
-                    return Ok(Value::Dict(items));
+                    return b.dict(items);
                 }
                 _ => return Err(self.error("expecting ',' delimiter")),
             }
@@ -439,7 +609,7 @@ impl Reader<'_> {
 
     /// Python's number grammar: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?`; an int
     /// without a fraction or exponent.
-    fn number(&mut self) -> Result<Value> {
+    fn number<B: Build>(&mut self, b: &mut B) -> Result<B::Out> {
         let start = self.at;
         if self.text.get(self.at) == Some(&b'-') {
             self.at += 1;
@@ -474,15 +644,15 @@ impl Reader<'_> {
         let text = std::str::from_utf8(&self.text[start..self.at])
             .map_err(|_| self.error("invalid number"))?;
         if is_float {
-            return text
+            let number = text
                 .parse::<f64>()
-                .map(Value::Float)
-                .map_err(|_| self.error("invalid number"));
+                .map_err(|_| self.error("invalid number"))?;
+            return b.float(number);
         }
-        Ok(match text.parse::<i64>() {
-            Ok(number) => Value::Int(number),
-            Err(_) => Value::BigInt(text.to_owned()),
-        })
+        match text.parse::<i64>() {
+            Ok(number) => b.int(number),
+            Err(_) => b.big_int(text),
+        }
     }
 
     fn hex4(&mut self) -> Result<u32> {

@@ -61,102 +61,173 @@ impl Default for Packing {
 
 /// `value` packed as msgpack's `packb(value, **packing)` packs it.
 pub fn pack(value: &Value, packing: Packing) -> Result<Vec<u8>> {
-    let mut out = Vec::new();
-    pack_into(value, packing, 0, &mut out)?;
-    Ok(out)
+    let mut packer = Packer::new(packing);
+    pack_into(value, &mut packer, 0)?;
+    Ok(packer.finish())
 }
 
 fn too_long(what: &str, len: usize) -> CodecError {
     CodecError::out_of_range(format!("msgpack2: {what} of {len} is too large to pack"))
 }
 
-fn header(out: &mut Vec<u8>, len: usize, small: Option<(usize, u8)>, codes: [u8; 3]) -> Result<()> {
-    // `small`: the fix type's limit and prefix; `codes`: the 8-, 16- and 32-bit forms (0: none).
-    if let Some((limit, prefix)) = small
-        && len < limit
-    {
-        out.push(prefix | u8::try_from(len).map_err(|_| too_long("a length", len))?);
-        return Ok(());
-    }
-    if codes[0] != 0
-        && let Ok(short) = u8::try_from(len)
-    {
-        out.extend([codes[0], short]);
-        return Ok(());
-    }
-    if let Ok(medium) = u16::try_from(len) {
-        out.push(codes[1]);
-        out.extend(medium.to_be_bytes());
-        return Ok(());
-    }
-    let long = u32::try_from(len).map_err(|_| too_long("a length", len))?;
-    out.push(codes[2]);
-    out.extend(long.to_be_bytes());
-    Ok(())
+/// Values written one at a time as msgpack's packer writes them (each in its smallest form),
+/// for callers that walk their own data (the wheel walks Python objects with it, no tree
+/// between).
+#[derive(Debug)]
+pub struct Packer {
+    out: Vec<u8>,
+    packing: Packing,
 }
 
-fn pack_into(value: &Value, packing: Packing, depth: usize, out: &mut Vec<u8>) -> Result<()> {
+impl Packer {
+    /// An empty packer with `packing`'s options.
+    #[must_use]
+    pub fn new(packing: Packing) -> Self {
+        Self {
+            out: Vec::new(),
+            packing,
+        }
+    }
+
+    /// What was packed.
+    #[must_use]
+    pub fn finish(self) -> Vec<u8> {
+        self.out
+    }
+
+    /// `nil`.
+    pub fn nil(&mut self) {
+        self.out.push(0xc0);
+    }
+
+    /// `true` or `false`.
+    pub fn bool(&mut self, flag: bool) {
+        self.out.push(if flag { 0xc3 } else { 0xc2 });
+    }
+
+    /// A signed integer.
+    pub fn int(&mut self, number: i64) {
+        pack_int(number, &mut self.out);
+    }
+
+    /// An unsigned integer.
+    pub fn uint(&mut self, number: u64) {
+        if let Ok(signed) = i64::try_from(number) {
+            pack_int(signed, &mut self.out);
+        } else {
+            self.out.push(0xcf);
+            self.out.extend(number.to_be_bytes());
+        }
+    }
+
+    /// A float stored in 32 bits as it is.
+    pub fn f32(&mut self, number: f32) {
+        self.out.push(0xca);
+        self.out.extend(number.to_be_bytes());
+    }
+
+    /// A float: 64 bits, or 32 with `use_single_float` (`OutOfRange` where a finite value
+    /// does not fit, as msgpack refuses it).
+    pub fn f64(&mut self, number: f64) -> Result<()> {
+        if self.packing.use_single_float {
+            #[allow(clippy::cast_possible_truncation)] // msgpack's C cast, by design
+            let single = number as f32;
+            if single.is_infinite() && number.is_finite() {
+                return Err(CodecError::out_of_range(format!(
+                    "msgpack2: float too large to pack with f format: {number}"
+                )));
+            }
+            self.f32(single);
+        } else {
+            self.out.push(0xcb);
+            self.out.extend(number.to_be_bytes());
+        }
+        Ok(())
+    }
+
+    /// A string's UTF-8 bytes.
+    pub fn str(&mut self, bytes: &[u8]) -> Result<()> {
+        let str8 = if self.packing.use_bin_type { 0xd9 } else { 0 };
+        self.header(bytes.len(), Some((32, 0xa0)), [str8, 0xda, 0xdb])?;
+        self.out.extend(bytes);
+        Ok(())
+    }
+
+    /// Bytes (`bin` with `use_bin_type`, else the older raw string types).
+    pub fn bin(&mut self, bytes: &[u8]) -> Result<()> {
+        if self.packing.use_bin_type {
+            self.header(bytes.len(), None, [0xc4, 0xc5, 0xc6])?;
+        } else {
+            self.header(bytes.len(), Some((32, 0xa0)), [0, 0xda, 0xdb])?;
+        }
+        self.out.extend(bytes);
+        Ok(())
+    }
+
+    /// The header of an array of `len` items (the items follow).
+    pub fn array(&mut self, len: usize) -> Result<()> {
+        self.header(len, Some((16, 0x90)), [0, 0xdc, 0xdd])
+    }
+
+    /// The header of a map of `len` pairs (each key, then its value, follows).
+    pub fn map(&mut self, len: usize) -> Result<()> {
+        self.header(len, Some((16, 0x80)), [0, 0xde, 0xdf])
+    }
+
+    fn header(&mut self, len: usize, small: Option<(usize, u8)>, codes: [u8; 3]) -> Result<()> {
+        // `small`: the fix type's limit and prefix; `codes`: the 8-, 16- and 32-bit forms (0:
+        // none).
+        let out = &mut self.out;
+        if let Some((limit, prefix)) = small
+            && len < limit
+        {
+            out.push(prefix | u8::try_from(len).map_err(|_| too_long("a length", len))?);
+            return Ok(());
+        }
+        if codes[0] != 0
+            && let Ok(short) = u8::try_from(len)
+        {
+            out.extend([codes[0], short]);
+            return Ok(());
+        }
+        if let Ok(medium) = u16::try_from(len) {
+            out.push(codes[1]);
+            out.extend(medium.to_be_bytes());
+            return Ok(());
+        }
+        let long = u32::try_from(len).map_err(|_| too_long("a length", len))?;
+        out.push(codes[2]);
+        out.extend(long.to_be_bytes());
+        Ok(())
+    }
+}
+
+fn pack_into(value: &Value, packer: &mut Packer, depth: usize) -> Result<()> {
     if depth > MAX_DEPTH {
         return Err(CodecError::Unsupported(
             "msgpack2: recursion limit exceeded".into(),
         ));
     }
     match value {
-        Value::Nil => out.push(0xc0),
-        Value::Bool(flag) => out.push(if *flag { 0xc3 } else { 0xc2 }),
-        Value::Int(number) => pack_int(*number, out),
-        Value::UInt(number) => {
-            if let Ok(signed) = i64::try_from(*number) {
-                pack_int(signed, out);
-            } else {
-                out.push(0xcf);
-                out.extend(number.to_be_bytes());
-            }
-        }
-        Value::F32(number) => {
-            out.push(0xca);
-            out.extend(number.to_be_bytes());
-        }
-        Value::F64(number) => {
-            if packing.use_single_float {
-                #[allow(clippy::cast_possible_truncation)] // msgpack's C cast, by design
-                let single = *number as f32;
-                if single.is_infinite() && number.is_finite() {
-                    return Err(CodecError::out_of_range(format!(
-                        "msgpack2: float too large to pack with f format: {number}"
-                    )));
-                }
-                out.push(0xca);
-                out.extend(single.to_be_bytes());
-            } else {
-                out.push(0xcb);
-                out.extend(number.to_be_bytes());
-            }
-        }
-        Value::Str(bytes) => {
-            let str8 = if packing.use_bin_type { 0xd9 } else { 0 };
-            header(out, bytes.len(), Some((32, 0xa0)), [str8, 0xda, 0xdb])?;
-            out.extend(bytes);
-        }
-        Value::Bin(bytes) => {
-            if packing.use_bin_type {
-                header(out, bytes.len(), None, [0xc4, 0xc5, 0xc6])?;
-            } else {
-                header(out, bytes.len(), Some((32, 0xa0)), [0, 0xda, 0xdb])?;
-            }
-            out.extend(bytes);
-        }
+        Value::Nil => packer.nil(),
+        Value::Bool(flag) => packer.bool(*flag),
+        Value::Int(number) => packer.int(*number),
+        Value::UInt(number) => packer.uint(*number),
+        Value::F32(number) => packer.f32(*number),
+        Value::F64(number) => packer.f64(*number)?,
+        Value::Str(bytes) => packer.str(bytes)?,
+        Value::Bin(bytes) => packer.bin(bytes)?,
         Value::Array(items) => {
-            header(out, items.len(), Some((16, 0x90)), [0, 0xdc, 0xdd])?;
+            packer.array(items.len())?;
             for item in items {
-                pack_into(item, packing, depth + 1, out)?;
+                pack_into(item, packer, depth + 1)?;
             }
         }
         Value::Map(pairs) => {
-            header(out, pairs.len(), Some((16, 0x80)), [0, 0xde, 0xdf])?;
+            packer.map(pairs.len())?;
             for (key, item) in pairs {
-                pack_into(key, packing, depth + 1, out)?;
-                pack_into(item, packing, depth + 1, out)?;
+                pack_into(key, packer, depth + 1)?;
+                pack_into(item, packer, depth + 1)?;
             }
         }
     }
@@ -203,8 +274,38 @@ fn pack_int(number: i64, out: &mut Vec<u8>) {
 /// The one value `data` holds, as msgpack's `unpackb` reads it; `Corrupt` for truncated or
 /// malformed data, data after the value, or a map key that is not a string or bytes.
 pub fn unpack(data: &[u8]) -> Result<Value> {
+    unpack_with(data, &mut ValueBuilder)
+}
+
+/// What an unpacker makes of what it reads, value by value (the wheel makes Python objects,
+/// no tree between).
+pub trait Build {
+    /// What one value becomes.
+    type Out;
+    /// `nil`.
+    fn nil(&mut self) -> Result<Self::Out>;
+    /// `true` or `false`.
+    fn bool(&mut self, flag: bool) -> Result<Self::Out>;
+    /// A signed integer (and every unsigned one that fits it).
+    fn int(&mut self, number: i64) -> Result<Self::Out>;
+    /// An unsigned integer beyond `i64`.
+    fn uint(&mut self, number: u64) -> Result<Self::Out>;
+    /// A float (a 32-bit one widened).
+    fn float(&mut self, number: f64) -> Result<Self::Out>;
+    /// A string's bytes as stored (UTF-8 when the packer was right).
+    fn str(&mut self, bytes: &[u8]) -> Result<Self::Out>;
+    /// Bytes.
+    fn bin(&mut self, bytes: &[u8]) -> Result<Self::Out>;
+    /// An array of what its items became.
+    fn array(&mut self, items: Vec<Self::Out>) -> Result<Self::Out>;
+    /// A map's pairs in order (keys: strings or bytes).
+    fn map(&mut self, pairs: Vec<(Self::Out, Self::Out)>) -> Result<Self::Out>;
+}
+
+/// [`unpack`], each value made by `builder`.
+pub fn unpack_with<B: Build>(data: &[u8], builder: &mut B) -> Result<B::Out> {
     let mut reader = Reader { data, at: 0 };
-    let value = reader.value(0)?;
+    let value = reader.value(0, builder)?;
     if reader.at != data.len() {
         return Err(CodecError::Corrupt(format!(
             "msgpack2: {} bytes after the value",
@@ -212,6 +313,40 @@ pub fn unpack(data: &[u8]) -> Result<Value> {
         )));
     }
     Ok(value)
+}
+
+/// The builder of [`Value`]s.
+struct ValueBuilder;
+
+impl Build for ValueBuilder {
+    type Out = Value;
+    fn nil(&mut self) -> Result<Value> {
+        Ok(Value::Nil)
+    }
+    fn bool(&mut self, flag: bool) -> Result<Value> {
+        Ok(Value::Bool(flag))
+    }
+    fn int(&mut self, number: i64) -> Result<Value> {
+        Ok(Value::Int(number))
+    }
+    fn uint(&mut self, number: u64) -> Result<Value> {
+        Ok(Value::UInt(number))
+    }
+    fn float(&mut self, number: f64) -> Result<Value> {
+        Ok(Value::F64(number))
+    }
+    fn str(&mut self, bytes: &[u8]) -> Result<Value> {
+        Ok(Value::Str(bytes.to_vec()))
+    }
+    fn bin(&mut self, bytes: &[u8]) -> Result<Value> {
+        Ok(Value::Bin(bytes.to_vec()))
+    }
+    fn array(&mut self, items: Vec<Value>) -> Result<Value> {
+        Ok(Value::Array(items))
+    }
+    fn map(&mut self, pairs: Vec<(Value, Value)>) -> Result<Value> {
+        Ok(Value::Map(pairs))
+    }
 }
 
 struct Reader<'a> {
@@ -259,89 +394,102 @@ impl<'a> Reader<'a> {
         Ok(count)
     }
 
-    fn value(&mut self, depth: usize) -> Result<Value> {
+    fn value<B: Build>(&mut self, depth: usize, b: &mut B) -> Result<B::Out> {
         if depth > MAX_DEPTH {
             return Err(CodecError::Corrupt("msgpack2: nested too deep".into()));
         }
         let code = self.array::<1>()?[0];
-        Ok(match code {
-            0x00..=0x7f => Value::Int(i64::from(code)),
-            0x80..=0x8f => self.map(usize::from(code & 0x0f), depth)?,
-            0x90..=0x9f => self.items(usize::from(code & 0x0f), depth)?,
-            0xa0..=0xbf => Value::Str(self.take(usize::from(code & 0x1f))?.to_vec()),
-            0xc0 => Value::Nil,
-            0xc2 => Value::Bool(false),
-            0xc3 => Value::Bool(true),
+        match code {
+            0x00..=0x7f => b.int(i64::from(code)),
+            0x80..=0x8f => self.map(usize::from(code & 0x0f), depth, b),
+            0x90..=0x9f => self.items(usize::from(code & 0x0f), depth, b),
+            0xa0..=0xbf => {
+                let bytes = self.take(usize::from(code & 0x1f))?;
+                b.str(bytes)
+            }
+            0xc0 => b.nil(),
+            0xc2 => b.bool(false),
+            0xc3 => b.bool(true),
             0xc4..=0xc6 => {
                 let len = self.len(1 << (code - 0xc4))?;
-                Value::Bin(self.take(len)?.to_vec())
+                let bytes = self.take(len)?;
+                b.bin(bytes)
             }
-            0xca => Value::F32(f32::from_be_bytes(self.array()?)),
-            0xcb => Value::F64(f64::from_be_bytes(self.array()?)),
-            0xcc => Value::Int(i64::from(self.array::<1>()?[0])),
-            0xcd => Value::Int(i64::from(u16::from_be_bytes(self.array()?))),
-            0xce => Value::Int(i64::from(u32::from_be_bytes(self.array()?))),
-            0xcf => Value::UInt(u64::from_be_bytes(self.array()?)),
-            0xd0 => Value::Int(i64::from(i8::from_be_bytes(self.array()?))),
-            0xd1 => Value::Int(i64::from(i16::from_be_bytes(self.array()?))),
-            0xd2 => Value::Int(i64::from(i32::from_be_bytes(self.array()?))),
-            0xd3 => Value::Int(i64::from_be_bytes(self.array()?)),
+            0xca => b.float(f64::from(f32::from_be_bytes(self.array()?))),
+            0xcb => b.float(f64::from_be_bytes(self.array()?)),
+            0xcc => b.int(i64::from(self.array::<1>()?[0])),
+            0xcd => b.int(i64::from(u16::from_be_bytes(self.array()?))),
+            0xce => b.int(i64::from(u32::from_be_bytes(self.array()?))),
+            0xcf => {
+                let number = u64::from_be_bytes(self.array()?);
+                match i64::try_from(number) {
+                    Ok(signed) => b.int(signed),
+                    Err(_) => b.uint(number),
+                }
+            }
+            0xd0 => b.int(i64::from(i8::from_be_bytes(self.array()?))),
+            0xd1 => b.int(i64::from(i16::from_be_bytes(self.array()?))),
+            0xd2 => b.int(i64::from(i32::from_be_bytes(self.array()?))),
+            0xd3 => b.int(i64::from_be_bytes(self.array()?)),
             0xd9..=0xdb => {
                 let len = self.len(1 << (code - 0xd9))?;
-                Value::Str(self.take(len)?.to_vec())
+                let bytes = self.take(len)?;
+                b.str(bytes)
             }
             0xdc | 0xdd => {
                 let count = self.count(if code == 0xdc { 2 } else { 4 })?;
-                self.items(count, depth)?
+                self.items(count, depth, b)
             }
             0xde | 0xdf => {
                 let count = self.count(if code == 0xde { 2 } else { 4 })?;
-                self.map(count, depth)?
+                self.map(count, depth, b)
             }
-            0xe0..=0xff => Value::Int(i64::from(i8::from_be_bytes([code]))),
-            0xc7..=0xc9 | 0xd4..=0xd8 => {
-                return Err(CodecError::Unsupported(
-                    "msgpack2: extension types (numcodecs never writes them)".into(),
-                ));
-            }
-            0xc1 => return Err(CodecError::Corrupt("msgpack2: unused type 0xc1".into())),
-        })
+            0xe0..=0xff => b.int(i64::from(i8::from_be_bytes([code]))),
+            0xc7..=0xc9 | 0xd4..=0xd8 => Err(CodecError::Unsupported(
+                "msgpack2: extension types (numcodecs never writes them)".into(),
+            )),
+            0xc1 => Err(CodecError::Corrupt("msgpack2: unused type 0xc1".into())),
+        }
     }
 
-    fn items(&mut self, count: usize, depth: usize) -> Result<Value> {
+    fn items<B: Build>(&mut self, count: usize, depth: usize, b: &mut B) -> Result<B::Out> {
         let mut items = Vec::with_capacity(count);
         for _ in 0..count {
-            items.push(self.value(depth + 1)?);
+            items.push(self.value(depth + 1, b)?);
         }
-        Ok(Value::Array(items))
+        b.array(items)
     }
 
-    fn map(&mut self, count: usize, depth: usize) -> Result<Value> {
+    fn map<B: Build>(&mut self, count: usize, depth: usize, b: &mut B) -> Result<B::Out> {
         let mut pairs = Vec::with_capacity(count);
         for _ in 0..count {
-            let key = self.value(depth + 1)?;
-            if !matches!(key, Value::Str(_) | Value::Bin(_)) {
+            // msgpack's strict_map_key: strings and bytes only.
+            let code = *self
+                .data
+                .get(self.at)
+                .ok_or_else(|| CodecError::Corrupt("msgpack2: truncated data".into()))?;
+            if !matches!(code, 0xa0..=0xbf | 0xd9..=0xdb | 0xc4..=0xc6) {
                 return Err(CodecError::Corrupt(format!(
                     "msgpack2: a map key of type {} (only strings and bytes are allowed)",
-                    type_name(&key)
+                    type_name(code)
                 )));
             }
-            pairs.push((key, self.value(depth + 1)?));
+            let key = self.value(depth + 1, b)?;
+            pairs.push((key, self.value(depth + 1, b)?));
         }
-        Ok(Value::Map(pairs))
+        b.map(pairs)
     }
 }
 
-fn type_name(value: &Value) -> &'static str {
-    match value {
-        Value::Nil => "NoneType",
-        Value::Bool(_) => "bool",
-        Value::Int(_) | Value::UInt(_) => "int",
-        Value::F32(_) | Value::F64(_) => "float",
-        Value::Str(_) => "str",
-        Value::Bin(_) => "bytes",
-        Value::Array(_) => "list",
-        Value::Map(_) => "dict",
+/// The Python type name a msgpack type code reads as.
+fn type_name(code: u8) -> &'static str {
+    match code {
+        0xc0 => "NoneType",
+        0xc2 | 0xc3 => "bool",
+        0xca | 0xcb => "float",
+        0x80..=0x8f | 0xde | 0xdf => "dict",
+        0x90..=0x9f | 0xdc | 0xdd => "list",
+        _ => "int",
     }
 }
 

@@ -175,7 +175,6 @@ fn json2_encode(
     separators: (String, String),
     skip_keys: bool,
 ) -> PyResult<String> {
-    let value = objects::to_value(items, skip_keys, 0)?;
     let style = zarr_codec_vlen::json2::Style {
         ensure_ascii,
         allow_nan,
@@ -183,15 +182,17 @@ fn json2_encode(
         indent,
         separators,
     };
-    zarr_codec_vlen::json2::write(&value, &style).into_py_result(items.py())
+    let mut writer = zarr_codec_vlen::json2::Writer::new(&style);
+    objects::write_object(items, &mut writer, skip_keys, 0)?;
+    Ok(writer.finish())
 }
 
 /// The Python objects of JSON `text`, as `json.loads(text, strict=strict)` reads them;
 /// `CorruptInputError` for text that is not JSON.
 #[pyfunction]
 fn json2_decode<'py>(py: Python<'py>, text: &str, strict: bool) -> PyResult<Bound<'py, PyAny>> {
-    let value = zarr_codec_vlen::json2::read(text, strict).into_py_result(py)?;
-    objects::to_object(py, &value)
+    zarr_codec_vlen::json2::read_with(text, strict, &mut objects::JsonObjects(py))
+        .into_py_result(py)
 }
 
 /// `items` packed as msgpack's `packb(items, use_bin_type=..., use_single_float=...)`.
@@ -201,13 +202,12 @@ fn msgpack2_encode<'py>(
     use_bin_type: bool,
     use_single_float: bool,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let value = objects::to_msgpack(items, 0)?;
-    let packing = zarr_codec_vlen::msgpack2::Packing {
+    let mut packer = zarr_codec_vlen::msgpack2::Packer::new(zarr_codec_vlen::msgpack2::Packing {
         use_bin_type,
         use_single_float,
-    };
-    let packed = zarr_codec_vlen::msgpack2::pack(&value, packing).into_py_result(items.py())?;
-    Ok(PyBytes::new(items.py(), &packed))
+    });
+    objects::pack_object(items, &mut packer, 0)?;
+    Ok(PyBytes::new(items.py(), &packer.finish()))
 }
 
 /// The Python objects of msgpack `data`, as msgpack's `unpackb(data, raw=raw)` reads them;
@@ -216,8 +216,8 @@ fn msgpack2_encode<'py>(
 fn msgpack2_decode<'py>(data: &Bound<'py, PyAny>, raw: bool) -> PyResult<Bound<'py, PyAny>> {
     let py = data.py();
     let input = BytesInput::new(data)?;
-    let value = zarr_codec_vlen::msgpack2::unpack(input.as_slice()).into_py_result(py)?;
-    objects::from_msgpack(py, &value, raw)
+    let mut builder = objects::MsgpackObjects { py, raw };
+    zarr_codec_vlen::msgpack2::unpack_with(input.as_slice(), &mut builder).into_py_result(py)
 }
 
 /// numcodecs' `Categorize` labels, for the codes of strings (see

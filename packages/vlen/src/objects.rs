@@ -8,43 +8,43 @@ use pyo3::prelude::*;
 use pyo3::types::{
     PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyInt, PyList, PyMemoryView, PyString, PyTuple,
 };
-use zarr_codec_python::BytesInput;
-use zarr_codec_vlen::json2::{Key, MAX_DEPTH, Value};
+use zarr_codec_python::{BytesInput, IntoPyResult};
+use zarr_codec_shapes::CodecError;
+use zarr_codec_vlen::json2::{self, Key, MAX_DEPTH};
 use zarr_codec_vlen::msgpack2;
 
-/// `object` as a JSON value; `TypeError` for what Python's encoder cannot write (with
-/// `skip_keys`, dict items of other key types are left out, as Python's `skipkeys`).
-pub fn to_value(object: &Bound<'_, PyAny>, skip_keys: bool, depth: usize) -> PyResult<Value> {
+/// `object` written as Python's encoder writes it, walked straight into `writer`;
+/// `TypeError` for what Python's encoder cannot write (with `skip_keys`, dict items of other
+/// key types are left out).
+pub fn write_object(
+    object: &Bound<'_, PyAny>,
+    writer: &mut json2::Writer<'_>,
+    skip_keys: bool,
+    depth: usize,
+) -> PyResult<()> {
+    let py = object.py();
     if depth > MAX_DEPTH {
         return Err(PyValueError::new_err("Circular reference detected"));
     }
     if let Ok(text) = object.cast::<PyString>() {
-        return Ok(Value::Str(text.to_str()?.to_owned()));
-    }
-    if object.is_none() {
-        return Ok(Value::Null);
-    }
-    if let Ok(flag) = object.cast_exact::<PyBool>() {
-        return Ok(Value::Bool(flag.is_true()));
-    }
-    if let Ok(number) = object.cast::<PyInt>() {
-        return Ok(match number.extract::<i64>() {
-            Ok(small) => Value::Int(small),
-            Err(_) => Value::BigInt(int_digits(number)?),
-        });
-    }
-    if let Ok(number) = object.cast::<PyFloat>() {
-        return Ok(Value::Float(number.value()));
-    }
-    if object.cast::<PyList>().is_ok() || object.cast::<PyTuple>().is_ok() {
-        return object
-            .try_iter()?
-            .map(|item| to_value(&item?, skip_keys, depth + 1))
-            .collect::<PyResult<Vec<_>>>()
-            .map(Value::List);
-    }
-    if let Ok(dict) = object.cast::<PyDict>() {
-        let mut items = Vec::with_capacity(dict.len());
+        writer.str(text.to_str()?);
+    } else if object.is_none() {
+        writer.null();
+    } else if let Ok(flag) = object.cast_exact::<PyBool>() {
+        writer.bool(flag.is_true());
+    } else if let Ok(number) = object.cast::<PyInt>() {
+        match number.extract::<i64>() {
+            Ok(small) => writer.int(small),
+            Err(_) => writer.digits(&int_digits(number)?),
+        }
+    } else if let Ok(number) = object.cast::<PyFloat>() {
+        writer.float(number.value()).into_py_result(py)?;
+    } else if let Ok(list) = object.cast::<PyList>() {
+        write_items(list.iter(), list.len(), writer, skip_keys, depth)?;
+    } else if let Ok(tuple) = object.cast::<PyTuple>() {
+        write_items(tuple.iter(), tuple.len(), writer, skip_keys, depth)?;
+    } else if let Ok(dict) = object.cast::<PyDict>() {
+        let mut keyed = Vec::with_capacity(dict.len());
         for (key, item) in dict.iter() {
             let Some(key) = to_key(&key)? else {
                 if skip_keys {
@@ -55,14 +55,51 @@ pub fn to_value(object: &Bound<'_, PyAny>, skip_keys: bool, depth: usize) -> PyR
                     key.get_type().name()?
                 )));
             };
-            items.push((key, to_value(&item, skip_keys, depth + 1)?));
+            keyed.push((
+                json2::key_text(&key, writer.style()).into_py_result(py)?,
+                key,
+                item,
+            ));
         }
-        return Ok(Value::Dict(items));
+        json2::order_keys(&mut keyed, writer.style()).into_py_result(py)?;
+        if keyed.is_empty() {
+            writer.empty_dict();
+            return Ok(());
+        }
+        writer.open_dict();
+        for (index, (text, _, item)) in keyed.iter().enumerate() {
+            writer.item(index, depth);
+            writer.key(text);
+            write_object(item, writer, skip_keys, depth + 1)?;
+        }
+        writer.close_dict(depth);
+    } else {
+        return Err(PyTypeError::new_err(format!(
+            "Object of type {} is not JSON serializable",
+            object.get_type().name()?
+        )));
     }
-    Err(PyTypeError::new_err(format!(
-        "Object of type {} is not JSON serializable",
-        object.get_type().name()?
-    )))
+    Ok(())
+}
+
+fn write_items<'py>(
+    items: impl Iterator<Item = Bound<'py, PyAny>>,
+    len: usize,
+    writer: &mut json2::Writer<'_>,
+    skip_keys: bool,
+    depth: usize,
+) -> PyResult<()> {
+    if len == 0 {
+        writer.empty_list();
+        return Ok(());
+    }
+    writer.open_list();
+    for (index, item) in items.enumerate() {
+        writer.item(index, depth);
+        write_object(&item, writer, skip_keys, depth + 1)?;
+    }
+    writer.close_list(depth);
+    Ok(())
 }
 
 fn int_digits(number: &Bound<'_, PyInt>) -> PyResult<String> {
@@ -87,131 +124,164 @@ fn to_key(key: &Bound<'_, PyAny>) -> PyResult<Option<Key>> {
     }))
 }
 
-/// A JSON value as the Python objects Python's `json` module reads it into.
-pub fn to_object<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
-    Ok(match value {
-        Value::Null => py.None().into_bound(py),
-        Value::Bool(flag) => PyBool::new(py, *flag).to_owned().into_any(),
-        Value::Int(number) => number.into_pyobject(py)?.into_any(),
-        Value::BigInt(digits) => py.get_type::<PyInt>().call1((digits.as_str(),))?,
-        Value::Float(number) => PyFloat::new(py, *number).into_any(),
-        Value::Str(text) => PyString::new(py, text).into_any(),
-        Value::List(items) => {
-            let list = PyList::empty(py);
-            for item in items {
-                list.append(to_object(py, item)?)?;
-            }
-            list.into_any()
-        }
-        Value::Dict(items) => {
-            let dict = PyDict::new(py);
-            for (key, item) in items {
-                let key = match key {
-                    Key::Str(text) => PyString::new(py, text).into_any(),
-                    other => PyString::new(py, &format!("{other:?}")).into_any(),
-                };
-                dict.set_item(key, to_object(py, item)?)?;
-            }
-            dict.into_any()
-        }
-    })
+/// What the JSON reader reads, made into the Python objects Python's `json` module makes.
+pub struct JsonObjects<'py>(pub Python<'py>);
+
+/// A Python error in making an object, as the codec error the readers pass on.
+fn making(error: &PyErr) -> CodecError {
+    CodecError::Unsupported(format!("vlen: a Python object could not be made: {error}"))
 }
 
-/// `object` as a `MessagePack` value, as msgpack's packer takes it; `TypeError` for what it
-/// cannot pack, `OverflowError` for an integer outside 64 bits.
-pub fn to_msgpack(object: &Bound<'_, PyAny>, depth: usize) -> PyResult<msgpack2::Value> {
-    use msgpack2::Value as M;
+impl<'py> json2::Build for JsonObjects<'py> {
+    type Out = Bound<'py, PyAny>;
+    fn null(&mut self) -> Result<Self::Out, CodecError> {
+        Ok(self.0.None().into_bound(self.0))
+    }
+    fn bool(&mut self, flag: bool) -> Result<Self::Out, CodecError> {
+        Ok(PyBool::new(self.0, flag).to_owned().into_any())
+    }
+    fn int(&mut self, number: i64) -> Result<Self::Out, CodecError> {
+        Ok(number
+            .into_pyobject(self.0)
+            .map_or_else(|never| match never {}, Bound::into_any))
+    }
+    fn big_int(&mut self, digits: &str) -> Result<Self::Out, CodecError> {
+        self.0
+            .get_type::<PyInt>()
+            .call1((digits,))
+            .map_err(|e| making(&e))
+    }
+    fn float(&mut self, number: f64) -> Result<Self::Out, CodecError> {
+        Ok(PyFloat::new(self.0, number).into_any())
+    }
+    fn str(&mut self, text: &str) -> Result<Self::Out, CodecError> {
+        Ok(PyString::new(self.0, text).into_any())
+    }
+    fn list(&mut self, items: Vec<Self::Out>) -> Result<Self::Out, CodecError> {
+        PyList::new(self.0, items)
+            .map(Bound::into_any)
+            .map_err(|e| making(&e))
+    }
+    fn dict(&mut self, items: Vec<(String, Self::Out)>) -> Result<Self::Out, CodecError> {
+        let dict = PyDict::new(self.0);
+        for (key, item) in items {
+            dict.set_item(key, item).map_err(|e| making(&e))?;
+        }
+        Ok(dict.into_any())
+    }
+}
+
+/// `object` packed as msgpack's packer packs it, walked straight into `packer`; `TypeError`
+/// for what it cannot pack, `OverflowError` for an integer outside 64 bits.
+pub fn pack_object(
+    object: &Bound<'_, PyAny>,
+    packer: &mut msgpack2::Packer,
+    depth: usize,
+) -> PyResult<()> {
+    let py = object.py();
     if depth > msgpack2::MAX_DEPTH {
         return Err(PyValueError::new_err("recursion limit exceeded."));
     }
     if object.is_none() {
-        return Ok(M::Nil);
-    }
-    if let Ok(flag) = object.cast_exact::<PyBool>() {
-        return Ok(M::Bool(flag.is_true()));
-    }
-    if let Ok(number) = object.cast::<PyInt>() {
+        packer.nil();
+    } else if let Ok(flag) = object.cast_exact::<PyBool>() {
+        packer.bool(flag.is_true());
+    } else if let Ok(text) = object.cast::<PyString>() {
+        packer.str(text.to_str()?.as_bytes()).into_py_result(py)?;
+    } else if let Ok(number) = object.cast::<PyFloat>() {
+        packer.f64(number.value()).into_py_result(py)?;
+    } else if let Ok(number) = object.cast::<PyInt>() {
         if let Ok(signed) = number.extract::<i64>() {
-            return Ok(M::Int(signed));
+            packer.int(signed);
+        } else {
+            let unsigned = number.extract::<u64>().map_err(|_| {
+                pyo3::exceptions::PyOverflowError::new_err("Integer value out of range")
+            })?;
+            packer.uint(unsigned);
         }
-        return number
-            .extract::<u64>()
-            .map(M::UInt)
-            .map_err(|_| pyo3::exceptions::PyOverflowError::new_err("Integer value out of range"));
-    }
-    if let Ok(number) = object.cast::<PyFloat>() {
-        return Ok(M::F64(number.value()));
-    }
-    if object.cast::<PyBytes>().is_ok() || object.cast::<PyByteArray>().is_ok() {
-        return Ok(M::Bin(BytesInput::new(object)?.as_slice().to_vec()));
-    }
-    if let Ok(text) = object.cast::<PyString>() {
-        return Ok(M::Str(text.to_str()?.as_bytes().to_vec()));
-    }
-    if let Ok(dict) = object.cast::<PyDict>() {
-        let mut pairs = Vec::with_capacity(dict.len());
+    } else if let Ok(bytes) = object.cast::<PyBytes>() {
+        packer.bin(bytes.as_bytes()).into_py_result(py)?;
+    } else if object.cast::<PyByteArray>().is_ok() || object.cast::<PyMemoryView>().is_ok() {
+        packer
+            .bin(BytesInput::new(object)?.as_slice())
+            .into_py_result(py)?;
+    } else if let Ok(dict) = object.cast::<PyDict>() {
+        packer.map(dict.len()).into_py_result(py)?;
         for (key, item) in dict.iter() {
-            pairs.push((to_msgpack(&key, depth + 1)?, to_msgpack(&item, depth + 1)?));
+            pack_object(&key, packer, depth + 1)?;
+            pack_object(&item, packer, depth + 1)?;
         }
-        return Ok(M::Map(pairs));
+    } else if let Ok(list) = object.cast::<PyList>() {
+        packer.array(list.len()).into_py_result(py)?;
+        for item in list.iter() {
+            pack_object(&item, packer, depth + 1)?;
+        }
+    } else if let Ok(tuple) = object.cast::<PyTuple>() {
+        packer.array(tuple.len()).into_py_result(py)?;
+        for item in tuple.iter() {
+            pack_object(&item, packer, depth + 1)?;
+        }
+    } else {
+        return Err(PyTypeError::new_err(format!(
+            "can not serialize {:?} object",
+            object.get_type().name()?.to_string()
+        )));
     }
-    if object.cast::<PyList>().is_ok() || object.cast::<PyTuple>().is_ok() {
-        return object
-            .try_iter()?
-            .map(|item| to_msgpack(&item?, depth + 1))
-            .collect::<PyResult<Vec<_>>>()
-            .map(M::Array);
-    }
-    if object.cast::<PyMemoryView>().is_ok() {
-        return Ok(M::Bin(BytesInput::new(object)?.as_slice().to_vec()));
-    }
-    Err(PyTypeError::new_err(format!(
-        "can not serialize {:?} object",
-        object.get_type().name()?.to_string()
-    )))
+    Ok(())
 }
 
-/// A `MessagePack` value as msgpack's `unpackb(raw=raw)` gives it; strings that are not UTF-8
-/// are corrupt input (where `raw` is false).
-pub fn from_msgpack<'py>(
-    py: Python<'py>,
-    value: &msgpack2::Value,
-    raw: bool,
-) -> PyResult<Bound<'py, PyAny>> {
-    use msgpack2::Value as M;
-    Ok(match value {
-        M::Nil => py.None().into_bound(py),
-        M::Bool(flag) => PyBool::new(py, *flag).to_owned().into_any(),
-        M::Int(number) => number.into_pyobject(py)?.into_any(),
-        M::UInt(number) => number.into_pyobject(py)?.into_any(),
-        M::F32(number) => PyFloat::new(py, f64::from(*number)).into_any(),
-        M::F64(number) => PyFloat::new(py, *number).into_any(),
-        M::Str(bytes) if raw => PyBytes::new(py, bytes).into_any(),
-        M::Str(bytes) => {
-            let text = std::str::from_utf8(bytes).map_err(|error| {
-                zarr_codec_python::to_py_err(
-                    py,
-                    &zarr_codec_shapes::CodecError::Corrupt(format!(
-                        "msgpack2: a string that is not UTF-8: {error}"
-                    )),
-                )
-            })?;
-            PyString::new(py, text).into_any()
+/// What the msgpack reader reads, made into the Python objects msgpack's `unpackb(raw=raw)`
+/// makes; a string that is not UTF-8 (where `raw` is false) is corrupt input.
+pub struct MsgpackObjects<'py> {
+    /// The interpreter.
+    pub py: Python<'py>,
+    /// Strings as `bytes` (msgpack's `raw=True`).
+    pub raw: bool,
+}
+
+impl<'py> msgpack2::Build for MsgpackObjects<'py> {
+    type Out = Bound<'py, PyAny>;
+    fn nil(&mut self) -> Result<Self::Out, CodecError> {
+        Ok(self.py.None().into_bound(self.py))
+    }
+    fn bool(&mut self, flag: bool) -> Result<Self::Out, CodecError> {
+        Ok(PyBool::new(self.py, flag).to_owned().into_any())
+    }
+    fn int(&mut self, number: i64) -> Result<Self::Out, CodecError> {
+        Ok(number
+            .into_pyobject(self.py)
+            .map_or_else(|never| match never {}, Bound::into_any))
+    }
+    fn uint(&mut self, number: u64) -> Result<Self::Out, CodecError> {
+        Ok(number
+            .into_pyobject(self.py)
+            .map_or_else(|never| match never {}, Bound::into_any))
+    }
+    fn float(&mut self, number: f64) -> Result<Self::Out, CodecError> {
+        Ok(PyFloat::new(self.py, number).into_any())
+    }
+    fn str(&mut self, bytes: &[u8]) -> Result<Self::Out, CodecError> {
+        if self.raw {
+            return Ok(PyBytes::new(self.py, bytes).into_any());
         }
-        M::Bin(bytes) => PyBytes::new(py, bytes).into_any(),
-        M::Array(items) => {
-            let list = PyList::empty(py);
-            for item in items {
-                list.append(from_msgpack(py, item, raw)?)?;
-            }
-            list.into_any()
+        let text = std::str::from_utf8(bytes).map_err(|error| {
+            CodecError::Corrupt(format!("msgpack2: a string that is not UTF-8: {error}"))
+        })?;
+        Ok(PyString::new(self.py, text).into_any())
+    }
+    fn bin(&mut self, bytes: &[u8]) -> Result<Self::Out, CodecError> {
+        Ok(PyBytes::new(self.py, bytes).into_any())
+    }
+    fn array(&mut self, items: Vec<Self::Out>) -> Result<Self::Out, CodecError> {
+        PyList::new(self.py, items)
+            .map(Bound::into_any)
+            .map_err(|e| making(&e))
+    }
+    fn map(&mut self, pairs: Vec<(Self::Out, Self::Out)>) -> Result<Self::Out, CodecError> {
+        let dict = PyDict::new(self.py);
+        for (key, item) in pairs {
+            dict.set_item(key, item).map_err(|e| making(&e))?;
         }
-        M::Map(pairs) => {
-            let dict = PyDict::new(py);
-            for (key, item) in pairs {
-                dict.set_item(from_msgpack(py, key, raw)?, from_msgpack(py, item, raw)?)?;
-            }
-            dict.into_any()
-        }
-    })
+        Ok(dict.into_any())
+    }
 }
