@@ -52,3 +52,32 @@ where
     let target = output.as_mut_bytes();
     run(py, || codec.decode_into(bytes, target, &spec).map(|_| ()))
 }
+
+/// A wheel's `encode(json, zarr_format, array)` and `decode_into(data, out)` functions for the
+/// array-to-bytes codec type `$codec` (decoding needs no configuration: `$json` is the
+/// codec's default metadata), for its `#[pymodule]` to add with `wrap_pyfunction!`.
+#[macro_export]
+macro_rules! array_bytes_functions {
+    ($codec:ty, $json:expr) => {
+        /// `array` (anything numpy converts to native, C-order elements) encoded as one chunk
+        /// of its own shape and type by the codec of metadata `json`.
+        #[pyo3::pyfunction]
+        fn encode<'py>(
+            json: &str,
+            zarr_format: u8,
+            array: &pyo3::Bound<'py, pyo3::PyAny>,
+        ) -> pyo3::PyResult<pyo3::Bound<'py, pyo3::types::PyBytes>> {
+            $crate::encode_array::<$codec>(json, zarr_format, array)
+        }
+
+        /// `data` decoded into `out` (C-contiguous, writable), the chunk being of `out`'s
+        /// shape and type, which the stored data must state.
+        #[pyo3::pyfunction]
+        fn decode_into(
+            data: &pyo3::Bound<'_, pyo3::PyAny>,
+            out: &pyo3::Bound<'_, pyo3::PyAny>,
+        ) -> pyo3::PyResult<()> {
+            $crate::decode_array_into::<$codec>($json, 2, data, out)
+        }
+    };
+}

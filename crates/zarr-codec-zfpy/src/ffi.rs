@@ -310,33 +310,30 @@ pub fn compress(input: &[u8], kind: Kind, shape: &[usize], setting: Setting) -> 
 /// The type and shape (C order) a stream's full header states.
 pub fn header(input: &[u8]) -> Result<(Kind, Vec<usize>)> {
     let mut words = words_of(input, 0);
-    let stream = Stream::over(&mut words)?;
+    let (_stream, field) = opened(&mut words, input.len())?;
+    field.described()
+}
+
+/// A stream over `words` (a copy of an input of `len` bytes) with its full header read into
+/// a new field.
+fn opened(words: &mut [u64], len: usize) -> Result<(Stream, Field)> {
+    let stream = Stream::over(words)?;
     let field = Field::empty()?;
-    // SAFETY: a live stream over `words` (the input) and a field; reads stop at its end.
+    // SAFETY: a live stream over `words` and a field; reads stop at the end of `words`.
     let read = unsafe { zfp_read_header(stream.zfp, field.0, HEADER_FULL) };
     if read == 0 || stream.overran() {
         return Err(CodecError::corrupt(format!(
-            "zfpy: not a zfp stream with a full header ({} bytes)",
-            input.len()
+            "zfpy: not a zfp stream with a full header ({len} bytes)"
         )));
     }
-    field.described()
+    Ok((stream, field))
 }
 
 /// A stream decoded into `out`: its header must state `expected` (type and C-order shape)
 /// where given, and `out` hold exactly its values.
 pub fn decompress(input: &[u8], expected: Option<(Kind, &[usize])>, out: &mut [u8]) -> Result<()> {
     let mut words = words_of(input, 0);
-    let stream = Stream::over(&mut words)?;
-    let field = Field::empty()?;
-    // SAFETY: a live stream over `words` (the input; reads stop at its end) and a field.
-    let read = unsafe { zfp_read_header(stream.zfp, field.0, HEADER_FULL) };
-    if read == 0 || stream.overran() {
-        return Err(CodecError::corrupt(format!(
-            "zfpy: not a zfp stream with a full header ({} bytes)",
-            input.len()
-        )));
-    }
+    let (stream, field) = opened(&mut words, input.len())?;
     let (kind, shape) = field.described()?;
     if let Some((want_kind, want_shape)) = expected
         && (kind != want_kind || shape != want_shape)

@@ -14,23 +14,7 @@ use zarr_codec_pcodec::{PCodec, PcodecElements};
 use zarr_codec_python::{BytesInput, IntoPyResult, PyBytesCodec, parse_codec_json, run};
 use zarr_codec_shapes::DataType;
 
-/// `array`'s numbers (any array numpy converts to native, C-order numbers of a type pcodec
-/// takes) compressed with the codec of metadata `json`.
-#[pyfunction]
-fn encode<'py>(
-    json: &str,
-    zarr_format: u8,
-    array: &Bound<'py, PyAny>,
-) -> PyResult<Bound<'py, PyBytes>> {
-    zarr_codec_python::encode_array::<PCodec>(json, zarr_format, array)
-}
-
-/// The numbers of pco `data` into `out` (C-contiguous, writable), which must be of the type
-/// the file holds and hold exactly as many numbers.
-#[pyfunction]
-fn decode_into(data: &Bound<'_, PyAny>, out: &Bound<'_, PyAny>) -> PyResult<()> {
-    zarr_codec_python::decode_array_into::<PCodec>(r#"{"id": "pcodec"}"#, 2, data, out)
-}
+zarr_codec_python::array_bytes_functions!(PCodec, r#"{"id": "pcodec"}"#);
 
 /// All the numbers of pco `data` as `(data type name, bytes)` (`None`: a file of none), as
 /// numcodecs decodes without an output array.

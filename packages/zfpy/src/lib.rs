@@ -16,23 +16,7 @@ use zarr_codec_python::{BytesInput, IntoPyResult, PyBytesCodec, parse_codec_json
 use zarr_codec_shapes::DataType;
 use zarr_codec_zfpy::{Zfpy, ZfpyElements};
 
-/// `array` (C order, one to four dimensions, numbers zfp takes) compressed with the codec of
-/// metadata `json`, with zfp's full header.
-#[pyfunction]
-fn encode<'py>(
-    json: &str,
-    zarr_format: u8,
-    array: &Bound<'py, PyAny>,
-) -> PyResult<Bound<'py, PyBytes>> {
-    zarr_codec_python::encode_array::<Zfpy>(json, zarr_format, array)
-}
-
-/// The stream `data` into `out` (C-contiguous, writable), which must be of the type and shape
-/// its header states.
-#[pyfunction]
-fn decode_into(data: &Bound<'_, PyAny>, out: &Bound<'_, PyAny>) -> PyResult<()> {
-    zarr_codec_python::decode_array_into::<Zfpy>(r#"{"id": "zfpy"}"#, 2, data, out)
-}
+zarr_codec_python::array_bytes_functions!(Zfpy, r#"{"id": "zfpy"}"#);
 
 /// A whole stream: `(data type name, shape, bytes)`, refused beyond `limit` bytes.
 #[pyfunction]
