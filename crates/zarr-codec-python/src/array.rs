@@ -2,7 +2,7 @@
 
 use numpy::{PyArrayDescr, PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::prelude::*;
-use pyo3::types::{IntoPyDict, PyTuple};
+use pyo3::types::IntoPyDict;
 use zarr_codec_shapes::DataType;
 
 use crate::errors::to_py_err;
@@ -138,10 +138,27 @@ pub fn new_array<'py>(
     shape: &[usize],
 ) -> PyResult<NewArray<'py>> {
     let py = dtype.py();
-    let shape = PyTuple::new(py, shape)?;
-    let array = PyModule::import(py, "numpy")?
-        .call_method1("empty", (shape, dtype))?
-        .cast_into::<PyUntypedArray>()?;
+    let mut dims = shape
+        .iter()
+        .map(|&n| numpy::npyffi::npy_intp::try_from(n))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|_| pyo3::exceptions::PyOverflowError::new_err("array too large"))?;
+    let nd = std::ffi::c_int::try_from(dims.len())
+        .map_err(|_| pyo3::exceptions::PyValueError::new_err("too many dimensions"))?;
+    // SAFETY: numpy's `PyArray_Empty` (C API, as `numpy.empty` is) with `nd` sizes at `dims`
+    // and a descriptor reference it takes over (`into_ptr` gives one away); it returns a new
+    // reference to a C-ordered array, or NULL with a Python error set.
+    let raw = unsafe {
+        numpy::npyffi::PY_ARRAY_API.PyArray_Empty(
+            py,
+            nd,
+            dims.as_mut_ptr(),
+            dtype.clone().into_ptr().cast(),
+            0,
+        )
+    };
+    // SAFETY: an owned reference, or NULL (then the error numpy set is fetched).
+    let array = unsafe { Bound::from_owned_ptr_or_err(py, raw) }?.cast_into::<PyUntypedArray>()?;
     Ok(NewArray { array })
 }
 

@@ -16,7 +16,9 @@ use zarr_codec_shapes::json::ZarrFormat;
 use zarr_codec_shapes::{CodecError, CodecFromJson, DataType, FillValue, Result as CodecResult};
 
 use crate::kernel::array_kernel;
-use crate::{ArrayInput, ArrayOutput, new_array, parallel_map, run, thread_count, to_py_err};
+use crate::{
+    ArrayInput, ArrayOutput, new_array, parallel_map, run, run_sized, thread_count, to_py_err,
+};
 
 /// An element-wise operation from arrays of `source` to arrays of `target` (`target_dtype`).
 pub struct Elementwise<'py, F> {
@@ -43,7 +45,7 @@ where
         let mut output = new_array(&self.target_dtype, input.shape())?;
         let (source, target) = (input.as_bytes(), output.as_mut_bytes());
         let op = &self.op; // (self holds Python objects: only the op crosses threads)
-        run(py, || op(source, target))?;
+        run_sized(py, source.len(), || op(source, target))?;
         Ok(output.into_array())
     }
 
@@ -59,7 +61,7 @@ where
         let source = copy.as_deref().unwrap_or(input.as_bytes());
         let target = output.as_mut_bytes();
         let op = &self.op;
-        run(py, || op(source, target))
+        run_sized(py, source.len(), || op(source, target))
     }
 
     /// Every array of `arrays` in parallel; the results in order, as views of one new array

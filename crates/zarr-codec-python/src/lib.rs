@@ -35,4 +35,4 @@ pub use kernel::{
 pub use output::{
     BytesOutput, UninitBytes, bytes_from_vec, new_bytes_batch, new_bytes_with, numpy_from_vec,
 };
-pub use run::run;
+pub use run::{GIL_RELEASE_MIN, run, run_sized};

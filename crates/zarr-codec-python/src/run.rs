@@ -17,7 +17,30 @@ where
     F: Send + FnOnce() -> zarr_codec_shapes::Result<T>,
     T: Send,
 {
-    match py.detach(|| catch_unwind(AssertUnwindSafe(work))) {
+    finish(py, py.detach(|| catch_unwind(AssertUnwindSafe(work))))
+}
+
+/// Inputs below this many bytes are worked on with the GIL held: releasing and taking it back
+/// costs more than such work (microseconds), and frees no other thread for long.
+pub const GIL_RELEASE_MIN: usize = 16 << 10;
+
+/// [`run`] for work on `bytes` bytes: the GIL released only from [`GIL_RELEASE_MIN`].
+pub fn run_sized<T, F>(py: Python<'_>, bytes: usize, work: F) -> PyResult<T>
+where
+    F: Send + FnOnce() -> zarr_codec_shapes::Result<T>,
+    T: Send,
+{
+    if bytes >= GIL_RELEASE_MIN {
+        return run(py, work);
+    }
+    finish(py, catch_unwind(AssertUnwindSafe(work)))
+}
+
+fn finish<T>(
+    py: Python<'_>,
+    outcome: std::thread::Result<zarr_codec_shapes::Result<T>>,
+) -> PyResult<T> {
+    match outcome {
         Ok(Ok(value)) => Ok(value),
         Ok(Err(err)) => Err(to_py_err(py, &err)),
         Err(panic) => Err(raise(
