@@ -153,7 +153,24 @@ impl Zfpy {
     /// The data type and shape (C order) a stream's full header states.
     pub fn header(input: &[u8]) -> Result<(DataType, Vec<usize>)> {
         let (kind, shape) = ffi::header(input)?;
-        Ok((data_type_of(kind), shape))
+        let data_type = data_type_of(kind);
+        // Each block of 4^d values takes at least one bit: a header claiming more values than
+        // the stream's bits could hold is corrupt (and would size a huge allocation).
+        let values = shape
+            .iter()
+            .try_fold(1usize, |count, &n| count.checked_mul(n))
+            .ok_or_else(|| CodecError::corrupt("zfpy: the header's shape overflows"))?;
+        let most = input
+            .len()
+            .saturating_mul(8)
+            .saturating_mul(1 << (2 * shape.len()));
+        if values > most || values.checked_mul(data_type.size()).is_none() {
+            return Err(CodecError::corrupt(format!(
+                "zfpy: the header claims {values} values, more than {} bytes can hold",
+                input.len()
+            )));
+        }
+        Ok((data_type, shape))
     }
 
     /// A whole stream as numcodecs decodes it without an output array: its data type, shape
@@ -162,25 +179,9 @@ impl Zfpy {
         input: &[u8],
         limit: Option<usize>,
     ) -> Result<(DataType, Vec<usize>, Vec<u8>)> {
-        let (kind, shape) = ffi::header(input)?;
-        let data_type = data_type_of(kind);
-        let len = shape
-            .iter()
-            .try_fold(data_type.size(), |len, &n| len.checked_mul(n))
-            .ok_or_else(|| CodecError::corrupt("zfpy: the header's shape overflows"))?;
-        // Each block of 4^d values takes at least one bit: a header claiming more values
-        // than the stream's bits could hold is corrupt (and would be a huge allocation).
-        let most = input
-            .len()
-            .saturating_mul(8)
-            .saturating_mul(1 << (2 * shape.len()));
-        if len / data_type.size() > most {
-            return Err(CodecError::corrupt(format!(
-                "zfpy: the header claims {} values, more than {} bytes can hold",
-                len / data_type.size(),
-                input.len()
-            )));
-        }
+        let (data_type, shape) = Self::header(input)?;
+        let kind = zfp_type(data_type)?;
+        let len = shape.iter().product::<usize>() * data_type.size();
         if let Some(limit) = limit.filter(|&limit| len > limit) {
             return Err(CodecError::OutputLimit { limit });
         }

@@ -188,9 +188,11 @@ async def write(
             # zarr calls an edge chunk complete when its part inside the array is: the rest
             # is filled, as zarr-python fills it.
             old = decoded.get(index)
-            base = np.full(chains[index].shape, _fill(spec), dtype=values.dtype)
-            if old is not None:
-                base[...] = old
+            base = (
+                np.full(chains[index].shape, _fill(spec), dtype=values.dtype)
+                if old is None
+                else old.astype(values.dtype, copy=False)  # ours, fresh: merged in place
+            )
             base[part] = chunk
             chunk = base
         empty = not write_empty and spec.prototype.nd_buffer.from_numpy_array(chunk).all_equal(
