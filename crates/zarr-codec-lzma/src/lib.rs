@@ -263,12 +263,13 @@ impl Lzma {
         started.map_err(|err| config_error(format!("the encoder refuses these options: {err}")))
     }
 
-    fn decoder(&self) -> Result<Stream> {
-        // No memory limit of liblzma's own: the output's limit bounds the work.
+    /// A decoder for a stream whose output has `room` bytes at most.
+    fn decoder(&self, room: usize) -> Result<Stream> {
+        let memlimit = decoder_memory_limit(room);
         let started = match (self.format, &self.filters) {
-            (FORMAT_AUTO, _) => Stream::new_auto_decoder(u64::MAX, 0),
-            (FORMAT_XZ, _) => Stream::new_stream_decoder(u64::MAX, 0),
-            (FORMAT_ALONE, _) => Stream::new_lzma_decoder(u64::MAX),
+            (FORMAT_AUTO, _) => Stream::new_auto_decoder(memlimit, 0),
+            (FORMAT_XZ, _) => Stream::new_stream_decoder(memlimit, 0),
+            (FORMAT_ALONE, _) => Stream::new_lzma_decoder(memlimit),
             (_, Some(filters)) => Stream::new_raw_decoder(&self.filter_chain(filters)?),
             (_, None) => return Err(config_error("the raw format (3) needs filters")),
         };
@@ -391,13 +392,20 @@ impl Lzma {
         input: &[u8],
         sink: &mut dyn Sink,
     ) -> std::result::Result<usize, StreamFailure> {
-        let mut stream = self.decoder().map_err(StreamFailure::Other)?;
+        let room = sink.limit().saturating_sub(sink.len());
+        let mut stream = self.decoder(room).map_err(StreamFailure::Other)?;
         let truncated = || corrupt("the data ends before the end-of-stream marker (truncated)");
         let step = |rest: &[u8], room: &mut [MaybeUninit<u8>]| {
             let (before_in, before_out) = (stream.total_in(), stream.total_out());
-            let status = stream
-                .process_uninit(rest, room, Action::Run)
-                .map_err(|err| StreamFailure::Invalid(corrupt(&err.to_string())))?;
+            let status = match stream.process_uninit(rest, room, Action::Run) {
+                Ok(status) => status,
+                Err(liblzma::stream::Error::MemLimit) => {
+                    return Err(StreamFailure::Other(dictionary_too_large(
+                        stream.memlimit(),
+                    )));
+                }
+                Err(err) => return Err(StreamFailure::Invalid(corrupt(&err.to_string()))),
+            };
             Ok(Step {
                 took: usize::try_from(stream.total_in() - before_in).unwrap_or(usize::MAX),
                 gave: usize::try_from(stream.total_out() - before_out).unwrap_or(usize::MAX),
@@ -436,6 +444,33 @@ impl Lzma {
         self.decode_streams(input, &mut sink)?;
         Ok(sink.into_vec())
     }
+}
+
+/// Memory a decoder may take whatever the chunk: the most any preset needs (preset 9's 64 MiB
+/// dictionary and its state), with room to spare.
+const DECODER_MEMORY_FLOOR: u64 = 128 << 20;
+
+/// The memory liblzma may allocate to decode `room` bytes. A stream declares its dictionary's
+/// size in its header and liblzma allocates all of it before reading any data, so without a
+/// limit a few bytes could ask for 4 GiB. A dictionary larger than the output is never needed
+/// (no match reaches further back than the data decoded), so the limit is the larger of the
+/// floor and the output's room; an output of unknown size (no limit) gets the floor.
+fn decoder_memory_limit(room: usize) -> u64 {
+    // An unlimited sink's room is about isize::MAX.
+    if room > isize::MAX.unsigned_abs() / 2 {
+        return DECODER_MEMORY_FLOOR;
+    }
+    let room = u64::try_from(room).unwrap_or(u64::MAX);
+    DECODER_MEMORY_FLOOR.max(room.saturating_add(DECODER_MEMORY_FLOOR / 8))
+}
+
+fn dictionary_too_large(limit: u64) -> CodecError {
+    CodecError::Unsupported(format!(
+        "lzma: the stream declares a dictionary needing more than {} MiB to decode: more than \
+         any preset uses and more than this chunk's size could need; decode with the chunk's \
+         size (an output buffer of that size) to allow a larger dictionary",
+        limit >> 20,
+    ))
 }
 
 fn corrupt(message: &str) -> CodecError {
@@ -591,6 +626,38 @@ mod tests {
             codec.decode(&short, None).map_err(|e| e.kind()),
             Err(ErrorKind::Corrupt)
         );
+        Ok(())
+    }
+
+    /// liblzma allocates a stream's declared dictionary before reading any data: a header
+    /// declaring 4 GiB is refused (the fuzzer's input, and a real stream so patched), one
+    /// declaring what a preset may is decoded.
+    #[test]
+    fn declared_dictionaries_are_bounded() -> Result<()> {
+        let fuzzed =
+            b"\x01\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x91\x01\x00\x80";
+        let alone = Lzma::new(2, -1, Some(0), None)?;
+        let any = Lzma::new(0, -1, None, None)?;
+        for codec in [&alone, &any] {
+            assert_eq!(
+                codec.decode(fuzzed, Some(4096)).map_err(|e| e.kind()),
+                Err(ErrorKind::Unsupported)
+            );
+        }
+        let data = sample();
+        let mut stream = alone.encode(&data)?;
+        stream[1..5].copy_from_slice(&u32::MAX.to_le_bytes());
+        let refused = alone.decode(&stream, None).map_err(|e| e.to_string());
+        assert!(refused.is_err_and(|message| message.contains("more than 128 MiB")));
+        assert_eq!(
+            alone
+                .decode(&stream, Some(data.len()))
+                .map_err(|e| e.kind()),
+            Err(ErrorKind::Unsupported)
+        );
+        stream[1..5].copy_from_slice(&(64u32 << 20).to_le_bytes());
+        assert_eq!(alone.decode(&stream, None)?, data);
+        assert_eq!(any.decode(&stream, None)?, data);
         Ok(())
     }
 
