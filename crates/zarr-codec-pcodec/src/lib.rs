@@ -31,7 +31,9 @@
 
 use pco::data_types::{Number, NumberType};
 use pco::errors::PcoError;
-use pco::standalone::{FileDecompressor, simple_compress, simple_decompress_into};
+use pco::standalone::{
+    DecompressorItem, FileDecompressor, simple_compress, simple_decompress_into,
+};
 use pco::{ChunkConfig, DeltaSpec, ModeSpec, PagingSpec};
 use serde::{Deserialize, Serialize};
 use std::mem::MaybeUninit;
@@ -220,13 +222,16 @@ impl PCodec {
 
 impl PCodec {
     /// A whole pco file's numbers, as numcodecs decodes without an output array: their type
-    /// and their bytes (in this machine's order). Each chunk is read as the file states it;
-    /// pco bounds what it takes in advance (`with_max_prealloc`).
-    pub fn decode_all(input: &[u8]) -> Result<Option<(DataType, Vec<u8>)>> {
+    /// and their bytes (in this machine's order). A pco chunk of a few bytes can state
+    /// millions of equal numbers, so each chunk's count is checked against `limit` (bytes)
+    /// before its numbers are made: past it, [`CodecError::OutputLimit`].
+    pub fn decode_all(input: &[u8], limit: Option<usize>) -> Result<Option<(DataType, Vec<u8>)>> {
         let Some(data_type) = Self::stored_type(input)? else {
             return Ok(None);
         };
-        with_number_type(data_type, DecompressAll { input }).map(|bytes| Some((data_type, bytes)))
+        let limit = limit.unwrap_or(usize::MAX);
+        with_number_type(data_type, DecompressAll { input, limit })
+            .map(|bytes| Some((data_type, bytes)))
     }
 }
 
@@ -360,16 +365,36 @@ fn decompress_exactly<T: Number>(input: &[u8], out: &mut [T]) -> Result<()> {
 
 struct DecompressAll<'a> {
     input: &'a [u8],
+    limit: usize,
 }
 
 impl ForNumber for DecompressAll<'_> {
     type Output = Vec<u8>;
     fn run<T: Number>(self) -> Result<Vec<u8>> {
-        let (decompressor, rest) = FileDecompressor::new(self.input).map_err(|e| pco_error(&e))?;
-        let values: Vec<T> = decompressor
-            .with_max_prealloc(self.input.len().saturating_mul(8))
-            .simple_decompress(rest)
-            .map_err(|e| pco_error(&e))?;
+        let size = std::mem::size_of::<T>();
+        let (decompressor, mut src) =
+            FileDecompressor::new(self.input).map_err(|e| pco_error(&e))?;
+        let mut values: Vec<T> = Vec::new();
+        while let DecompressorItem::Chunk(mut chunk) = decompressor
+            .chunk_decompressor::<T, _>(src)
+            .map_err(|e| pco_error(&e))?
+        {
+            let start = values.len();
+            let end = start
+                .checked_add(chunk.n())
+                .filter(|&end| end.saturating_mul(size) <= self.limit)
+                .ok_or(CodecError::OutputLimit { limit: self.limit })?;
+            values.resize(end, T::default());
+            let progress = chunk
+                .read(&mut values[start..])
+                .map_err(|e| pco_error(&e))?;
+            if progress.n_processed != end - start || !progress.finished {
+                return Err(CodecError::corrupt(
+                    "pcodec: a chunk holds fewer numbers than it states",
+                ));
+            }
+            src = chunk.into_src();
+        }
         let len = std::mem::size_of_val(values.as_slice());
         // SAFETY: `values` is plain numbers, `len` bytes; reading them as bytes is valid.
         let bytes = unsafe { std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), len) };
@@ -446,7 +471,7 @@ unsafe impl UninitBytesCodec for PcodecElements {
     }
 
     fn decode_bytes(&self, input: &[u8], limit: Option<usize>) -> Result<Vec<u8>> {
-        let Some((stored, bytes)) = PCodec::decode_all(input)? else {
+        let Some((stored, bytes)) = PCodec::decode_all(input, limit)? else {
             return Ok(Vec::new());
         };
         if stored != self.data_type {
@@ -454,9 +479,6 @@ unsafe impl UninitBytesCodec for PcodecElements {
                 "pcodec: the file holds {stored}, the chunk is {}",
                 self.data_type
             )));
-        }
-        if let Some(limit) = limit.filter(|&limit| bytes.len() > limit) {
-            return Err(CodecError::OutputLimit { limit });
         }
         Ok(bytes)
     }
@@ -584,6 +606,28 @@ mod tests {
             codec
                 .decode(&encoded[..encoded.len() - 1], &spec(2, DataType::Int32)?)
                 .is_err()
+        );
+        Ok(())
+    }
+
+    /// Equal numbers take a few bytes of pco however many there are: decoding without an
+    /// output checks each chunk's stated count against the limit before making its numbers.
+    #[test]
+    fn stated_counts_are_bounded_by_the_limit() -> Result<()> {
+        let n = 1 << 20;
+        let spec = spec(n, DataType::Int32)?;
+        let encoded = PCodec::default().encode(&vec![0; spec.num_bytes()], &spec)?;
+        assert!(encoded.len() < 1024);
+        let whole = PCodec::decode_all(&encoded, Some(4 * n))?;
+        assert_eq!(whole.map(|(_, bytes)| bytes.len()), Some(4 * n));
+        assert_eq!(
+            PCodec::decode_all(&encoded, Some(4 * n - 1)),
+            Err(CodecError::OutputLimit { limit: 4 * n - 1 })
+        );
+        let elements = PcodecElements::new(PCodec::default(), DataType::Int32)?;
+        assert_eq!(
+            elements.decode_bytes(&encoded, Some(4096)),
+            Err(CodecError::OutputLimit { limit: 4096 })
         );
         Ok(())
     }

@@ -23,7 +23,7 @@ fn decode_all<'py>(data: &Bound<'py, PyAny>) -> PyResult<Option<(String, Bound<'
     let py = data.py();
     let input = BytesInput::new(data)?;
     let bytes = input.as_slice();
-    let found = run(py, || PCodec::decode_all(bytes))?;
+    let found = run(py, || PCodec::decode_all(bytes, None))?;
     Ok(found.map(|(data_type, bytes)| (data_type.to_string(), PyBytes::new(py, &bytes))))
 }
 
