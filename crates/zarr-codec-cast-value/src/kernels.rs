@@ -38,7 +38,7 @@ mod range;
 const BLOCK: usize = 512;
 
 /// A plan's casts of whole buffers: the fast kernels here, the exact path
-/// ([`CastPlan::apply_slow`]) for what they do not cover. (Here, not in `plan.rs`, so that
+/// (`CastPlan::apply_slow`) for what they do not cover. (Here, not in `plan.rs`, so that
 /// the plan knows nothing of its kernels.)
 impl CastPlan {
     /// Casts every element of `input` into `output`, which must hold exactly as many elements

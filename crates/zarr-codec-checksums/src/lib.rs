@@ -13,7 +13,7 @@
 //!
 //! Every checksum is stored as a little-endian `u32`, byte for byte as numcodecs 0.17 writes
 //! it. A chunk too short to hold one, or whose checksum does not match, is
-//! [`CodecError::Corrupt`] naming both values. Engines: `crc-fast` (carry-less multiplication
+//! [`CodecError::Corrupt`](zarr_codec_shapes::CodecError::Corrupt) naming both values. Engines: `crc-fast` (carry-less multiplication
 //! chosen at run time) for CRC-32, `simd-adler32` (AVX2, SSSE3 or NEON, chosen at run time)
 //! for Adler-32, and Rust here for the other two (Fletcher-32 in 16 lanes at a time).
 //!

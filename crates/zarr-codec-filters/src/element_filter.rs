@@ -1,6 +1,6 @@
 //! What numcodecs' element filters (delta, bitround, quantize, astype) share: each maps a
 //! chunk's elements to as many elements of another (or the same) type, so one set of rules
-//! gives all of them their [`ArrayToArrayCodec`] (sizes checked, fill value encoded like an
+//! gives all of them their [`ArrayToArrayCodec`](zarr_codec_shapes::ArrayToArrayCodec) (sizes checked, fill value encoded like an
 //! element) and their JSON in both Zarr versions.
 
 use serde::Serialize;

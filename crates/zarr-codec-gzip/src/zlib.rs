@@ -72,7 +72,7 @@ pub fn zlib_encode(input: &[u8], level: Level) -> Result<Vec<u8>> {
     Container::Zlib.encode(input, level)
 }
 
-/// [`zlib_encode`] into `out`, which need not be initialised; [`CodecError::OutputLimit`] if
+/// [`zlib_encode`] into `out`, which need not be initialised; [`CodecError::OutputLimit`](zarr_codec_shapes::CodecError::OutputLimit) if
 /// it does not fit (a buffer of [`zlib_max_encoded_size`] bytes always does).
 pub fn zlib_encode_into_uninit(
     input: &[u8],
@@ -102,7 +102,7 @@ pub fn zlib_decode(input: &[u8], limit: Option<usize>) -> Result<Vec<u8>> {
 }
 
 /// Decode a zlib stream into `out`, which need not be initialised; returns the decoded
-/// length. Output that would not fit is [`CodecError::OutputLimit`].
+/// length. Output that would not fit is [`CodecError::OutputLimit`](zarr_codec_shapes::CodecError::OutputLimit).
 pub fn zlib_decode_into_uninit(input: &[u8], out: &mut [MaybeUninit<u8>]) -> Result<usize> {
     Container::Zlib.decode_into_uninit(input, out)
 }

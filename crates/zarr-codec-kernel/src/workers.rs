@@ -13,7 +13,7 @@
 //! it takes from the others), it withdraws the requests no helper has taken and waits only for
 //! helpers already at work. So a batch needs no free helper to finish (a nested batch, busy
 //! helpers, a helper that cannot be started, a process forked with its helpers left behind).
-//! A helper idle for [`IDLE_EXIT`] ends, and its scratch is freed with it.
+//! A helper idle for `IDLE_EXIT` ends, and its scratch is freed with it.
 
 use std::any::Any;
 use std::collections::VecDeque;

@@ -135,7 +135,7 @@ impl<'py> UninitBytes<'py> {
     }
 
     /// The first `written` bytes as a `bytes` object: this object itself, shrunk in place
-    /// where the interpreter offers that (see [`shrink_bytes`]), else a copy of the prefix.
+    /// where the interpreter offers that (see `shrink_bytes`), else a copy of the prefix.
     /// Encoders that only know a worst-case size use this: the frame is written once, straight
     /// into the object Python receives.
     ///

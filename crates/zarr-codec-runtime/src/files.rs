@@ -11,7 +11,7 @@
 //! AMD EPYC) when the destination sits 1 to 31 bytes past the source modulo a page, which is
 //! where numpy puts large arrays (16 bytes past a page). Such a chunk is read piece by piece a
 //! few bytes early, onto a page boundary, and each piece moved into place while in cache
-//! ([`read_shifted`]), front to back so the kernel still reads ahead. Writing from such memory
+//! (`read_shifted`), front to back so the kernel still reads ahead. Writing from such memory
 //! is about as fast as from aligned memory, so writes copy nothing.
 
 use std::cell::RefCell;

@@ -13,7 +13,7 @@
 //!   bindings wrap codecs compiled into other extension modules.
 //! - [`parallel_map`]: the one work-stealing pool every batch runs on, its helper threads
 //!   parked between batches.
-//! - [`read`] and [`write`]: batches of chunks from and to memory or chunk files, decoded
+//! - [`read`] and [`mod@write`]: batches of chunks from and to memory or chunk files, decoded
 //!   into their places in a caller's array (whole chunks straight into place, parts of chunks
 //!   through scratch, missing chunks as the fill value) or encoded and written as zarr-python's
 //!   `LocalStore` writes a file.

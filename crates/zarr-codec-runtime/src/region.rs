@@ -5,7 +5,7 @@
 //! a read needs, or the place in the output it goes to. [`OutArray`] is a read's output and
 //! [`InArray`] a write's values: raw memory with a shape and byte strides (any numpy array's
 //! layout, broadcast ones included), used only inside regions that a batch has checked to be in
-//! bounds and, for writes on several threads, disjoint. [`copy_region`] moves the elements of
+//! bounds and, for writes on several threads, disjoint. `copy_region` moves the elements of
 //! one region to another of the same counts, row by row (whole rows at once where both are
 //! contiguous).
 
