@@ -173,9 +173,9 @@ def _demo(args: argparse.Namespace) -> int:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="zarr-codecs",
-        description="Zarr's chunk codecs, fast and exact: gzip, blosc, zstd, crc32c, "
-        "cast_value, scale_offset, and numcodecs' fixedscaleoffset, zlib, lz4, bz2, lzma, "
-        "filters and checksums, for zarr-python and numcodecs.",
+        description="Zarr's chunk codecs, fast and exact, for zarr-python and numcodecs: "
+        "Zarr v3's gzip, blosc, zstd, crc32c, cast_value and scale_offset, and every codec "
+        "numcodecs registers (`zarr-codecs info` lists them).",
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
