@@ -1,7 +1,7 @@
 """zarr-codecs: Zarr's chunk codecs, fast and exact, in one install.
 
-This bundle depends on ``zarr-codec-shapes`` and every codec wheel (gzip, blosc, zstd, crc32c,
-cast_value, scale_offset) at the same version. Installing it changes nothing by itself; to make
+This bundle depends on ``zarr-codec-shapes``, the runtime and every codec wheel at the same
+version: Zarr v3's codecs and every codec numcodecs registers (``zarr-codecs info`` lists them). Installing it changes nothing by itself; to make
 an existing zarr-python program use our codecs, in Zarr v3 and v2 alike::
 
     import zarr_codecs
@@ -10,8 +10,8 @@ an existing zarr-python program use our codecs, in Zarr v3 and v2 alike::
 
 ``zarr.config.reset()`` forgets what ``install()`` put in zarr's config; ``reapply()`` puts it
 back. Or set ``ZARR_CODECS_INSTALL=1`` in the environment (no code change). The ``zarr-codecs``
-command (``info``, ``inspect``, ``migrate``, ``repair-order``, ``demo``) is in
-:mod:`zarr_codecs.cli`.
+command (``info``, ``doctor``, ``inspect``, ``check``, ``migrate``, the repair commands,
+``demo``) is in :mod:`zarr_codecs.cli`.
 """
 
 from zarr_codecs._install import (
