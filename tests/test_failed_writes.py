@@ -26,6 +26,7 @@ zarr_codecs = pytest.importorskip("zarr_codecs")
 obstore = pytest.importorskip("obstore")
 
 from zarr.storage import LocalStore, MemoryStore, ObjectStore  # noqa: E402
+from zarr_codec_shapes import errors as zarr_codecs_errors  # noqa: E402
 from zarr_codec_shapes.errors import CorruptInputError  # noqa: E402
 from zarr_codecs import _selections  # noqa: E402
 
@@ -167,3 +168,41 @@ def test_a_read_meeting_a_damaged_chunk_names_it(
         array[...]
     # Chunks the damage does not reach still read.
     np.testing.assert_array_equal(array[:16, :16], EXPECTED[:16, :16])
+
+
+#: A chain whose encoding fails on a value: `cast_value` to int8 refuses 300 (no
+#: `out_of_range` rule), which only encoding the chunk can find.
+NARROWING = [{"name": "cast_value", "configuration": {"data_type": "int8"}}]
+
+
+@_each_case
+def test_a_write_with_a_value_that_cannot_be_encoded_leaves_every_chunk_as_it_was(
+    kind: str, whole: bool, sharded: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every chunk of a write is encoded before any is stored: the value out of range sits in
+    the write's last chunk (or shard), and no chunk before it is stored either."""
+    store = STORES[kind](tmp_path)
+    layout = {"shards": SHARDS} if sharded else {}
+    array = zarr.create_array(
+        store,
+        shape=SHAPE,
+        chunks=CHUNKS,
+        dtype="<f4",
+        filters=NARROWING,
+        compressors=[GZIP],
+        fill_value=0,
+        **layout,
+    )
+    array[...] = EXPECTED % 100
+    before = _snapshot(store)
+    monkeypatch.setattr(_selections, "_GROUP_BYTES", 1)
+    if not whole:
+        monkeypatch.setattr(_selections, "plan_write", lambda *_: None)
+
+    values = np.full(SHAPE, 5, dtype="<f4")
+    values[-1, -1] = 300
+    with pytest.raises(zarr_codecs_errors.OutOfRangeError):
+        array[...] = values
+
+    assert _snapshot(store) == before
+    np.testing.assert_array_equal(zarr.open_array(store, mode="r")[...], EXPECTED % 100)

@@ -463,30 +463,61 @@ pub fn write_atomically(path: &Path, data: &[u8]) -> ChunkResult<()> {
 /// writes it: a shard's inner chunks and index written where they lie, without first
 /// copying them into one buffer.
 pub fn write_pieces_atomically(path: &Path, pieces: &[&[u8]]) -> ChunkResult<()> {
-    let temporary = loop {
+    stage_pieces(path, pieces)?.commit()
+}
+
+/// A chunk's new content written to a temporary file beside it, not yet in its place:
+/// [`Staged::commit`] renames it over the chunk; dropped uncommitted, it is removed. A write
+/// of many chunks stages them all before it commits any, so that one failing to encode leaves
+/// every chunk as it was.
+#[derive(Debug)]
+#[must_use = "a staged chunk is removed unless committed"]
+pub struct Staged {
+    temporary: PathBuf,
+    path: PathBuf,
+    committed: bool,
+}
+
+impl Staged {
+    /// The new content in the chunk's place (a rename: a reader sees the old file or the new).
+    pub fn commit(mut self) -> ChunkResult<()> {
+        let renamed = fs::rename(&self.temporary, &self.path)
+            .map_err(|err| ChunkError::Io(err, self.path.clone()));
+        self.committed = renamed.is_ok();
+        renamed
+    }
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        if !self.committed {
+            // Best effort: whatever failed reports its own error.
+            let _ = fs::remove_file(&self.temporary);
+        }
+    }
+}
+
+/// `pieces`, one after another, in a new temporary file beside `path`, staged to replace it.
+pub fn stage_pieces(path: &Path, pieces: &[&[u8]]) -> ChunkResult<Staged> {
+    let (mut file, temporary) = loop {
         let candidate = temporary_beside(path);
         match OpenOptions::new()
             .write(true)
             .create_new(true)
             .open(&candidate)
         {
-            Ok(file) => break Ok((file, candidate)),
+            Ok(file) => break (file, candidate),
             Err(err) if err.kind() == io::ErrorKind::AlreadyExists => {}
-            Err(err) => break Err(ChunkError::Io(err, candidate)),
+            Err(err) => return Err(ChunkError::Io(err, candidate)),
         }
     };
-    let (mut file, temporary) = temporary?;
-    let written = write_all_pieces(&mut file, pieces)
-        .and_then(|()| {
-            drop(file);
-            fs::rename(&temporary, path)
-        })
-        .map_err(|err| ChunkError::Io(err, path.to_path_buf()));
-    if written.is_err() {
-        // Best effort: the error raised is the write's.
-        let _ = fs::remove_file(&temporary);
-    }
-    written
+    let staged = Staged {
+        temporary,
+        path: path.to_path_buf(),
+        committed: false,
+    };
+    write_all_pieces(&mut file, pieces).map_err(|err| ChunkError::Io(err, path.to_path_buf()))?;
+    Ok(staged)
 }
 
 /// All of `pieces` written to `file`, in order, by as few calls as the kernel allows.
@@ -513,17 +544,23 @@ fn write_all_pieces(file: &mut File, pieces: &[&[u8]]) -> io::Result<()> {
 
 /// One chunk encoded by `plan` (no steps: stored as is) and written to `path`.
 pub fn encode_file(plan: &Plan, chunk: &[u8], path: &Path) -> ChunkResult<Outcome> {
+    stage_encoded(plan, chunk, path)?.commit()?;
+    Ok(Outcome::Done)
+}
+
+/// One chunk encoded by `plan` (no steps: stored as is) into a file staged to replace `path`.
+pub fn stage_encoded(plan: &Plan, chunk: &[u8], path: &Path) -> ChunkResult<Staged> {
     if plan.is_identity() {
         // Straight from the caller's memory: the kernel's copy into the page cache is about as
         // fast from any alignment (measured: going through an aligned buffer is slower).
-        return write_atomically(path, chunk).map(|()| Outcome::Done);
+        return stage_pieces(path, &[chunk]);
     }
     with_file_buffer(|buffer| {
         let room = plan.room(chunk.len())?;
         let start = page_aligned_start(buffer, room)
             .map_err(|err| ChunkError::Io(err, path.to_path_buf()))?;
         let written = plan.run(chunk, Target::Init(&mut buffer[start..start + room]))?;
-        write_atomically(path, &buffer[start..start + written]).map(|()| Outcome::Done)
+        stage_pieces(path, &[&buffer[start..start + written]])
     })
 }
 

@@ -28,7 +28,7 @@ use zarr_codec_shapes::{CodecError, Result};
 
 use crate::files::{
     ChunkError, ChunkResult, make_directories, open_chunk, read_chunk_file, read_file_range,
-    remove_chunk, with_file_range, write_atomically, write_pieces_atomically,
+    stage_pieces, with_file_range,
 };
 use crate::grid::Grid;
 use crate::plan::Plan;
@@ -37,7 +37,7 @@ use crate::read::{ReadItem, Source, read_batch_at};
 use crate::region::{InArray, OutArray, Region};
 use crate::shard_index::{IndexLocation, ShardIndex};
 use crate::target::Target;
-use crate::write::{BufferWriteItem, EmptyRule, WriteItem, write_buffers};
+use crate::write::{BufferWriteItem, Change, EmptyRule, WriteItem, write_buffers};
 
 /// Inner chunks of a shard file closer than this are read as one range.
 pub const COALESCE_GAP: usize = 64 << 10;
@@ -1059,11 +1059,11 @@ impl Sharding {
     /// of it is written, the new shard written as a temporary file renamed over it, or the
     /// file removed when no inner chunk is left. For each shard, whether it is stored.
     ///
-    /// Every shard is read, merged and encoded before the first file is written, so a damaged
-    /// shard (or a value the chain cannot encode) fails the write with every file as it was;
-    /// beyond [`STAGED_SHARD_BYTES`] of shards, each goes from its old file to its new one on
-    /// one thread instead, so memory holds a shard per thread, not the whole batch (and a shard
-    /// that fails leaves those written before it written).
+    /// Every shard is read, merged, encoded and written to a temporary file before the first
+    /// is renamed into place, so a damaged shard (or a value the chain cannot encode) fails
+    /// the write with every file as it was. Up to [`STAGED_SHARD_BYTES`] of shards are merged
+    /// in memory together; beyond it, each thread takes a shard from its old file to its
+    /// staged one, so memory holds a shard per thread, not the whole batch.
     pub fn write_files(
         &self,
         items: &[WriteItem<'_>],
@@ -1090,10 +1090,6 @@ impl Sharding {
             } else {
                 read_chunk_file(write.path)
             }
-        };
-        let store = |path: &Path, shard: Option<Vec<u8>>| match shard {
-            Some(shard) => write_atomically(path, &shard).map(|()| true),
-            None => remove_chunk(path).map(|()| false),
         };
         let shard_bytes = self
             .shard_shape
@@ -1123,9 +1119,12 @@ impl Sharding {
                 let plans = (encode, decode);
                 let shard =
                     self.encode_shard(&shard_write, old_chunk, plans, values, fill, empty)?;
-                store(write.path, shard)
+                stage_shard(write.path, shard)
             })
             .into_iter()
+            .collect::<ChunkResult<Vec<Change<'_>>>>()?
+            .into_iter()
+            .map(Change::apply)
             .collect();
         }
         let mut jobs: Vec<&WriteItem<'_>> = items.iter().collect();
@@ -1155,13 +1154,24 @@ impl Sharding {
             match pieces {
                 Some(pieces) => {
                     let pieces: Vec<&[u8]> = pieces.iter().map(AsRef::as_ref).collect();
-                    write_pieces_atomically(path, &pieces).map(|()| true)
+                    stage_pieces(path, &pieces).map(Change::Put)
                 }
-                None => remove_chunk(path).map(|()| false),
+                None => Ok(Change::Remove(path)),
             }
         })
         .into_iter()
+        .collect::<ChunkResult<Vec<Change<'_>>>>()?
+        .into_iter()
+        .map(Change::apply)
         .collect()
+    }
+}
+
+/// A shard's new bytes staged to replace `path`, or its removal where no inner chunk is left.
+fn stage_shard(path: &Path, shard: Option<Vec<u8>>) -> ChunkResult<Change<'_>> {
+    match shard {
+        Some(shard) => stage_pieces(path, &[&shard]).map(Change::Put),
+        None => Ok(Change::Remove(path)),
     }
 }
 

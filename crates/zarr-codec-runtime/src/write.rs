@@ -11,7 +11,7 @@ use std::path::Path;
 use zarr_codec_shapes::{CodecError, Result};
 
 use crate::files::{
-    ChunkError, ChunkResult, encode_file, make_directories, remove_chunk, with_chunk_file,
+    ChunkError, ChunkResult, Staged, make_directories, remove_chunk, stage_encoded, with_chunk_file,
 };
 use crate::plan::{Plan, grow};
 use crate::pool::parallel_map;
@@ -55,16 +55,18 @@ pub fn encode_batch(
 }
 
 /// Encodes each `(chunk, path)` pair and writes it to its file (a temporary file beside it,
-/// renamed over it; directories made first), on up to `threads` threads. The first error in
-/// chunk order; the chunks written before it stay.
+/// renamed over it; directories made first), on up to `threads` threads. Every chunk is
+/// encoded and written to its temporary file before any is renamed into place: on an error
+/// (the first in chunk order) no chunk has changed.
 pub fn encode_files(plan: &Plan, jobs: &mut [(&[u8], &Path)], threads: usize) -> ChunkResult<()> {
     // Each directory once, before the chunks are written in parallel.
     make_directories(jobs.iter().map(|(_, path)| *path))?;
-    parallel_map(jobs, threads, |(chunk, path)| {
-        encode_file(plan, chunk, path).map(|_| ())
+    let staged: Vec<Staged> = parallel_map(jobs, threads, |(chunk, path)| {
+        stage_encoded(plan, chunk, path)
     })
     .into_iter()
-    .collect()
+    .collect::<ChunkResult<_>>()?;
+    staged.into_iter().try_for_each(Staged::commit)
 }
 
 /// One chunk of a write: its file, the part of it written, and where the values for that part
@@ -167,15 +169,18 @@ pub fn write_files(
     let olds = old_chunks(decode, chunk_shape, decoded_len, items, threads)?;
     make_directories(paths.iter().copied())?;
     let mut jobs: Vec<(&WriteItem<'_>, &Old)> = items.iter().zip(&olds).collect();
-    parallel_map(&mut jobs, threads, |(write, old)| {
+    // Every chunk encoded into its staged file first, then all put in place: a chunk that
+    // fails to encode (a value out of its type's range) leaves every chunk as it was.
+    let changes: Vec<Change> = parallel_map(&mut jobs, threads, |(write, old)| {
         let old = |merged: &mut [u8]| old.merge_into(decode, write.path, merged);
         let part = (&write.chunk, &write.values);
         with_merged(&chunk, decoded_len, part, values, fill, old, |data| {
-            store(encode, data, write.path, fill, empty)
+            stage(encode, data, write.path, fill, empty)
         })
     })
     .into_iter()
-    .collect()
+    .collect::<ChunkResult<_>>()?;
+    changes.into_iter().map(Change::apply).collect()
 }
 
 /// Decoded old chunks a write holds at most (beyond it, each is decoded to check it, then
@@ -394,16 +399,35 @@ fn check_part(
     part.check_same_counts(place, "write", "chunk")
 }
 
-/// `chunk` encoded into its file, or the file removed when the chunk is not to be stored.
-fn store(
+/// What a write does to one chunk (or shard) once every chunk of it is encoded.
+pub(crate) enum Change<'a> {
+    /// Its new content, staged.
+    Put(Staged),
+    /// Removed: every element is the fill value (and empty chunks are not stored).
+    Remove(&'a Path),
+}
+
+impl Change<'_> {
+    /// The change made; whether the chunk is stored.
+    pub(crate) fn apply(self) -> ChunkResult<bool> {
+        match self {
+            Self::Put(staged) => staged.commit().map(|()| true),
+            Self::Remove(path) => remove_chunk(path).map(|()| false),
+        }
+    }
+}
+
+/// `chunk` (whole, decoded) encoded into a file staged for `path`, or its removal where
+/// `empty` says it is not stored.
+fn stage<'a>(
     encode: &Plan,
     chunk: &[u8],
-    path: &Path,
+    path: &'a Path,
     fill: &[u8],
     empty: EmptyRule,
-) -> ChunkResult<bool> {
+) -> ChunkResult<Change<'a>> {
     if empty.is_empty(chunk, fill) {
-        return remove_chunk(path).map(|()| false);
+        return Ok(Change::Remove(path));
     }
-    encode_file(encode, chunk, path).map(|_| true)
+    stage_encoded(encode, chunk, path).map(Change::Put)
 }

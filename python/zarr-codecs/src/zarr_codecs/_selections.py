@@ -32,7 +32,7 @@ from zarr.storage import MemoryStore
 from zarr_codec_runtime import ChunkGrid
 from zarr_codec_shapes.errors import CodecError
 
-from zarr_codecs._direct_stores import files_root, memory_chunks, store_encoded, write_memory
+from zarr_codecs._direct_stores import files_root, memory_chunks, store_encoded
 from zarr_codecs._fetching import limit
 from zarr_codecs._located import at_array, at_chunk
 from zarr_codecs._remote_stores import remote_of
@@ -404,46 +404,40 @@ class _Write:
         merged = [index for index, complete in enumerate(whole) if not complete]
         complete = [index for index, done in enumerate(whole) if done]
         rest = cut if not merged else cut.take(complete) if complete else None
-        staged: list[Any] = []
+        # Every chunk is encoded before any is stored: a damaged old chunk, or a value a codec
+        # cannot encode, fails the write with nothing stored. The merged chunks (a shard is,
+        # unless all of it is written) first, as their old chunks are read; then the rest in
+        # groups, so that each call into the runtime stays bounded.
+        staged: list[tuple[Any, Any]] = []
         if merged:
-            # The chunks merged with what is stored (a shard is, unless all of it is written)
-            # are encoded first and stored last: a damaged one fails the write with nothing
-            # stored.
             partial = cut.take(merged)
 
             def encode_merged() -> bool:
                 olds = memory_chunks(stored, partial.keys)
                 encoded = chain.write_buffers(olds, partial, values, write_empty_chunks=empty)
-                staged.append(encoded)
+                staged.append((partial.keys, encoded))
                 return encoded is not None
 
             yield encode_merged
-        # The rest in groups, each stored before the next is encoded: the old chunks each
-        # group replaces are freed before the next group's memory is taken, which the
-        # allocator then reuses (fresh pages cost more than encoding without a compressor),
-        # and at most one group's new chunks are held at once.
         group = max(1, _GROUP_BYTES // max(1, chain.spec.num_bytes))
         for first in range(0, 0 if rest is None else len(rest), group):
 
-            def write_group(first: int = first) -> bool:
+            def encode_group(first: int = first) -> bool:
                 some = rest.part(first, first + group)  # type: ignore[union-attr]
-                unmerged = [False] * len(some)
-                if not write_memory(
-                    stored, chain, some.keys, unmerged, some, values, empty, self.buffer
-                ):
-                    return False
-                self.chunks += len(some)
-                return True
+                unmerged = [None] * len(some)
+                encoded = chain.write_buffers(unmerged, some, values, write_empty_chunks=empty)
+                staged.append((some.keys, encoded))
+                return encoded is not None
 
-            yield write_group
-        if merged:
+            yield encode_group
 
-            def store_merged() -> bool:
-                store_encoded(stored, partial.keys, staged[0], self.buffer)
-                self.chunks += len(partial)
-                return True
+        def store_all() -> bool:
+            for keys, encoded in staged:
+                store_encoded(stored, keys, encoded, self.buffer)
+                self.chunks += len(keys)
+            return True
 
-            yield store_merged
+        yield store_all
 
     def done(self) -> None:
         count("runtime_written", self.chunks)
