@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -47,7 +48,17 @@ def _unreleased() -> str:
     return sections.strip()
 
 
+_RUST_BLOCK = re.compile(r"^```(rust|ignore \{\.rust\})\n(.*?)^```$", re.M | re.S)
+
+
+def _without_hidden_lines(block: re.Match[str]) -> str:
+    """A Rust block as the reader sees it: rustdoc's hidden lines (``# ...``, the set-up the
+    doc-test compiles) left out, and the block highlighted as Rust."""
+    shown = [line for line in block[2].split("\n") if line != "#" and not line.startswith("# ")]
+    return "```rust\n" + "\n".join(shown) + "```"
+
+
 def on_page_markdown(markdown: str, page: Any, **kwargs: Any) -> str:
     if UNRELEASED in markdown:
-        return markdown.replace(UNRELEASED, _unreleased())
-    return markdown
+        markdown = markdown.replace(UNRELEASED, _unreleased())
+    return _RUST_BLOCK.sub(_without_hidden_lines, markdown)
