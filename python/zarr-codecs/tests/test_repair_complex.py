@@ -81,7 +81,7 @@ def test_exchanged_parts_are_put_back_once(tmp_path: Path, dtype: str, layout: s
     [found] = repair_complex.find_candidates(tmp_path)
     assert found.path == root and found.data_type == dtype and found.unknown
     assert main(["repair-complex", str(tmp_path)]) == 0  # dry run
-    assert main(["repair-complex", str(tmp_path), "--write"]) == 0  # not without assume-ours
+    assert main(["repair-complex", str(tmp_path), "--write"]) == 1  # not without assume-ours
     assert not np.array_equal(_read(root), _expected(values))
 
     assert main(["repair-complex", str(tmp_path), "--write", "--assume-ours"]) == 0

@@ -53,13 +53,11 @@ def _read(root: Path) -> np.ndarray:
     return np.asarray(zarr.open_array(str(root), mode="r")[...])
 
 
-@pytest.mark.parametrize(("compressor", "flags"), [(GZIP, []), (BLOSC, ["--assume-ours"])])
+@pytest.mark.parametrize("compressor", [GZIP, BLOSC], ids=["gzip", "blosc"])
 def test_transposed_chunks_are_repaired_once(
-    tmp_path: Path,
-    compressor: dict[str, object],
-    flags: list[str],
-    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path, compressor: dict[str, object], capsys: pytest.CaptureFixture[str]
 ) -> None:
+    flags = ["--assume-ours"]
     root = tmp_path / "a.zarr"
     _write(root, compressor, ours=True)
     _store_as_0_1_0(root, compressor)
@@ -78,12 +76,33 @@ def test_transposed_chunks_are_repaired_once(
     np.testing.assert_array_equal(_read(root), SOURCE)
 
 
-def test_blosc_chunks_are_only_rewritten_when_the_user_says_so(tmp_path: Path) -> None:
-    _write(tmp_path / "a.zarr", BLOSC, ours=True)
-    _store_as_0_1_0(tmp_path / "a.zarr", BLOSC)
+@pytest.mark.parametrize("compressor", [GZIP, BLOSC], ids=["gzip", "blosc"])
+def test_chunks_are_only_rewritten_when_the_user_says_so(
+    tmp_path: Path, compressor: dict[str, object], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The bytes of 0.1.0's chunks are those every later zarr-codecs writes (reproducible
+    gzip, and blosc's are anyone's): without --assume-ours, --write rewrites nothing, says
+    so and exits 1."""
+    root = tmp_path / "a.zarr"
+    _write(root, compressor, ours=True)
+    _store_as_0_1_0(root, compressor)
+    before = {p.name: p.read_bytes() for p in root.iterdir()}
     [candidate] = repair_order.find_candidates(tmp_path)
-    assert len(candidate.unknown) == 4 and not candidate.ours
+    assert len(candidate.unknown) == 4
     assert repair_order.repair(candidate) == 0
+    assert main(["repair-order", str(tmp_path), "--write"]) == 1
+    assert "nothing was written: 4 chunk(s)" in capsys.readouterr().err
+    assert {p.name: p.read_bytes() for p in root.iterdir()} == before
+
+
+def test_a_correct_array_written_now_is_not_rewritten_without_assume_ours(tmp_path: Path) -> None:
+    """An order-F array the current zarr-codecs wrote (correct, and its gzip chunks without a
+    timestamp, as 0.1.0's were) is left as it is by --write."""
+    root = tmp_path / "a.zarr"
+    _write(root, GZIP, ours=True)
+    np.testing.assert_array_equal(_read(root), SOURCE)
+    assert main(["repair-order", str(tmp_path), "--write"]) == 1
+    np.testing.assert_array_equal(_read(root), SOURCE)
 
 
 def test_numcodecs_chunks_are_left_alone(tmp_path: Path) -> None:
@@ -91,8 +110,8 @@ def test_numcodecs_chunks_are_left_alone(tmp_path: Path) -> None:
     _write(root, GZIP, ours=False)  # numcodecs' gzip: timestamped headers
     before = {p.name: p.read_bytes() for p in root.iterdir()}
     [candidate] = repair_order.find_candidates(tmp_path)
-    assert len(candidate.others) == 4 and not candidate.ours
-    assert main(["repair-order", str(tmp_path), "--write"]) == 0
+    assert len(candidate.others) == 4 and not candidate.unknown
+    assert main(["repair-order", str(tmp_path), "--write", "--assume-ours"]) == 0
     assert {p.name: p.read_bytes() for p in root.iterdir()} == before
     np.testing.assert_array_equal(_read(root), SOURCE)
 

@@ -1,8 +1,9 @@
 """zarr-codecs: Zarr's chunk codecs, fast and exact, in one install.
 
 This bundle depends on ``zarr-codec-shapes``, the runtime and every codec wheel at the same
-version: Zarr v3's codecs and every codec numcodecs registers (``zarr-codecs info`` lists them). Installing it changes nothing by itself; to make
-an existing zarr-python program use our codecs, in Zarr v3 and v2 alike::
+version: Zarr v3's codecs and every codec numcodecs registers (``zarr-codecs info`` lists
+them). Installing it changes nothing by itself; to make an existing zarr-python program use
+our codecs, in Zarr v3 and v2 alike::
 
     import zarr_codecs
     zarr_codecs.install()          # or: with zarr_codecs.install(): ...

@@ -37,8 +37,10 @@ def render(
         return nothing
     lines = []
     for c in candidates:
-        state = "already repaired" if c.repaired and c.path not in rewritten else ""
-        lines.append(f"{c.path}: {heading(c)} {state}".rstrip())
+        if c.repaired and c.path not in rewritten:
+            lines.append(f"{c.path}: {heading(c)} already repaired")
+            continue
+        lines.append(f"{c.path}: {heading(c)}")
         lines += [f"  {len(chunks)} {what}" for chunks, what in findings(c) if chunks]
         if c.path in rewritten:
             lines.append(f"  {done}: {rewritten[c.path]} chunk(s)")

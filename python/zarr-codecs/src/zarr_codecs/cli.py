@@ -14,6 +14,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 from zarr_codecs import __version__
 
@@ -133,14 +134,12 @@ def _repair_order(args: argparse.Namespace) -> int:
 
     candidates = repair_order.find_candidates(_store(args.path))
     rewritten = {}
-    if args.write:
+    if args.write and args.assume_ours:
         for candidate in candidates:
             if not candidate.repaired:
-                rewritten[candidate.path] = repair_order.repair(
-                    candidate, assume_ours=args.assume_ours
-                )
+                rewritten[candidate.path] = repair_order.repair(candidate, assume_ours=True)
     print(repair_order.render(candidates, write=args.write, rewritten=rewritten))
-    return OK
+    return _refused_without_assume_ours(args, candidates)
 
 
 def _repair_complex(args: argparse.Namespace) -> int:
@@ -148,11 +147,25 @@ def _repair_complex(args: argparse.Namespace) -> int:
 
     candidates = repair_complex.find_candidates(_store(args.path))
     rewritten = {}
-    if args.write:
+    if args.write and args.assume_ours:
         for candidate in candidates:
-            if not candidate.repaired and args.assume_ours:
+            if not candidate.repaired:
                 rewritten[candidate.path] = repair_complex.repair(candidate, assume_ours=True)
     print(repair_complex.render(candidates, write=args.write, rewritten=rewritten))
+    return _refused_without_assume_ours(args, candidates)
+
+
+def _refused_without_assume_ours(args: argparse.Namespace, candidates: Sequence[Any]) -> int:
+    """A repair's exit status: 1 (with why, on stderr) when ``--write`` rewrote nothing
+    because chunks that only ``--assume-ours`` rewrites were found."""
+    waiting = sum(len(c.unknown) for c in candidates if not c.repaired)
+    if args.write and not args.assume_ours and waiting:
+        print(
+            f"nothing was written: {waiting} chunk(s) cannot be told apart from correct ones by "
+            "their bytes; add --assume-ours if zarr-codecs 0.1.0 wrote these arrays",
+            file=sys.stderr,
+        )
+        return PROBLEMS
     return OK
 
 
@@ -252,12 +265,15 @@ def _parser() -> argparse.ArgumentParser:
         help='Zarr v2 order-"F" arrays that zarr-codecs 0.1.0 wrote transposed (dry run)',
         description='zarr-codecs 0.1.0 stored the chunks of Zarr v2 arrays with order "F" '
         "(gzip or blosc, no filters) in C order, so they read back transposed. List every such "
-        "array in the store with the evidence (gzip chunks without a timestamp were written by "
-        "zarr-codecs, with one by numcodecs; blosc chunks cannot be told apart) and, with "
-        "--write, store those chunks again in Fortran order. Run it only on arrays that "
-        "zarr-codecs 0.1.0 wrote; a repaired array is marked and never rewritten twice.",
+        "array in the store with the evidence (gzip chunks with a timestamp were written by "
+        "numcodecs and are left alone; other chunks cannot be told from correct ones by their "
+        "bytes) and, with --write --assume-ours, store those chunks again in Fortran order. "
+        "Run it only on arrays that zarr-codecs 0.1.0 wrote; a repaired array is marked and "
+        "never rewritten twice.",
     )
-    _repair_arguments(repair, "blosc chunks too (you know zarr-codecs 0.1.0 wrote them)")
+    _repair_arguments(
+        repair, "you know zarr-codecs 0.1.0 wrote the arrays (needed to rewrite anything)"
+    )
     repair.set_defaults(run=_repair_order)
 
     complex_repair = commands.add_parser(

@@ -7,10 +7,13 @@ chunk's Fortran-order bytes: such chunks read back transposed everywhere but in 
 Only arrays whose compressor got the chunk itself are affected: no filters (a filter hands the
 compressor a flat array), and chunks with at least two dimensions longer than 1.
 
-Which chunks: gzip chunks say who wrote them (ours have no timestamp in the header, numcodecs'
-the time of writing), so only ours are rewritten. blosc chunks are the same bytes whoever wrote
-them: only the person who wrote the array knows, so they are rewritten only with
-``assume_ours``. A repaired array gets a marker file, and is never rewritten twice.
+Which chunks: a gzip chunk with a timestamp in its header was written by numcodecs and is never
+rewritten. A gzip chunk without one may be 0.1.0's, but every later zarr-codecs writes the
+same header (its output is reproducible), and so do other writers of reproducible gzip (zarrs'):
+its bytes cannot tell 0.1.0 from them, and rewriting a correct chunk would transpose it. blosc
+chunks are the same bytes whoever wrote them. So only the person who wrote the array knows:
+chunks are rewritten only with ``assume_ours``. A repaired array gets a marker file, and is
+never rewritten twice.
 
 Repair: each chunk is decompressed, read as the C-order chunk it really holds, and stored again
 in Fortran order with the array's own compressor (ours, now writing as numcodecs does).
@@ -41,9 +44,8 @@ class Candidate:
     compressor: dict[str, Any]
     dtype: np.dtype[Any]
     chunks: tuple[int, ...]
-    ours: list[Path] = field(default_factory=list)  # chunks written by our gzip (or assumed)
-    others: list[Path] = field(default_factory=list)  # chunks written by someone else
-    unknown: list[Path] = field(default_factory=list)  # blosc: who wrote them cannot be told
+    others: list[Path] = field(default_factory=list)  # gzip with a timestamp: numcodecs'
+    unknown: list[Path] = field(default_factory=list)  # who wrote them cannot be told
     repaired: bool = False  # the marker is there
 
 
@@ -72,12 +74,10 @@ def _candidate(meta_file: Path) -> Candidate | None:
     for chunk in sorted(root.glob(pattern)):
         if not chunk.is_file() or chunk.name.startswith("."):
             continue
-        if compressor["id"] == "blosc":
-            found.unknown.append(chunk)
-        elif _gzip_without_timestamp(chunk):
-            found.ours.append(chunk)
-        else:
+        if compressor["id"] == "gzip" and not _gzip_without_timestamp(chunk):
             found.others.append(chunk)
+        else:
+            found.unknown.append(chunk)
     return found
 
 
@@ -94,13 +94,14 @@ def find_candidates(root: Path) -> list[Candidate]:
 
 
 def repair(candidate: Candidate, *, assume_ours: bool = False) -> int:
-    """Store the candidate's chunks written by 0.1.0 (with ``assume_ours``, its blosc chunks
-    too) in Fortran order; returns how many were rewritten. Nothing if already repaired."""
+    """With ``assume_ours`` (the caller knows 0.1.0 wrote the array), store the candidate's
+    chunks that 0.1.0 could have written in Fortran order; returns how many were rewritten.
+    Nothing without ``assume_ours``, or if already repaired."""
     from zarr_codec_shapes import get_codec
 
     if candidate.repaired:
         return 0
-    chunks = candidate.ours + (candidate.unknown if assume_ours else [])
+    chunks = candidate.unknown if assume_ours else []
     codec: Any = get_codec(candidate.compressor)
     shape = candidate.chunks
     for path in chunks:
@@ -124,13 +125,13 @@ def render(candidates: list[Candidate], *, write: bool, rewritten: dict[Path, in
         nothing='nothing to repair: no order-"F" v2 array with a gzip or blosc compressor',
         heading=lambda c: f"{c.compressor['id']}, chunks {list(c.chunks)}",
         findings=lambda c: [
-            (c.ours, "chunk(s) written by zarr-codecs' gzip"),
-            (c.others, "chunk(s) written by numcodecs (correct as stored)"),
+            (c.others, "gzip chunk(s) with a timestamp: written by numcodecs (correct as stored)"),
             (
                 c.unknown,
-                "blosc chunk(s): who wrote them cannot be told; --assume-ours rewrites them",
+                "chunk(s) zarr-codecs 0.1.0 could have written (so could later versions and "
+                "other writers: the bytes cannot tell); --assume-ours rewrites them",
             ),
         ],
         done="rewritten in Fortran order",
-        dry_run="dry run: nothing was written; run again with --write to repair",
+        dry_run="dry run: nothing was written; run again with --write --assume-ours to repair",
     )
