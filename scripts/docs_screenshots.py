@@ -3,10 +3,11 @@
 Usage: .venv/bin/python scripts/docs_screenshots.py [--out DIR] [--site DIR]
 
 Builds the site (``mkdocs build --strict``) unless ``--site`` names a built one, serves it on
-127.0.0.1, opens the home page, one guide and one API page in headless Chromium (Debian's
-``chromium`` and ``chromium-driver`` packages), saves a screenshot of each in ``--out``
-(default ``.cache/docs-screenshots``), and fails (exit status 1) on any console error, a page
-without its content, or a search for "install" that finds nothing.
+127.0.0.1, opens the home page, one guide, one API page and the performance page (its plots)
+in headless Chromium (Debian's ``chromium`` and ``chromium-driver`` packages), saves a
+screenshot of each in ``--out`` (default ``.cache/docs-screenshots``), and fails (exit status 1)
+on any console error, a page without its content, an image that does not load, or a search
+for "install" that finds nothing.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ PAGES = (
     ("", "home", "article h1"),
     ("guide/pipeline/", "guide-pipeline", "article h1"),
     ("reference/zarr-codecs/", "api-zarr-codecs", "article .doc-heading"),
+    ("performance/", "performance", "article img"),
 )
 
 
@@ -110,6 +112,11 @@ def main(argv: list[str]) -> int:
             title = driver.title
             print(f"{base + path}: {title!r} -> {shot.relative_to(ROOT)}")
             problems += console_errors(driver, path or "/", base)
+            broken = driver.execute_script(
+                "return [...document.images].filter(i => !i.complete || !i.naturalWidth)"
+                ".map(i => i.src)"
+            )
+            problems += [f"{path or '/'}: an image that does not load: {src}" for src in broken]
         driver.get(base)
         wait = WebDriverWait(driver, 15)
         search = wait.until(
