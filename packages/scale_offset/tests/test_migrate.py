@@ -137,6 +137,9 @@ def test_a_stated_tolerance_accepts_the_differences_and_keeps_the_old_metadata(
     assert migration.tolerated == migration.differences != []
     assert migration.backup == tmp_path / "zarr.json.before-migrate"
     assert migration.backup.read_text() == before
+    # Why they differ, and what was done: no advice to keep the old codec after replacing it.
+    assert "float64" in migration.cause and "keep the old codec" not in migration.cause
+    assert migration.cause.endswith("within the tolerance of 1 ulp, so the new codecs were written")
     from zarr_codec_cast_value import zarr_python as cast_zarr
     from zarr_codec_scale_offset import zarr_python as scale_zarr
 
@@ -158,6 +161,18 @@ def test_a_tolerance_too_small_still_refuses(tmp_path: Path) -> None:
         tmp_path, dry_run=False, sample=100, tolerance=Tolerance(absolute=1e-6)
     )
     assert not migration.safe and not migration.written and migration.tolerated == []
+    assert migration.cause.endswith("accept them with a tolerance of 1ulp, or keep the old codec")
+
+
+def test_a_dry_run_within_the_tolerance_says_the_new_codecs_can_replace_the_old(
+    tmp_path: Path,
+) -> None:
+    _float32_array(tmp_path)
+    migration = migrate_fixedscaleoffset(tmp_path, sample=100, tolerance=Tolerance(ulps=1))
+    assert migration.safe and not migration.written
+    assert migration.cause.endswith(
+        "within the tolerance of 1 ulp, so the new codecs can replace the old"
+    )
 
 
 def test_tolerances_parse_and_refuse_nonsense() -> None:

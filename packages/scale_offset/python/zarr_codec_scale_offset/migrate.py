@@ -9,6 +9,10 @@ the last place (ulp) apart. Before anything is written, a sample of the stored c
 both ways; every difference is reported (which elements, by how much, why) and refuses the
 migration unless it is within a tolerance the caller states. A dry run (the default) only
 reports; a write keeps the old metadata beside the new (``zarr.json.before-migrate``).
+
+It reads the chunks through zarr-python with ``zarr-codec-cast-value``, which this wheel does
+not require: install them with the extra, ``pip install "zarr-codec-scale-offset[migrate]"``
+(the ``zarr-codecs`` bundle has them).
 """
 
 from __future__ import annotations
@@ -32,6 +36,8 @@ __all__ = [
 ]
 
 LEGACY = "numcodecs.fixedscaleoffset"
+#: What installs the packages a migration needs beside this wheel.
+INSTALL_EXTRA = 'pip install "zarr-codec-scale-offset[migrate]"'
 BACKUP_NAME = "zarr.json.before-migrate"
 
 
@@ -110,7 +116,9 @@ class Migration:
     differences: list[ChunkDifference] = field(default_factory=list)
     tolerance: Tolerance | None = None
     cause: str = ""
-    """Why the chunks that differ do, when it is known (float32 against float64 arithmetic)."""
+    """Why the chunks that differ do (float32 against float64 arithmetic, say), then what
+    follows: what to do while the migration is refused, or, when the tolerance given covers
+    every difference, that the new codecs were written (or can be, in a dry run)."""
     notes: list[str] = field(default_factory=list)
     """What plain zarr-python says when it opens the new metadata (its warnings), and why."""
     written: bool = False
@@ -162,11 +170,17 @@ def migrate_fixedscaleoffset(
     all agree, or differ by no more than ``tolerance``; the old document is kept as
     ``zarr.json.before-migrate`` beside it. ``ValueError`` when the array has no such codec.
     """
-    import zarr
-    from zarr_codec_cast_value.zarr_python import CastValueCodec
-    from zarr_codec_shapes.zarr_python import select, unselect
+    try:
+        import zarr
+        from zarr_codec_cast_value.zarr_python import CastValueCodec
+        from zarr_codec_shapes.zarr_python import select, unselect
 
-    from zarr_codec_scale_offset.zarr_python import ScaleOffsetCodec
+        from zarr_codec_scale_offset.zarr_python import ScaleOffsetCodec
+    except ImportError as err:
+        raise ImportError(
+            f"migrate_fixedscaleoffset needs zarr-python and zarr-codec-cast-value ({err}); "
+            f"install them with: {INSTALL_EXTRA}"
+        ) from err
 
     root = Path(path)
     meta_path = root / "zarr.json"
@@ -203,13 +217,13 @@ def migrate_fixedscaleoffset(
     finally:  # leave a selection made by someone else (zarr_codecs.install()) in place
         for name in selected:
             unselect(name, ours[name])
-    if migration.differences:
-        migration.cause = _cause(np.dtype(_legacy_dtype(codecs[positions[0]])), migration)
     if migration.safe and not dry_run:
         migration.backup = _free_name(root / BACKUP_NAME)
         migration.backup.write_text(old_text, encoding="utf-8")
         meta_path.write_text(json.dumps(new_meta, indent=2), encoding="utf-8")
         migration.written = True
+    if migration.differences:  # after the write: what it advises depends on what was done
+        migration.cause = _cause(np.dtype(_legacy_dtype(codecs[positions[0]])), migration)
     return migration
 
 
@@ -218,19 +232,31 @@ def _legacy_dtype(codec: dict[str, Any]) -> str:
 
 
 def _cause(dtype: np.dtype[Any], migration: Migration) -> str:
-    """Why chunks differ, in the user's terms."""
+    """Why chunks differ, in the user's terms, then what to do about it while the migration
+    is refused, or what was done once the tolerance given covers every difference."""
     worst = max(d.max_ulps for d in migration.differences)
-    if dtype.kind == "f" and dtype.itemsize < 8 and worst <= 4:
+    arithmetic = dtype.kind == "f" and dtype.itemsize < 8 and worst <= 4
+    if migration.safe:  # every difference is within the tolerance given
+        done = "were written" if migration.written else "can replace the old"
+        then = (
+            f"every difference is within the tolerance of {migration.tolerance}, "
+            f"so the new codecs {done}"
+        )
+    elif arithmetic:
+        then = f"accept them with a tolerance of {worst:g}ulp, or keep the old codec"
+    else:
+        then = "keep the old codec unless a tolerance covers them"
+    if arithmetic:
         ulps = f"{worst:g} ulp" + ("" if worst == 1 else "s")
         return (
             f"float arithmetic: numcodecs decodes in float64 and rounds to {dtype.name} once; "
             f"scale_offset computes in {dtype.name} itself (a divide and an add, each "
             f"rounded), so a result can land up to {ulps} away. Both are faithful decodings; "
-            f"accept them with a tolerance of {worst:g}ulp, or keep the old codec"
+            f"{then}"
         )
     return (
         "the old and the new codecs compute differently for these values (the spec's "
-        "'Conversion to scale_offset'); keep the old codec unless a tolerance covers them"
+        f"'Conversion to scale_offset'); {then}"
     )
 
 
