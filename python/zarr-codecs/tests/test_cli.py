@@ -194,6 +194,28 @@ def test_inspect_names_a_truncated_array_document(
     assert "v0" not in out
 
 
+def test_inspect_names_a_root_array_slash_as_check_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An array at the store's root is ``/`` in ``inspect`` as in ``check`` (it was ``.``),
+    for Zarr v3 and v2, and when its metadata cannot be read."""
+    for zarr_format in (3, 2):
+        root = tmp_path / f"v{zarr_format}.zarr"
+        zarr.create_array(
+            str(root), shape=(4,), chunks=(2,), dtype="uint8", zarr_format=zarr_format
+        )[...] = 1
+        status, out, _ = run(capsys, "inspect", str(root))
+        assert status == 0, out
+        assert out.startswith(f"/  (Zarr v{zarr_format}, "), out
+        status, out, _ = run(capsys, "check", str(root))
+        assert status == 0, out
+        assert out.startswith(f"/ (Zarr v{zarr_format}): "), out
+    document = tmp_path / "v3.zarr" / "zarr.json"
+    document.write_bytes(document.read_bytes()[:40])
+    status, out, _ = run(capsys, "inspect", str(tmp_path / "v3.zarr"))
+    assert status == 1 and out.startswith("/  (Zarr v3, unknown"), out
+
+
 def _legacy_store(root: Path) -> Path:
     data = np.linspace(-3, 3, 600).reshape(20, 30)
     array = zarr.create_array(
@@ -255,6 +277,9 @@ def test_migrate_gives_reasons_takes_a_tolerance_and_keeps_the_old_metadata(
     assert meta_file.read_text() == before
     status, out, _ = run(capsys, "migrate", str(tmp_path), "--write", "--tolerance", "1ulp")
     assert status == 0 and "written" in out and "within 1 ulp: c/" in out, out
+    # The reason says what was done, not to keep the old codec.
+    assert "keep the old codec" not in out, out
+    assert "within the tolerance of 1 ulp, so the new codecs were written" in out, out
     assert "old metadata kept in zarr.json.before-migrate" in out
     assert (tmp_path / "f32" / "zarr.json.before-migrate").read_text() == before
     status, _, err = run(capsys, "migrate", str(tmp_path), "--tolerance", "some")
@@ -314,6 +339,47 @@ def test_demo_times_ours_with_our_pipeline(tmp_path: Path, monkeypatch: pytest.M
     # Per chain: ours (untimed, then timed), then zarr-python's own (untimed, then timed).
     assert seen[:2] == [PATH, PATH]
     assert PATH not in seen[2:4]
+
+
+@pytest.mark.parametrize("pipeline", [False, True])
+def test_demo_compares_with_zarr_pythons_own_codecs_even_when_ours_are_installed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pipeline: bool
+) -> None:
+    """Installed beforehand (as ``ZARR_CODECS_INSTALL`` does), ours are undone for zarr's
+    runs, which the header calls zarr-python's own codecs and pipeline, and put back after
+    (they once ran ours there too, and with ``=pipeline`` warned that cast_value had no
+    configured implementation)."""
+    import warnings
+
+    from zarr_codecs.pipeline import PATH
+
+    seen: list[tuple[str, frozenset[str], str, type[Any]]] = []
+    original = demo._write
+
+    def write(path: Path, data: Any, chain: str) -> None:
+        from zarr.registry import get_codec_class
+
+        cast_value = get_codec_class("cast_value")
+        seen.append((path.name, zarr_codecs.installed_parts(), _pipeline_path(), cast_value))
+        original(path, data, chain)
+
+    def _pipeline_path() -> str:
+        return str(zarr.config.get("codec_pipeline.path"))
+
+    monkeypatch.setattr(demo, "_write", write)
+    zarr_codecs.install(pipeline=pipeline)
+    before = zarr_codecs.installed_parts()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        demo.run_demo(tmp_path, repeats=1, shape=(90, 180))
+    assert zarr_codecs.installed_parts() == before
+    assert (_pipeline_path() == PATH) is pipeline
+    theirs = [row for row in seen if "zarr-python" in row[0]]
+    assert len(theirs) == 2 * len(demo.CHAINS), seen
+    from zarr.codecs.cast_value import CastValue
+
+    for _, parts, path, cast_value in theirs:
+        assert parts == frozenset() and path != PATH and cast_value is CastValue, seen
 
 
 def test_demo_sample_is_deterministic_and_realistic() -> None:

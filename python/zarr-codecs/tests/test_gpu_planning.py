@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import gzip as python_gzip
 import importlib.util
+import os
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -132,3 +134,49 @@ def test_nothing_of_the_gpu_path_is_imported_without_being_asked() -> None:
     import subprocess
 
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_device_codecs_have_the_json_of_what_they_wrap() -> None:
+    """``on_device`` needs no GPU to be built; its JSON is the wrapped codec's, and the fused
+    pair's is the list of its two codecs' JSON (it had none: AttributeError)."""
+    from zarr_codecs.gpu import on_device
+
+    so, cast = ScaleOffset(-3.0, 10.0), CastValue("int16", out_of_range="clamp")
+    assert on_device(so).to_json(3) == so.to_json(3)
+    assert on_device(cast).to_json(3) == cast.to_json(3)
+    assert on_device(Zstd(3)).to_json(3) == Zstd(3).to_json(3)
+    fused = on_device(so.fuse(cast))
+    assert fused.to_json(3) == [so.to_json(3), cast.to_json(3)]
+    again = on_device(ScaleOffset(-3.0, 10.0).fuse(CastValue("int16", out_of_range="clamp")))
+    assert fused == again and hash(fused) == hash(again)
+    assert fused != on_device(so.fuse(CastValue("int8")))
+
+
+def test_the_ptx_folder_lasts_the_process_and_is_removed_at_its_exit(tmp_path: Path) -> None:
+    """The kernels' PTX files go to one temporary folder per process, kept while the process
+    runs (CuPy may read a file after ``load_module``) and removed when it exits (each process
+    once left a folder behind in the temporary directory). A forked child makes its own and
+    leaves its parent's alone. Needs no CuPy."""
+    import subprocess
+
+    code = """
+import os, sys
+from zarr_codecs.gpu import kernels
+folder = kernels._ptx_folder()
+assert folder.is_dir() and kernels._ptx_folder() == folder
+(folder / "kernel.ptx").write_text("ptx")
+pid = os.fork()
+if pid == 0:  # the child: its own folder, removed at its exit; the parent's untouched
+    print(kernels._ptx_folder(), flush=True)
+    sys.exit(0)
+os.waitpid(pid, 0)
+assert (folder / "kernel.ptx").is_file(), "the child removed its parent's folder"
+print(folder)
+"""
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    run = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+    )
+    child, parent = (Path(line) for line in run.stdout.split())
+    assert child != parent and child.parent == parent.parent == tmp_path
+    assert list(tmp_path.iterdir()) == [], "a PTX folder was left behind"

@@ -187,3 +187,27 @@ def test_zarr_python_numcodecs_wrappers_build_ours_for_the_ids_installed() -> No
             assert type(wrapper()._codec).__module__.startswith(f"zarr_codec_{package}")
     assert type(numcodecs.get_codec(labels)).__module__.startswith("numcodecs")  # given back
     assert type(wrappers.GZip(level=5)._codec).__module__.startswith("numcodecs")
+
+
+def test_the_readme_names_what_install_replaces_and_nothing_else_as_not_replaced() -> None:
+    """The README's paragraph on what ``install()`` replaces names every codec of
+    ``BINDINGS``, and its "Not replaced" list none of them (it once listed delta, bitround and
+    the variable-length codecs there), and every numcodecs id has one of ours."""
+    from pathlib import Path
+
+    from numcodecs.registry import codec_registry
+
+    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    start = readme.index("What `install()` replaces, exactly")
+    paragraph = readme[start : readme.index("`tests/test_install_claims.py`", start)]
+    replaced, _, not_replaced = paragraph.partition("Not replaced:")
+    assert not_replaced, "the paragraph says what is not replaced"
+    for binding in zarr_codecs.BINDINGS:
+        short = f"`{binding.name.removeprefix('numcodecs.')}`"
+        assert short in replaced, binding.name
+        assert short not in not_replaced, binding.name
+    # numcodecs' own ids (a test may register a codec of its own beside them).
+    numcodecs_own = {
+        i for i, cls in codec_registry.items() if cls.__module__.startswith("numcodecs")
+    }
+    assert "gzip" in numcodecs_own and numcodecs_own <= {b.v2_id for b in zarr_codecs.BINDINGS}

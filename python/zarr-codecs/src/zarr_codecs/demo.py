@@ -13,8 +13,8 @@ import shutil
 import statistics
 import tempfile
 import time
-from collections.abc import Callable
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from zarr_codecs._install import install, installed_parts
+from zarr_codecs._install import install, installed_parts, uninstall
 
 __all__ = ["CHAINS", "DemoResult", "run_demo", "sample"]
 
@@ -219,22 +219,30 @@ def _ours() -> AbstractContextManager[object]:
     return install(numcodecs=False, pipeline=True)
 
 
-def zarr_python_own_codecs() -> AbstractContextManager[object]:
-    """zarr-python's built-in codecs for the demo's names, whatever else is installed."""
+#: zarr-python's own codec classes for the demo's names, and its own pipeline.
+_ZARR_PYTHON_OWN = {
+    "codecs.cast_value": "zarr.codecs.cast_value.CastValue",
+    "codecs.scale_offset": "zarr.codecs.scale_offset.ScaleOffset",
+    "codecs.blosc": "zarr.codecs.blosc.BloscCodec",
+    "codecs.gzip": "zarr.codecs.gzip.GzipCodec",
+    "codec_pipeline.path": "zarr.core.codec_pipeline.BatchedCodecPipeline",
+}
+
+
+@contextmanager
+def zarr_python_own_codecs() -> Iterator[None]:
+    """zarr-python's built-in codecs and pipeline for the demo's names, whatever else is
+    installed: what :func:`zarr_codecs.install` put in place (called, or through
+    ``ZARR_CODECS_INSTALL``) is undone for the block and put back after it."""
     import zarr
 
-    own = {
-        "cast_value": "zarr.codecs.cast_value.CastValue",
-        "scale_offset": "zarr.codecs.scale_offset.ScaleOffset",
-        "blosc": "zarr.codecs.blosc.BloscCodec",
-        "gzip": "zarr.codecs.gzip.GzipCodec",
-    }
-    if installed_parts():
-        return nullcontext()  # the user installed ours: then "theirs" cannot be had here
-    selected: AbstractContextManager[object] = zarr.config.set(
-        {f"codecs.{name}": path for name, path in own.items()}
-    )
-    return selected
+    parts = installed_parts()
+    uninstall()
+    try:
+        with zarr.config.set(_ZARR_PYTHON_OWN):
+            yield
+    finally:
+        install(zarr="zarr" in parts, numcodecs="numcodecs" in parts, pipeline="pipeline" in parts)
 
 
 def remove(root: Path) -> None:

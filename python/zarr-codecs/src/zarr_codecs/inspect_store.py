@@ -199,7 +199,9 @@ def inspect_store(root: str | Path) -> list[ArrayReport]:
         raise FileNotFoundError(f"{base}: not a directory (a local Zarr store)")
     reports: list[ArrayReport] = []
     for meta_file in sorted([*base.rglob("zarr.json"), *base.rglob(".zarray")]):
-        where = meta_file.parent.relative_to(base).as_posix() or "/"
+        # The root array is named "/", as ``zarr-codecs check`` names it (relative_to gives ".").
+        relative = meta_file.parent.relative_to(base)
+        where = "/" if relative == Path() else relative.as_posix()
         try:
             meta = json.loads(meta_file.read_text(encoding="utf-8"))
         except (OSError, ValueError) as err:

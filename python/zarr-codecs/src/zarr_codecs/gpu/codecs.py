@@ -33,8 +33,10 @@ CUDA = frozenset({"cuda"})
 
 
 class DeviceArrayCodec:
-    """One of our array codecs, run on the GPU over CuPy arrays. Equal to, and with the same
-    JSON as, the CPU codec it wraps (``codec``)."""
+    """One of our array codecs, run on the GPU over CuPy arrays, wrapping the CPU codec
+    (``codec``). Its JSON is that codec's; for the fused pair (``ScaleOffsetCast``), which is
+    two codecs of a chain, it is the list of the two codecs' JSON, as they stand in the chain's
+    ``codecs``. Two are equal when they wrap equal codecs (for the fused pair, equal pairs)."""
 
     devices: ClassVar[frozenset[str]] = CUDA
 
@@ -56,6 +58,9 @@ class DeviceArrayCodec:
         return str(getattr(self.codec, "name", "scale_offset+cast_value"))
 
     def to_json(self, zarr_format: Any = 3) -> Any:
+        """The wrapped codec's JSON; for the fused pair, the list of its two codecs' JSON."""
+        if self._kind == "fused":
+            return [self.codec.first.to_json(zarr_format), self.codec.second.to_json(zarr_format)]
         return self.codec.to_json(zarr_format)
 
     def resolve(self, spec: ChunkSpec) -> ChunkSpec:
@@ -65,11 +70,18 @@ class DeviceArrayCodec:
         """One chunk at a time: a kernel already spreads one chunk over the whole device."""
         return RecommendedConcurrency.ONE
 
+    def _identity(self) -> Any:
+        """What equality compares: the codec, or the fused pair's two codecs (the pair itself
+        has no equality of its own)."""
+        if self._kind == "fused":
+            return (self.codec.first, self.codec.second)
+        return self.codec
+
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, DeviceArrayCodec) and other.codec == self.codec
+        return isinstance(other, DeviceArrayCodec) and other._identity() == self._identity()
 
     def __hash__(self) -> int:
-        return hash((DeviceArrayCodec, self.codec))
+        return hash((DeviceArrayCodec, self._identity()))
 
     def __repr__(self) -> str:
         return f"on_device({self.codec!r})"

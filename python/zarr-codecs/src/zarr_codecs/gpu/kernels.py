@@ -1,5 +1,7 @@
 """The array-codec kernels on the device: compiled per :class:`~zarr_codecs.gpu.plans.Step`
-with NVRTC (through CuPy, which caches the binaries on disk) and launched over CuPy arrays.
+with NVRTC, once per process (nothing is kept between processes), and launched over CuPy
+arrays. CuPy loads each kernel's PTX from a file in a temporary folder of the process's own,
+removed when the process exits.
 
 ``--fmad=false`` keeps every float operation rounded on its own, as the CPU codecs compute
 (the source uses the ``__*_rn`` intrinsics too); denormals are kept (``-ftz=false``) and
@@ -13,7 +15,10 @@ back as zero, where the CPU codecs keep it).
 
 from __future__ import annotations
 
+import atexit
 import hashlib
+import os
+import shutil
 import tempfile
 from contextlib import nullcontext
 from functools import lru_cache
@@ -62,9 +67,25 @@ def _nvrtc_ptx(source: str, arch: str) -> str:
     return ptx.decode() if isinstance(ptx, bytes) else ptx
 
 
-@lru_cache(maxsize=1)
 def _ptx_folder() -> Path:
-    return Path(tempfile.mkdtemp(prefix="zarr-codecs-ptx-"))
+    """This process's folder for PTX files, made at first use and removed when the process
+    exits. It stays until then: CuPy reads a module's file when a function is first asked of
+    it on a device, which may be later than :func:`load_module`."""
+    return _process_folder(os.getpid())
+
+
+@lru_cache(maxsize=1)
+def _process_folder(pid: int) -> Path:
+    """The folder of process ``pid`` (a forked child makes its own, and never removes its
+    parent's)."""
+    folder = Path(tempfile.mkdtemp(prefix="zarr-codecs-ptx-"))
+    atexit.register(_remove_folder, folder, pid)
+    return folder
+
+
+def _remove_folder(folder: Path, pid: int) -> None:
+    if os.getpid() == pid:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def load_module(source: str) -> Any:
