@@ -142,6 +142,16 @@ def test_environment_variable_installs_on_import_of_zarr() -> None:
     assert proc.stderr == ""
 
 
+def test_environment_variable_survives_a_find_spec_before_the_import() -> None:
+    """A program that asks whether zarr is installed (``importlib.util.find_spec``) before it
+    imports zarr still gets ours: asking is not importing."""
+    code = "import importlib.util\nassert importlib.util.find_spec('zarr') is not None\n" + _REPORT
+    proc = _python(code, ZARR_CODECS_INSTALL="1")
+    assert proc.returncode == 0, proc.stderr
+    assert "v3: zarr_codec_gzip.zarr_python zarr_codec_scale_offset.zarr_python" in proc.stdout
+    assert "v2: zarr_codec_gzip.numcodecs zarr_codec_scale_offset.numcodecs" in proc.stdout
+
+
 @pytest.mark.parametrize("value", ["", "0", "no"])
 def test_environment_variable_off_changes_nothing(value: str) -> None:
     proc = _python(_REPORT, ZARR_CODECS_INSTALL=value)

@@ -83,11 +83,19 @@ class _AfterImport(importlib.abc.MetaPathFinder):
             self._busy.name = None
         if spec is None or spec.loader is None:
             return spec
-        self.callbacks.pop(fullname)
+        # The callback is taken when the module runs, not here: a spec asked for without an
+        # import (`importlib.util.find_spec("zarr")`, to see whether zarr is installed) must
+        # not use it up.
+        spec.loader = _ThenCall(spec.loader, partial(self._imported, fullname))
+        return spec
+
+    def _imported(self, fullname: str) -> None:
+        """``fullname`` has run: its callback, once; the finder leaves when none is left."""
+        callback = self.callbacks.pop(fullname, None)
         if not self.callbacks and self in sys.meta_path:
             sys.meta_path.remove(self)
-        spec.loader = _ThenCall(spec.loader, callback)
-        return spec
+        if callback is not None:
+            callback()
 
 
 class _ThenCall(importlib.abc.Loader):
