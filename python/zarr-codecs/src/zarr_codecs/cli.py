@@ -23,8 +23,9 @@ __all__ = ["main"]
 OK, PROBLEMS, USAGE = 0, 1, 2
 
 _EPILOG = """\
-exit status: 0 success; 1 problems found (inspect, check, doctor), migration refused (migrate)
-or a failed check (demo); 2 usage error or something missing.
+exit status: 0 success; 1 problems found (inspect, check, doctor), migration refused (migrate),
+a repair that needs --assume-ours (repair-order, repair-complex) or a failed check (demo);
+2 usage error or something missing.
 
 To make zarr-python itself use these codecs: zarr_codecs.install() in Python, or
 ZARR_CODECS_INSTALL=1 in the environment."""
