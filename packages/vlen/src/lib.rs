@@ -13,6 +13,7 @@ use numpy::{PyArray1, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
+use rustc_hash::{FxBuildHasher, FxHashMap};
 use zarr_codec_python::{BytesInput, IntoPyResult};
 use zarr_codec_vlen::{VlenBytes, VlenUtf8, framing};
 
@@ -100,10 +101,74 @@ fn decode_utf8<'py>(data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyArray1<Py
     let input = BytesInput::new(data)?;
     let items = zarr_codec_vlen::framing::decode(input.as_slice()).into_py_result(py)?;
     let mut objects: Vec<Py<PyAny>> = Vec::with_capacity(items.len());
+    let mut shared = Shared::new(items.len());
     for (index, item) in items.into_iter().enumerate() {
-        objects.push(utf8_str(py, item, index)?.unbind());
+        objects.push(shared.get_or_make(py, item, || Ok(utf8_str(py, item, index)?.unbind()))?);
     }
     Ok(PyArray1::from_vec(py, objects))
+}
+
+/// Equal short items decoded into one shared `str` (as pyarrow's `to_pandas` deduplicates
+/// strings): string arrays are mostly labels that repeat, and a hash lookup costs less than
+/// decoding and making a string. `str` is immutable, so sharing is invisible to the array's
+/// user. Where the first items show few repeats, it stops looking and makes each one; chunks
+/// of fewer than [`Shared::FEWEST`] items never look (measured: the lookups cost more there).
+struct Shared<'a> {
+    made: FxHashMap<&'a [u8], Py<PyAny>>,
+    looked: usize,
+    found: usize,
+    off: bool,
+}
+
+impl<'a> Shared<'a> {
+    /// Items longer than this are made each time: long strings rarely repeat.
+    const LONGEST: usize = 32;
+    /// Items looked up before deciding whether looking pays.
+    const TRIAL: usize = 1024;
+    /// Chunks of fewer items make every string.
+    const FEWEST: usize = 2048;
+    /// The most strings kept for sharing (memory stays bounded on unique data).
+    const MOST: usize = 1 << 16;
+
+    /// Sharing among `count` items.
+    fn new(count: usize) -> Self {
+        Self {
+            made: if count < Self::FEWEST {
+                FxHashMap::default()
+            } else {
+                FxHashMap::with_capacity_and_hasher(Self::TRIAL, FxBuildHasher)
+            },
+            looked: 0,
+            found: 0,
+            off: count < Self::FEWEST,
+        }
+    }
+
+    /// The object of `item`: one made before for equal bytes, or `make`'s.
+    fn get_or_make(
+        &mut self,
+        py: Python<'_>,
+        item: &'a [u8],
+        make: impl FnOnce() -> PyResult<Py<PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        if self.off || item.len() > Self::LONGEST {
+            return make();
+        }
+        self.looked += 1;
+        if let Some(made) = self.made.get(item) {
+            self.found += 1;
+            return Ok(made.clone_ref(py));
+        }
+        let object = make()?;
+        if self.looked == Self::TRIAL && self.found * 8 < self.looked {
+            // Fewer than one in eight repeats: making every string is cheaper.
+            self.off = true;
+            self.made = FxHashMap::default();
+        } else if self.made.len() < Self::MOST {
+            self.made.insert(item, object.clone_ref(py));
+        }
+        Ok(object)
+    }
 }
 
 /// One item as a `str`, UTF-8 checked once, by Python's own decoder (its ASCII fast path);
@@ -132,10 +197,11 @@ fn decode_bytes<'py>(data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyArray1<P
     let py = data.py();
     let input = BytesInput::new(data)?;
     let items = VlenBytes.decode(input.as_slice()).into_py_result(py)?;
-    let objects: Vec<Py<PyAny>> = items
+    let mut shared = Shared::new(items.len());
+    let objects = items
         .into_iter()
-        .map(|item| PyBytes::new(py, item).into_any().unbind())
-        .collect();
+        .map(|item| shared.get_or_make(py, item, || Ok(PyBytes::new(py, item).into_any().unbind())))
+        .collect::<PyResult<Vec<_>>>()?;
     Ok(PyArray1::from_vec(py, objects))
 }
 
