@@ -1,16 +1,21 @@
 """Run by ``scripts/upstream-check`` inside its scratch environment (patched zarr and numcodecs
 with our packages, installed as ``zarr[codecs]``); standard library, numpy and those only.
 
-Prints the import graph of the installed set (an edge A -> B: a fresh ``import A`` imports B)
-and fails on a cycle; then checks that zarr, with no ``install()`` call, resolves each of our
-codec names to our package and reads back arrays written with them. Exit status 1 on failure.
+Prints the dependency graph of the installed set (from the installed metadata: each
+distribution's requirements, with the extra that asks for it) and its import graph (an edge
+A -> B: a fresh ``import A`` imports B), and fails on an import cycle; then checks that zarr,
+with no ``install()`` call, resolves each of our codec names to our package and reads back
+arrays written with them. With ``--without-numcodecs``, also that numcodecs cannot be imported.
+``--graph`` prints the dependency graph only (any environment). Exit status 1 on failure.
 """
 
 from __future__ import annotations
 
+import importlib.util
+import re
 import subprocess
 import sys
-from importlib.metadata import distribution, version
+from importlib.metadata import PackageNotFoundError, distribution, version
 from typing import Any
 
 MODULES = (
@@ -38,6 +43,33 @@ CODECS = {
 }
 
 
+#: The distributions whose requirements the dependency graph shows.
+DISTRIBUTIONS = ("zarr", "numcodecs", "zarr-codec-shapes", "zarr-codecs")
+#: The extras it shows (the others: GPU, remote stores, dask, development).
+EXTRAS = ("codecs", "numcodecs", "zarr", "crc32c")
+
+
+def dependency_graph() -> list[str]:
+    """The requirements of :data:`DISTRIBUTIONS` that are installed, one line each, as their
+    installed metadata states them (``[extra]``: only with that extra)."""
+    lines = []
+    for name in DISTRIBUTIONS:
+        try:
+            dist = distribution(name)
+        except PackageNotFoundError:
+            lines.append(f"{name}: not installed")
+            continue
+        lines.append(f"{name} {dist.version}")
+        for requirement in dist.requires or []:
+            spec, _, marker = requirement.partition(";")
+            extra = re.search(r"extra\s*==\s*['\"]([^'\"]+)['\"]", marker)
+            if extra and extra.group(1) not in EXTRAS:
+                continue
+            label = f"  [{extra.group(1)}]" if extra else ""
+            lines.append(f"  -> {spec.strip()}{label}")
+    return lines
+
+
 def import_edges() -> dict[str, set[str]]:
     code = (
         "import sys, importlib; importlib.import_module(sys.argv[1]); "
@@ -45,11 +77,15 @@ def import_edges() -> dict[str, set[str]]:
     )
     edges = {}
     for module in MODULES:
+        if importlib.util.find_spec(module) is None:
+            continue
         out = subprocess.run(
             [sys.executable, "-c", code, module], capture_output=True, text=True, check=True
         )
         loaded = set(out.stdout.split())
         edges[module] = {other for other in MODULES if other != module and other in loaded}
+    for module in edges:
+        edges[module] &= set(edges)
     return edges
 
 
@@ -129,11 +165,28 @@ def check_codecs() -> list[str]:
     return problems
 
 
-def main() -> int:
-    names = ("zarr", "numcodecs", "zarr-codec-shapes", "zarr-codecs")
-    print("installed: " + ", ".join(f"{name} {version(name)}" for name in names))
-    extras = distribution("zarr").metadata.get_all("Requires-Dist") or []
-    print("zarr requires: " + "; ".join(r for r in extras if "codec" in r))
+def _version(name: str) -> str:
+    try:
+        return version(name)
+    except PackageNotFoundError:
+        return "(not installed)"
+
+
+def main(arguments: list[str]) -> int:
+    if "--graph" in arguments:
+        print("\n".join(dependency_graph()))
+        return 0
+    problems = []
+    print("installed: " + ", ".join(f"{name} {_version(name)}" for name in DISTRIBUTIONS))
+    if "--without-numcodecs" in arguments:
+        try:
+            import numcodecs  # noqa: F401
+        except ImportError as err:
+            print(f"import numcodecs: {type(err).__name__}: {err} (as it must)")
+        else:
+            problems.append("numcodecs is importable")
+    print("dependency graph (installed metadata; [extra]: only with that extra):")
+    print("\n".join(f"  {line}" for line in dependency_graph()))
     edges = import_edges()
     print("import graph (A -> what a fresh `import A` imports):")
     for module, targets in edges.items():
@@ -141,7 +194,7 @@ def main() -> int:
     cycle = find_cycle(edges)
     print("cycle: " + (" -> ".join(cycle) if cycle else "none"))
     print("zarr's codecs without install():")
-    problems = check_codecs()
+    problems += check_codecs()
     import zarr
 
     # zarr imports the bundle's module for its pipeline entry point (it loads every registered
@@ -155,4 +208,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))
