@@ -18,7 +18,9 @@ environments, then checked.
    same checks, zarr-python's :data:`SUITES` and the numcodecs-importing modules, and
    numcodecs' own tests. Each excluded test is listed in :data:`EXCLUDED` with its reason.
 
-Usage: .venv/bin/python scripts/upstream-check [--keep]. Exit status: non-zero on any failure.
+Usage: .venv/bin/python scripts/upstream-check [--quick] [--keep]. ``--quick``: environment 1
+alone with a fixed part of zarr-python's tests (:data:`QUICK`; what ``scripts/test`` runs).
+Exit status: non-zero on any failure.
 """
 
 from __future__ import annotations
@@ -150,9 +152,12 @@ def _folder(project: str) -> str:
 
 
 def build_wheels(uv: str, trees: dict[str, Path], wheels: Path) -> None:
-    """Both patched projects and every package of this repository, as wheels in ``wheels``."""
+    """The patched projects of ``trees`` and every package of this repository, as wheels in
+    ``wheels``."""
     for project, release, local in PROJECTS:
         del release
+        if project not in trees:
+            continue
         env = {"SETUPTOOLS_SCM_PRETEND_VERSION": local}
         run([uv, "build", "--wheel", "--out-dir", str(wheels), str(trees[project])], env=env)
     pure = [ROOT / "api" / "zarr-codec-shapes", ROOT / "python" / "zarr-codecs"]
@@ -205,12 +210,26 @@ def run_tests(python: Path, tree: Path, title: str, arguments: list[str]) -> int
     return subprocess.run(command, cwd=tree, env=env, check=False).returncode
 
 
+#: ``--quick`` (what ``scripts/test`` runs): environment 1 alone, the probe, the arrays written
+#: with numcodecs read without it, and this fixed part of zarr-python's tests: the codec API's,
+#: whole selections, every codec module, indexing.
+QUICK: tuple[str, ...] = (
+    "tests/test_codec_shapes.py",
+    "tests/test_pipeline_selection.py",
+    "tests/test_codecs",
+    "tests/test_indexing.py",
+)
+
+
 def _deselected() -> list[str]:
     return [arg for test in EXCLUDED for arg in ("--deselect", test)]
 
 
-def without_numcodecs(uv: str, wheels: Path, trees: dict[str, Path], fixtures: Path) -> list[str]:
-    """Environment 1: ``zarr[codecs]``, no numcodecs. The names of the failed checks."""
+def without_numcodecs(
+    uv: str, wheels: Path, trees: dict[str, Path], fixtures: Path, quick: bool = False
+) -> list[str]:
+    """Environment 1: ``zarr[codecs]``, no numcodecs (``quick``: :data:`QUICK` of zarr-python's
+    tests). The names of the failed checks."""
     print("\n==== Environment 1: zarr[codecs], numcodecs absent", flush=True)
     python = make_environment(uv, wheels, "venv-codecs", "codecs", FROM_PYPI)
     failures = []
@@ -234,7 +253,10 @@ def without_numcodecs(uv: str, wheels: Path, trees: dict[str, Path], fixtures: P
         print(f"  {path}: {reason}")
     ignored = [f"--ignore={path}" for path in sorted({*with_numcodecs, *NOT_RUN})]
     title = "zarr-python's own tests, patched, without numcodecs"
-    if run_tests(python, tree, title, ["tests", *ignored, *_deselected()]) != 0:
+    selected = list(QUICK) if quick else ["tests"]
+    if quick:
+        title += " (a fixed part: " + ", ".join(QUICK) + ")"
+    if run_tests(python, tree, title, [*selected, *ignored, *_deselected()]) != 0:
         failures.append("zarr tests without numcodecs")
     return failures
 
@@ -242,8 +264,11 @@ def without_numcodecs(uv: str, wheels: Path, trees: dict[str, Path], fixtures: P
 def main(arguments: list[str]) -> int:
     # The development environment's uv: a pyenv shim named uv may exist and fail.
     uv = str(ROOT / ".venv" / "bin" / "uv")
+    quick = "--quick" in arguments
     WORK.mkdir(parents=True, exist_ok=True)
-    trees = {project: unpack_and_patch(project, release) for project, release, _ in PROJECTS}
+    # --quick needs no numcodecs: its build from C sources is most of a full run.
+    projects = [(p, r) for p, r, _ in PROJECTS if not (quick and p == "numcodecs")]
+    trees = {project: unpack_and_patch(project, release) for project, release in projects}
     wheels = WORK / "wheels"
     if wheels.exists():
         shutil.rmtree(wheels)
@@ -256,7 +281,14 @@ def main(arguments: list[str]) -> int:
     print("\nExcluded from zarr-python's tests (both environments):")
     for test, reason in EXCLUDED.items():
         print(f"  {test}: {reason}")
-    failures = without_numcodecs(uv, wheels, trees, fixtures)
+    failures = without_numcodecs(uv, wheels, trees, fixtures, quick)
+    if quick:
+        if "--keep" not in arguments:
+            shutil.rmtree(WORK / "venv-codecs")
+        print(
+            "\nupstream-check --quick:", "FAILED: " + ", ".join(failures) if failures else "passed"
+        )
+        return 1 if failures else 0
 
     print("\n==== Environment 2: zarr[codecs,numcodecs], the patched numcodecs", flush=True)
     python = make_environment(uv, wheels, "venv", "codecs,numcodecs", FROM_PYPI + FOR_NUMCODECS)
