@@ -337,6 +337,23 @@ def _grouped_bars(
     _ratio_axis(ax, axis="y", log=log, low=low, high=high)
 
 
+def _encode_decode_dots(
+    plot: Plot, rows: list[str], colors: dict[str, str], title: str, *, height: float
+) -> Figure:
+    """Two panels side by side, encode and decode, of ``plot``'s ratios as dots per row
+    (coloured by series, one log axis for both), with a legend of the series."""
+    figure = _new(8.0, height)
+    axes = figure.subplots(1, 2, sharey=True)
+    low, high = _limits((p.value for p in plot.points), log=True)
+    for ax, panel in zip(axes, (ENCODE, DECODE), strict=True):
+        _dot_rows(ax, plot.panel(panel), rows, colors=colors, low=low, high=high)
+        ax.set_title(f"{panel}: ours / numcodecs")
+    handles = [axes[0].scatter([], [], s=16, color=c, label=s) for s, c in colors.items()]
+    figure.legend(handles=handles, loc="outside lower center", ncols=len(handles))
+    figure.suptitle(title)
+    return figure
+
+
 def _new(width: float, height: float) -> Figure:
     return Figure(figsize=(width, height), layout="constrained")
 
@@ -450,19 +467,13 @@ SIZE_COLORS = {WHOLE: "#7f7f7f", LARGE: OURS, SMALL: "#d62728"}
 
 
 def codecs_figure(plot: Plot) -> Figure:
-    figure = _new(8.0, 4.2)
-    axes = figure.subplots(1, 2, sharey=True)
-    low, high = _limits((p.value for p in plot.points), log=True)
-    for ax, panel in zip(axes, (ENCODE, DECODE), strict=True):
-        _dot_rows(ax, plot.panel(panel), CODEC_ROWS, colors=SIZE_COLORS, low=low, high=high)
-        ax.set_title(f"{panel}: ours / numcodecs")
-    handles = [
-        axes[0].scatter([], [], s=16, color=color, label=label)
-        for label, color in SIZE_COLORS.items()
-    ]
-    figure.legend(handles=handles, loc="outside lower center", ncols=3)
-    figure.suptitle("One chunk per call, our codec against numcodecs' (bar: median)")
-    return figure
+    return _encode_decode_dots(
+        plot,
+        CODEC_ROWS,
+        SIZE_COLORS,
+        "One chunk per call, our codec against numcodecs' (bar: median)",
+        height=4.2,
+    )
 
 
 # --- 2. Checksums by chunk size -------------------------------------------------------------
@@ -542,19 +553,15 @@ def filters_plot() -> Plot:
 
 
 def filters_figure(plot: Plot) -> Figure:
-    figure = _new(8.0, 4.6)
-    axes = figure.subplots(1, 2, sharey=True)
-    low, high = _limits((p.value for p in plot.points), log=True)
     rows = list(dict.fromkeys(p.category for p in plot.points))
     sizes = sorted({p.series for p in plot.points}, key=_size_kib)
-    colors = dict(zip(sizes, COLORS, strict=False))
-    for ax, panel in zip(axes, (ENCODE, DECODE), strict=True):
-        _dot_rows(ax, plot.panel(panel), rows, colors=colors, low=low, high=high)
-        ax.set_title(f"{panel}: ours / numcodecs")
-    handles = [axes[0].scatter([], [], s=16, color=c, label=s) for s, c in colors.items()]
-    figure.legend(handles=handles, loc="outside lower center", ncols=len(handles))
-    figure.suptitle("numcodecs' filters: ours against numcodecs' own, by chunk (bar: median)")
-    return figure
+    return _encode_decode_dots(
+        plot,
+        rows,
+        dict(zip(sizes, COLORS, strict=False)),
+        "numcodecs' filters: ours against numcodecs' own, by chunk (bar: median)",
+        height=4.6,
+    )
 
 
 # --- 4. Strings and objects (vlen) ----------------------------------------------------------
