@@ -25,11 +25,11 @@ import numpy as np
 SHAPE = (24, 20)
 CHUNKS = (10, 8)
 
-#: Zarr v2 codec ids that no package of ours provides in the codec API's registry: zarr-codec-vlen
-#: has them only as numcodecs classes. Without numcodecs, reading them must fail clearly.
+#: Zarr v2 codec ids that no package of ours provides in the codec API's registry. Without
+#: numcodecs, reading them must fail clearly. None now: categorize is zarr-codec-vlen's API codec.
 #: (json2, msgpack2, pickle and vlen-array have no case: zarr-python 3 has no data type for the
 #: object arrays they encode, with numcodecs or without.)
-NEEDS_NUMCODECS = ("categorize",)
+NEEDS_NUMCODECS: tuple[str, ...] = ()
 #: Cases whose codec loses precision: compared with the writer's read-back only.
 LOSSY = ("quantize", "astype", "numcodecs.Quantize", "numcodecs.AsType")
 

@@ -3,6 +3,9 @@ writes them.
 
 - :class:`Base64`: numcodecs' ``base64`` (v2 id ``base64``, v3 name ``numcodecs.base64``),
   Python's ``base64`` bytes both ways.
+- :class:`Categorize`: numcodecs' ``categorize`` (v2 id ``categorize``, v3 name
+  ``numcodecs.categorize``), strings as the codes of their labels: what zarr-python reads a
+  Zarr v2 ``categorize`` array with when numcodecs is not installed.
 - :mod:`zarr_codec_vlen.numcodecs`: numcodecs' ``VLenUTF8``, ``VLenBytes``, ``VLenArray`` and
   ``Base64`` classes on our codecs, for Zarr v2 object arrays and numcodecs users
   (``register()`` makes numcodecs use them).
@@ -20,7 +23,7 @@ from zarr_codec_shapes.compiled import CompiledBytesCodecBase, Constructor
 
 from zarr_codec_vlen import _vlen
 
-__all__ = ["Base64", "allow_pickle"]
+__all__ = ["Base64", "Categorize", "allow_pickle"]
 __version__ = "0.1.0"
 
 
@@ -38,6 +41,9 @@ class Base64(CompiledBytesCodecBase):
 
     def configuration(self) -> dict[str, Any]:
         return {}
+
+
+from zarr_codec_vlen.categorize import Categorize  # noqa: E402  (needs _vlen, imported above)
 
 
 def __getattr__(name: str) -> Any:

@@ -17,10 +17,11 @@ import numpy as np
 from numcodecs.abc import Codec
 from numcodecs.compat import ensure_contiguous_ndarray, ensure_ndarray, ensure_text, ndarray_copy
 from zarr_codec_shapes import numcodecs as _adapter
-from zarr_codec_shapes.errors import CorruptInputError, OutOfRangeError
+from zarr_codec_shapes.errors import CorruptInputError
 
 import zarr_codec_vlen as _ours
 from zarr_codec_vlen import _vlen, pickles
+from zarr_codec_vlen import categorize as _categorize
 
 __all__ = [
     "IDS",
@@ -154,7 +155,8 @@ class Base64(_Base64Base):  # type: ignore[misc]
 class Categorize(Codec):  # type: ignore[misc]
     """numcodecs' ``Categorize(labels, dtype, astype="u1")``: strings (numpy ``U`` or object
     arrays) as the codes of their labels, ``1 +`` the label's position, 0 for none; decoded
-    to the labels, the empty string for 0. One hash lookup per item, in Rust."""
+    to the labels, the empty string for 0. One hash lookup per item, in Rust (the codec API's
+    :class:`zarr_codec_vlen.categorize.Categorize`, with numcodecs' errors and ``out``)."""
 
     codec_id = "categorize"
 
@@ -166,61 +168,21 @@ class Categorize(Codec):  # type: ignore[misc]
         self.astype = np.dtype(astype)
         if self.astype == np.dtype(object):
             raise TypeError("encoding as object array not supported")
-        self._codes = _vlen.Categorizer(self.labels)
+        self._codec = _categorize.Categorize(self.labels, self.dtype, self.astype)
 
     def encode(self, buf: Any) -> Any:
-        if self.dtype == np.dtype(object):
-            items = np.asarray(buf, dtype=object).reshape(-1, order="A")
-            codes = self._codes.codes(items)
-        else:
-            items = ensure_ndarray(buf).view(self.dtype).reshape(-1, order="A")
-            width = self.dtype.itemsize // 4
-            if width == 0:
-                codes = self._codes.codes(np.full(items.shape, "", dtype=object))
-            else:
-                chars = np.ascontiguousarray(items).view(
-                    self.dtype.byteorder.replace("|", "=") + "u4"
-                )
-                codes = self._codes.codes(chars.astype(np.uint32, copy=False), width)
-        if self.astype.kind in "iu" and len(self.labels) > np.iinfo(self.astype).max:
-            # numcodecs' assignment of each label's code in turn fails at the first too large.
-            raise OutOfRangeError(
-                f"Python integer {np.iinfo(self.astype).max + 1} out of bounds for {self.astype}"
-            )
-        return codes.astype(self.astype)
+        if self.dtype != np.dtype(object):
+            buf = ensure_ndarray(buf)
+        return self._codec.encode(buf)
 
     def decode(self, buf: Any, out: Any = None) -> Any:
-        enc = ensure_ndarray(buf).view(self.astype).reshape(-1, order="A")
-        table = np.empty(len(self.labels) + 1, dtype=self.dtype)
-        table[0] = ""
-        table[1:] = self.labels
-        if self.astype.kind == "b":
-            index = enc.astype(np.intp)
-        else:
-            # A code names label i exactly where it equals i + 1 (numcodecs' `enc == i + 1`).
-            named = (enc >= 1) & (enc <= len(self.labels))
-            if self.astype.kind in "fc":
-                named &= enc == np.floor(enc.real)
-            index = np.where(named, enc.real if self.astype.kind == "c" else enc, 0)
-            index = index.astype(np.intp)
-        return ndarray_copy(table[index], out)
+        return ndarray_copy(self._codec.decode(ensure_ndarray(buf)), out)
 
     def get_config(self) -> dict[str, Any]:
-        return {
-            "id": self.codec_id,
-            "labels": self.labels,
-            "dtype": self.dtype.str,
-            "astype": self.astype.str,
-        }
+        return {"id": self.codec_id, **self._codec.configuration()}
 
     def __repr__(self) -> str:
-        labels = repr(self.labels[:3])
-        if len(self.labels) > 3:
-            labels = labels[:-1] + ", ...]"
-        return (
-            f"{type(self).__name__}(dtype={self.dtype.str!r}, astype={self.astype.str!r}, "
-            f"labels={labels})"
-        )
+        return repr(self._codec)
 
 
 def _checked(items: Any, codec_id: str) -> list[Any]:
