@@ -178,13 +178,14 @@ def check_categorize() -> list[str]:
     config = {"id": "categorize", "labels": ["a", "bb", "ccc"], "dtype": "<U3", "astype": "|u1"}
     values = np.array(["a", "bb", "ccc", "a"] * 6, dtype="<U3")
     store: dict[str, Any] = {}
+    filters: list[Any] = [Categorize(["a", "bb", "ccc"], "<U3")]
     array = zarr.create_array(
         store,
         shape=values.shape,
         chunks=(10,),
         dtype="<U3",
         zarr_format=2,
-        filters=[Categorize(["a", "bb", "ccc"], "<U3")],
+        filters=filters,
         compressors=None,
     )
     array[:] = values
