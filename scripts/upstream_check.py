@@ -123,6 +123,11 @@ EXCLUDED: dict[str, str] = {
     + " (zstd): the error message names the class",
     "tests/test_cli/test_migrate_v3.py::test_migrate_incorrect_compressor": _OURS
     + " (delta): the error message names the class",
+    "tests/test_cli/test_migrate_v3.py::test_migrate_unknown_codec": (
+        "categorize, the test's codec with no Zarr v3 form, is found (zarr-codec-vlen's API "
+        "codec) and refuses a v3 form itself: the migration fails as the test asks, with our "
+        "ConfigurationError, a ValueError whose message the test compares word for word"
+    ),
 }
 
 

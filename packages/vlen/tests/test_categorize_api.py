@@ -4,6 +4,7 @@ and no numcodecs needed."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import textwrap
@@ -13,25 +14,35 @@ import pytest
 from zarr_codec_shapes import ConfigurationError, OutOfRangeError
 from zarr_codec_shapes.chunk_spec import ChunkSpec
 from zarr_codec_shapes.v1 import get_codec
-from zarr_codec_shapes.v1.testing import check_json, check_value_semantics
+from zarr_codec_shapes.v1.testing import check_value_semantics
 from zarr_codec_vlen import Categorize
 
 LABELS = ["a", "bb", "東京"]
 CONFIG = {"labels": LABELS, "dtype": "<U2", "astype": "|u1"}
 
 
-def test_the_registry_resolves_both_forms_to_ours() -> None:
-    v2 = get_codec({"id": "categorize", **CONFIG}, zarr_format=2)
-    v3 = get_codec({"name": "numcodecs.categorize", "configuration": CONFIG}, zarr_format=3)
-    assert type(v2) is Categorize and v2 == v3 == Categorize(**CONFIG)
-    assert v2.to_json(2) == {"id": "categorize", **CONFIG}
+def test_the_registry_resolves_the_v2_id_to_ours() -> None:
+    codec = get_codec({"id": "categorize", **CONFIG}, zarr_format=2)
+    assert type(codec) is Categorize and codec == Categorize(**CONFIG)
+    assert codec.to_json(2) == {"id": "categorize", **CONFIG}
+
+
+def test_there_is_no_v3_form() -> None:
+    # Zarr v2 only, as in numcodecs and zarr-python: neither direction of v3 JSON works.
+    with pytest.raises(ConfigurationError, match="no Zarr v3 form"):
+        get_codec({"name": "numcodecs.categorize", "configuration": CONFIG}, zarr_format=3)
+    with pytest.raises(ConfigurationError, match="no Zarr v3 form"):
+        Categorize(**CONFIG).to_json(3)
 
 
 @pytest.mark.parametrize("dtype", ["<U2", ">U3", "|O"])
 @pytest.mark.parametrize("astype", ["|u1", "<i4", "<f8"])
-def test_json_and_value_semantics(dtype: str, astype: str) -> None:
+def test_v2_json_and_value_semantics(dtype: str, astype: str) -> None:
     codec = Categorize(LABELS, dtype, astype)
-    check_json(codec)
+    v2 = json.loads(json.dumps(codec.to_json(2)))
+    assert Categorize.from_json(v2, 2) == codec
+    with pytest.raises(ConfigurationError):
+        Categorize.from_json({**v2, "zz_unknown": 1}, 2)
     check_value_semantics(codec)
 
 

@@ -3,9 +3,9 @@ writes them.
 
 - :class:`Base64`: numcodecs' ``base64`` (v2 id ``base64``, v3 name ``numcodecs.base64``),
   Python's ``base64`` bytes both ways.
-- :class:`Categorize`: numcodecs' ``categorize`` (v2 id ``categorize``, v3 name
-  ``numcodecs.categorize``), strings as the codes of their labels: what zarr-python reads a
-  Zarr v2 ``categorize`` array with when numcodecs is not installed.
+- :class:`Categorize`: numcodecs' ``categorize`` (Zarr v2 id ``categorize``, no v3 form), strings
+  as the codes of their labels: what zarr-python reads a Zarr v2 ``categorize`` array with when
+  numcodecs is not installed.
 - :mod:`zarr_codec_vlen.numcodecs`: numcodecs' ``VLenUTF8``, ``VLenBytes``, ``VLenArray`` and
   ``Base64`` classes on our codecs, for Zarr v2 object arrays and numcodecs users
   (``register()`` makes numcodecs use them).

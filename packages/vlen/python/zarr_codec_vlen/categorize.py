@@ -6,17 +6,23 @@ numcodecs resolves it from the API's registry by its v2 id).
 from __future__ import annotations
 
 import codecs
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 import numpy as np
 from zarr_codec_shapes.base import ArrayArrayCodecBase
 from zarr_codec_shapes.chunk_spec import ChunkSpec
 from zarr_codec_shapes.data_types import DataType
 from zarr_codec_shapes.errors import ConfigurationError, OutOfRangeError
+from zarr_codec_shapes.protocols import ZarrFormat
 
 from zarr_codec_vlen import _vlen
 
 __all__ = ["Categorize"]
+
+_NO_V3 = (
+    "categorize has no Zarr v3 form: numcodecs and zarr-python use it in Zarr v2 arrays only "
+    "(a Zarr v3 string array has no fixed-width type for it to decode to)"
+)
 
 
 def _text(label: Any) -> str:
@@ -36,7 +42,9 @@ class Categorize(ArrayArrayCodecBase):
     """numcodecs' ``categorize`` (v2 id ``categorize``, v3 name ``numcodecs.categorize``):
     strings (numpy ``U`` or object arrays) stored as the codes of their labels, ``1 +`` the
     label's position and 0 for a string that is no label; decoded to the labels, the empty
-    string for 0. Bytes for bytes what numcodecs 0.17 writes.
+    string for 0. Bytes for bytes what numcodecs 0.17 writes. Zarr v2 only, as in numcodecs
+    and zarr-python: its v3 JSON, either way, is a ``ConfigurationError`` (the v3 name is only
+    the key it is registered under).
 
     Parameters
     ----------
@@ -68,6 +76,19 @@ class Categorize(ArrayArrayCodecBase):
             raise ConfigurationError("categorize: labels must be a list of strings")
         self.labels = [_text(label) for label in labels]
         self._codes = _vlen.Categorizer(self.labels)
+
+    def to_json(self, zarr_format: ZarrFormat = 3) -> dict[str, Any]:
+        """The Zarr v2 JSON (numcodecs' configuration); ``ConfigurationError`` for v3."""
+        if zarr_format == 3:
+            raise ConfigurationError(_NO_V3)
+        return super().to_json(zarr_format)
+
+    @classmethod
+    def from_json(cls, data: Any, zarr_format: ZarrFormat = 3) -> Self:
+        """Build from Zarr v2 JSON; ``ConfigurationError`` for v3."""
+        if zarr_format == 3:
+            raise ConfigurationError(_NO_V3)
+        return super().from_json(data, zarr_format)
 
     def configuration(self) -> dict[str, Any]:
         """The labels, the decoded type and the codes' type (numpy type strings)."""
