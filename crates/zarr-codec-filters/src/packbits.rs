@@ -78,12 +78,55 @@ pub fn pack(input: &[u8], output: &mut [u8]) -> Result<()> {
     Ok(())
 }
 
+/// Packs the leading booleans with the widest vectors the CPU has; returns the bytes of `bits`
+/// written.
+#[cfg(target_arch = "x86_64")]
+fn pack_vectors(input: &[u8], bits: &mut [u8]) -> usize {
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2, checked just above.
+        return unsafe { pack_vectors_avx2(input, bits) };
+    }
+    pack_vectors_sse2(input, bits)
+}
+
+/// Packs the leading whole groups of 32 booleans with AVX2: each group of 8 bytes reversed in
+/// place (a byte shuffle), so that one compare and `movemask` per 32 bytes put element 0 of
+/// each group in its byte's high bit, as numpy does. Returns the bytes of `bits` written.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn pack_vectors_avx2(input: &[u8], bits: &mut [u8]) -> usize {
+    use std::arch::x86_64::{
+        _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_movemask_epi8, _mm256_setr_epi8,
+        _mm256_setzero_si256, _mm256_shuffle_epi8,
+    };
+    let (groups, _) = input.as_chunks::<32>();
+    let (words, _) = bits.as_chunks_mut::<4>();
+    #[rustfmt::skip]
+    let reverse = _mm256_setr_epi8(
+        7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8,
+        7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8,
+    );
+    for (group, word) in groups.iter().zip(words.iter_mut()) {
+        // SAFETY: the load reads the 32 bytes of `group` (unaligned loads allowed).
+        let vector = unsafe { _mm256_loadu_si256(group.as_ptr().cast()) };
+        let zero = _mm256_movemask_epi8(_mm256_cmpeq_epi8(
+            _mm256_shuffle_epi8(vector, reverse),
+            _mm256_setzero_si256(),
+        ));
+        #[allow(clippy::cast_sign_loss)] // the 32 mask bits
+        {
+            *word = (!(zero as u32)).to_le_bytes();
+        }
+    }
+    4 * groups.len().min(words.len())
+}
+
 /// Packs the leading whole groups of 64 booleans with SSE2 (x86-64's baseline): a compare
 /// and a `movemask` per 16 bytes give a bit per element, low bit first; one pass of SWAR bit
 /// reversal puts element 0 in each byte's high bit, as numpy does. Returns the bytes of `bits`
 /// written.
 #[cfg(target_arch = "x86_64")]
-fn pack_vectors(input: &[u8], bits: &mut [u8]) -> usize {
+fn pack_vectors_sse2(input: &[u8], bits: &mut [u8]) -> usize {
     use std::arch::x86_64::{
         _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_setzero_si128,
     };
@@ -164,8 +207,9 @@ pub fn unpack(input: &[u8], output: &mut [u8]) -> Result<()> {
         )));
     }
     let bits = &input[1..];
-    let (groups, rest) = output.as_chunks_mut::<8>();
-    for (group, &byte) in groups.iter_mut().zip(bits) {
+    let done = unpack_vectors(bits, output);
+    let (groups, rest) = output[8 * done..].as_chunks_mut::<8>();
+    for (group, &byte) in groups.iter_mut().zip(&bits[done..]) {
         *group = SPREAD[usize::from(byte)];
     }
     if let Some(&last) = bits.last().filter(|_| !rest.is_empty()) {
@@ -173,6 +217,50 @@ pub fn unpack(input: &[u8], output: &mut [u8]) -> Result<()> {
         rest.copy_from_slice(&SPREAD[usize::from(last)][..len]);
     }
     Ok(())
+}
+
+/// Unpacks the leading bytes of `bits` with AVX2 where the CPU has it; returns the bytes
+/// unpacked (eight booleans each).
+fn unpack_vectors(bits: &[u8], output: &mut [u8]) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2, checked just above.
+        return unsafe { unpack_vectors_avx2(bits, output) };
+    }
+    let _ = (bits, output);
+    0
+}
+
+/// Four packed bytes at a time into 32 booleans: each byte copied to its eight output bytes (a
+/// byte shuffle), each output byte tested against its own bit, high bit first.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn unpack_vectors_avx2(bits: &[u8], output: &mut [u8]) -> usize {
+    use std::arch::x86_64::{
+        _mm256_and_si256, _mm256_cmpeq_epi8, _mm256_set1_epi8, _mm256_set1_epi32, _mm256_setr_epi8,
+        _mm256_shuffle_epi8, _mm256_storeu_si256,
+    };
+    let (words, _) = bits.as_chunks::<4>();
+    let (groups, _) = output.as_chunks_mut::<32>();
+    #[rustfmt::skip]
+    let spread = _mm256_setr_epi8(
+        0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,
+        2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3,
+    );
+    #[rustfmt::skip]
+    #[allow(clippy::cast_possible_wrap)] // bit patterns
+    let bit = _mm256_setr_epi8(
+        0x80u8 as i8, 0x40, 0x20, 0x10, 8, 4, 2, 1, 0x80u8 as i8, 0x40, 0x20, 0x10, 8, 4, 2, 1,
+        0x80u8 as i8, 0x40, 0x20, 0x10, 8, 4, 2, 1, 0x80u8 as i8, 0x40, 0x20, 0x10, 8, 4, 2, 1,
+    );
+    let one = _mm256_set1_epi8(1);
+    for (word, group) in words.iter().zip(groups.iter_mut()) {
+        let bytes = _mm256_shuffle_epi8(_mm256_set1_epi32(i32::from_le_bytes(*word)), spread);
+        let set = _mm256_cmpeq_epi8(_mm256_and_si256(bytes, bit), bit);
+        // SAFETY: the store writes the 32 bytes of `group` (unaligned stores allowed).
+        unsafe { _mm256_storeu_si256(group.as_mut_ptr().cast(), _mm256_and_si256(set, one)) };
+    }
+    4 * words.len().min(groups.len())
 }
 
 impl PackBits {
@@ -292,6 +380,41 @@ mod tests {
             let expected: Vec<u8> = input.iter().map(|&b| u8::from(b != 0)).collect();
             assert_eq!(unpacked, expected);
         }
+        Ok(())
+    }
+
+    #[test]
+    fn vector_paths_are_the_word_loop() -> Result<()> {
+        // Whatever vectors this CPU takes (AVX2 or SSE2), the bytes of the word-at-a-time loop.
+        let input: Vec<u8> = (0..4099usize)
+            .map(|i| [0, 1, 7, 0, 0x80, 0, 3][i * i % 7])
+            .collect();
+        let expected: Vec<u8> = input
+            .chunks(8)
+            .map(|group| {
+                let mut word = [0u8; 8];
+                word[..group.len()].copy_from_slice(group);
+                pack_word(u64::from_le_bytes(word))
+            })
+            .collect();
+        let mut packed = vec![0u8; packed_len(input.len())];
+        pack(&input, &mut packed)?;
+        assert_eq!(packed[1..], expected[..]);
+        #[cfg(target_arch = "x86_64")]
+        {
+            let mut sse2 = vec![0u8; expected.len()];
+            let done = pack_vectors_sse2(&input, &mut sse2);
+            assert!(done > 500);
+            assert_eq!(sse2[..done], expected[..done]);
+        }
+        let mut unpacked = vec![0u8; input.len()];
+        unpack(&packed, &mut unpacked)?;
+        let spread: Vec<u8> = expected
+            .iter()
+            .flat_map(|&byte| SPREAD[usize::from(byte)])
+            .take(input.len())
+            .collect();
+        assert_eq!(unpacked, spread);
         Ok(())
     }
 
