@@ -117,8 +117,9 @@ fn unshuffle_into(input: &[u8], out: &mut [MaybeUninit<u8>], width: usize) {
 fn shuffle_fixed<const N: usize>(input: &[u8], out: &mut [MaybeUninit<u8>]) {
     let count = input.len() / N;
     let (blocks, _) = input.as_chunks::<N>();
-    let full = count / BLOCK_ELEMENTS * BLOCK_ELEMENTS;
-    for start in (0..full).step_by(BLOCK_ELEMENTS) {
+    let first = vectors::shuffle_where_supported(N, input, out, count);
+    let full = first + (count - first) / BLOCK_ELEMENTS * BLOCK_ELEMENTS;
+    for start in (first..full).step_by(BLOCK_ELEMENTS) {
         let block = &blocks[start..start + BLOCK_ELEMENTS];
         for byte in 0..N {
             let run = &mut out[byte * count + start..][..BLOCK_ELEMENTS];
@@ -134,13 +135,12 @@ fn shuffle_fixed<const N: usize>(input: &[u8], out: &mut [MaybeUninit<u8>]) {
     }
 }
 
-/// Unshuffle for `N`-byte elements: blocks of [`BLOCK_ELEMENTS`] elements, each gathered from
-/// `N` runs and written once.
 fn unshuffle_fixed<const N: usize>(input: &[u8], out: &mut [MaybeUninit<u8>]) {
     let count = input.len() / N;
+    let first = vectors::unshuffle_where_supported(N, input, out, count);
     let (elements, _) = out.as_chunks_mut::<N>();
-    let full = count / BLOCK_ELEMENTS * BLOCK_ELEMENTS;
-    for start in (0..full).step_by(BLOCK_ELEMENTS) {
+    let full = first + (count - first) / BLOCK_ELEMENTS * BLOCK_ELEMENTS;
+    for start in (first..full).step_by(BLOCK_ELEMENTS) {
         let block = &mut elements[start..start + BLOCK_ELEMENTS];
         for byte in 0..N {
             let run = &input[byte * count + start..][..BLOCK_ELEMENTS];
@@ -156,8 +156,254 @@ fn unshuffle_fixed<const N: usize>(input: &[u8], out: &mut [MaybeUninit<u8>]) {
     }
 }
 
-/// `input` read as `rows` rows of `columns` bytes, written transposed: `out[c * rows + r] =
-/// input[r * columns + c]`. Blocked so that each block's reads and writes stay in cache.
+/// Shuffles of 4- and 8-byte elements, 16 elements at a time, as SSSE3 transpositions: each
+/// interleaving of two vectors' bytes (or words) moves the bits of a byte's index one place, so
+/// a few rounds of them put every byte in its row. Elsewhere, and for other widths, nothing:
+/// the loops above do all.
+#[cfg(target_arch = "x86_64")]
+mod vectors {
+    use std::arch::x86_64::{
+        __m128i, _mm_loadu_si128, _mm_storeu_si128, _mm_unpackhi_epi8, _mm_unpackhi_epi16,
+        _mm_unpackhi_epi32, _mm_unpackhi_epi64, _mm_unpacklo_epi8, _mm_unpacklo_epi16,
+        _mm_unpacklo_epi32, _mm_unpacklo_epi64,
+    };
+    use std::mem::MaybeUninit;
+
+    /// [`shuffle`] where the CPU has SSSE3 (its byte shuffle turns each round's permutation
+    /// into one instruction), else nothing shuffled (0).
+    pub(super) fn shuffle_where_supported(
+        width: usize,
+        input: &[u8],
+        out: &mut [MaybeUninit<u8>],
+        count: usize,
+    ) -> usize {
+        if std::arch::is_x86_feature_detected!("ssse3") {
+            // SAFETY: the CPU has SSSE3, checked just above.
+            unsafe { shuffle(width, input, out, count) }
+        } else {
+            0
+        }
+    }
+
+    /// [`unshuffle`] where the CPU has SSSE3, else nothing unshuffled (0).
+    pub(super) fn unshuffle_where_supported(
+        width: usize,
+        input: &[u8],
+        out: &mut [MaybeUninit<u8>],
+        count: usize,
+    ) -> usize {
+        if std::arch::is_x86_feature_detected!("ssse3") {
+            // SAFETY: the CPU has SSSE3, checked just above.
+            unsafe { unshuffle(width, input, out, count) }
+        } else {
+            0
+        }
+    }
+
+    /// The elements shuffled: the leading multiple of 16 for widths 4 and 8, else 0.
+    #[target_feature(enable = "ssse3")]
+    fn shuffle(width: usize, input: &[u8], out: &mut [MaybeUninit<u8>], count: usize) -> usize {
+        let blocks = count / 16;
+        for block in 0..blocks {
+            let start = 16 * block;
+            let source = &input[width * start..][..16 * width];
+            match width {
+                4 => {
+                    // Three byte rounds: each pair of vectors (8 elements) as two rows each.
+                    let (low, high) = bytes3(load(source, 0), load(source, 1));
+                    let (low2, high2) = bytes3(load(source, 2), load(source, 3));
+                    let rows = [
+                        _mm_unpacklo_epi64(low, low2),
+                        _mm_unpackhi_epi64(low, low2),
+                        _mm_unpacklo_epi64(high, high2),
+                        _mm_unpackhi_epi64(high, high2),
+                    ];
+                    store_rows(&rows, out, count, start);
+                }
+                8 => {
+                    // Two byte rounds: each pair of vectors (4 elements) as rows of 4 bytes,
+                    // then rounds of 32- and 64-bit words join the four pairs' rows.
+                    let mut halves = [zero(); 8];
+                    for pair in 0..4 {
+                        let (low, high) =
+                            bytes2(load(source, 2 * pair), load(source, 2 * pair + 1));
+                        halves[pair] = low;
+                        halves[4 + pair] = high;
+                    }
+                    let mut rows = [zero(); 8];
+                    for (half, quarter) in [(0, 0), (4, 4)] {
+                        let [a, b, c, d] = [0, 1, 2, 3].map(|k| halves[half + k]);
+                        let (ab_low, ab_high) =
+                            (_mm_unpacklo_epi32(a, b), _mm_unpackhi_epi32(a, b));
+                        let (cd_low, cd_high) =
+                            (_mm_unpacklo_epi32(c, d), _mm_unpackhi_epi32(c, d));
+                        rows[quarter] = _mm_unpacklo_epi64(ab_low, cd_low);
+                        rows[quarter + 1] = _mm_unpackhi_epi64(ab_low, cd_low);
+                        rows[quarter + 2] = _mm_unpacklo_epi64(ab_high, cd_high);
+                        rows[quarter + 3] = _mm_unpackhi_epi64(ab_high, cd_high);
+                    }
+                    store_rows(&rows, out, count, start);
+                }
+                _ => return 0,
+            }
+        }
+        16 * blocks
+    }
+
+    /// The elements unshuffled: the leading multiple of 16 for widths 4 and 8, else 0.
+    #[target_feature(enable = "ssse3")]
+    fn unshuffle(width: usize, input: &[u8], out: &mut [MaybeUninit<u8>], count: usize) -> usize {
+        let blocks = count / 16;
+        for block in 0..blocks {
+            let start = 16 * block;
+            let rows = input_rows(input, count, start);
+            let target = &mut out[width * start..][..16 * width];
+            match width {
+                4 => {
+                    // Bytes, then 16-bit pairs, interleaved: whole elements, 4 per vector.
+                    let (b01_low, b01_high) = interleave8(rows[0], rows[1]);
+                    let (b23_low, b23_high) = interleave8(rows[2], rows[3]);
+                    let elements = [
+                        _mm_unpacklo_epi16(b01_low, b23_low),
+                        _mm_unpackhi_epi16(b01_low, b23_low),
+                        _mm_unpacklo_epi16(b01_high, b23_high),
+                        _mm_unpackhi_epi16(b01_high, b23_high),
+                    ];
+                    store_all(&elements, target);
+                }
+                8 => {
+                    // Bytes, 16-bit pairs, then 32-bit quads: whole elements, 2 per vector.
+                    let mut pairs = [zero(); 8];
+                    for (k, first) in [0, 2, 4, 6].into_iter().enumerate() {
+                        let (low, high) = interleave8(rows[first], rows[first + 1]);
+                        pairs[k] = low;
+                        pairs[4 + k] = high;
+                    }
+                    let mut elements = [zero(); 8];
+                    for (half, at) in [(0, 0), (4, 4)] {
+                        let [b01, b23, b45, b67] = [0, 1, 2, 3].map(|k| pairs[half + k]);
+                        let quads = [
+                            _mm_unpacklo_epi16(b01, b23),
+                            _mm_unpackhi_epi16(b01, b23),
+                            _mm_unpacklo_epi16(b45, b67),
+                            _mm_unpackhi_epi16(b45, b67),
+                        ];
+                        elements[at] = _mm_unpacklo_epi32(quads[0], quads[2]);
+                        elements[at + 1] = _mm_unpackhi_epi32(quads[0], quads[2]);
+                        elements[at + 2] = _mm_unpacklo_epi32(quads[1], quads[3]);
+                        elements[at + 3] = _mm_unpackhi_epi32(quads[1], quads[3]);
+                    }
+                    store_all(&elements, target);
+                }
+                _ => return 0,
+            }
+        }
+        16 * blocks
+    }
+
+    #[inline]
+    #[target_feature(enable = "ssse3")]
+    fn zero() -> __m128i {
+        std::arch::x86_64::_mm_setzero_si128()
+    }
+
+    /// The bytes of `a` and `b` interleaved: (low halves, high halves).
+    #[inline]
+    #[target_feature(enable = "ssse3")]
+    fn interleave8(a: __m128i, b: __m128i) -> (__m128i, __m128i) {
+        (_mm_unpacklo_epi8(a, b), _mm_unpackhi_epi8(a, b))
+    }
+
+    /// Two rounds of [`interleave8`].
+    #[inline]
+    #[target_feature(enable = "ssse3")]
+    fn bytes2(a: __m128i, b: __m128i) -> (__m128i, __m128i) {
+        let (low, high) = interleave8(a, b);
+        interleave8(low, high)
+    }
+
+    /// Three rounds of [`interleave8`].
+    #[inline]
+    #[target_feature(enable = "ssse3")]
+    fn bytes3(a: __m128i, b: __m128i) -> (__m128i, __m128i) {
+        let (low, high) = bytes2(a, b);
+        interleave8(low, high)
+    }
+
+    /// Elements `start..start + 16` of each of the (up to 8) byte rows of `input`, `count`
+    /// bytes each (rows past the input left zero).
+    #[inline]
+    #[target_feature(enable = "ssse3")]
+    fn input_rows(input: &[u8], count: usize, start: usize) -> [__m128i; 8] {
+        let mut rows = [zero(); 8];
+        for (byte, row) in rows.iter_mut().enumerate() {
+            if let Some(bytes) = input
+                .get(byte * count + start..)
+                .and_then(|rest| rest.get(..16))
+            {
+                *row = load(bytes, 0);
+            }
+        }
+        rows
+    }
+
+    /// The 16 bytes of `bytes` at vector `index`.
+    #[inline]
+    #[target_feature(enable = "ssse3")]
+    fn load(bytes: &[u8], index: usize) -> __m128i {
+        let chunk = &bytes[16 * index..][..16];
+        // SAFETY: reads the 16 bytes of `chunk` (unaligned loads allowed).
+        unsafe { _mm_loadu_si128(chunk.as_ptr().cast()) }
+    }
+
+    /// Row `byte` of `rows` at `byte * count + start` in `out`.
+    #[inline]
+    #[target_feature(enable = "ssse3")]
+    fn store_rows(rows: &[__m128i], out: &mut [MaybeUninit<u8>], count: usize, start: usize) {
+        for (byte, &row) in rows.iter().enumerate() {
+            let slot = &mut out[byte * count + start..][..16];
+            // SAFETY: writes the 16 bytes of `slot` (unaligned stores allowed).
+            unsafe { _mm_storeu_si128(slot.as_mut_ptr().cast(), row) };
+        }
+    }
+
+    /// `vectors` one after another at the start of `out`.
+    #[inline]
+    #[target_feature(enable = "ssse3")]
+    fn store_all(vectors: &[__m128i], out: &mut [MaybeUninit<u8>]) {
+        for (index, &vector) in vectors.iter().enumerate() {
+            let slot = &mut out[16 * index..][..16];
+            // SAFETY: writes the 16 bytes of `slot` (unaligned stores allowed).
+            unsafe { _mm_storeu_si128(slot.as_mut_ptr().cast(), vector) };
+        }
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+mod vectors {
+    use std::mem::MaybeUninit;
+
+    /// No vectors here: nothing shuffled.
+    pub(super) fn shuffle_where_supported(
+        _: usize,
+        _: &[u8],
+        _: &mut [MaybeUninit<u8>],
+        _: usize,
+    ) -> usize {
+        0
+    }
+
+    /// No vectors here: nothing unshuffled.
+    pub(super) fn unshuffle_where_supported(
+        _: usize,
+        _: &[u8],
+        _: &mut [MaybeUninit<u8>],
+        _: usize,
+    ) -> usize {
+        0
+    }
+}
+
 fn transpose(input: &[u8], out: &mut [MaybeUninit<u8>], columns: usize, rows: usize) {
     const BLOCK: usize = 64;
     for row_start in (0..rows).step_by(BLOCK) {
@@ -281,7 +527,16 @@ mod tests {
             .collect();
         for width in [2usize, 3, 4, 5, 8, 16, 100, 1000] {
             let len = data.len() / width * width;
-            let lengths = [0, width, 31 * width, 33 * width];
+            let lengths = [
+                0,
+                width,
+                15 * width,
+                16 * width,
+                17 * width,
+                31 * width,
+                33 * width,
+                47 * width,
+            ];
             for short in lengths.into_iter().filter(|&n| n <= data.len()) {
                 let input = &data[..short];
                 assert_eq!(
