@@ -173,46 +173,73 @@ pub fn cumsum(data_type: DataType, data: &mut [u8]) {
     // Integer sums wrap, so they may be reassociated: four 32-bit lanes at a time. Float sums
     // may not (each rounding depends on the order): first to last, one at a time.
     if data_type.is_integer() && data_type.size() == 4 {
-        let done = prefix_sums_u32(data);
+        let groups = data.len() / 16;
+        let at = data.as_mut_ptr();
+        // SAFETY: `at` is valid for reads and writes of the `16 * groups` bytes of `data`,
+        // borrowed mutably here; reading and writing the same place is allowed.
+        let done = unsafe { prefix_sums_u32(at, at, groups) };
         cumsum_words::<u32>(&mut data[done.saturating_sub(4)..]);
         return;
     }
     dispatch!(data_type, cumsum_words(data));
 }
 
-/// Running sums (wrapping) of the leading whole groups of four `u32` elements of `data`, with
-/// SSE2 (x86-64's baseline): two shifted adds make each group's own prefix sums, and the
-/// previous group's last sum, broadcast, is added. Returns the bytes done; the last element
-/// done holds the running sum, so the caller continues from it.
+/// [`cumsum`] of `input` into `output` (the same length) in one pass where it can.
+pub fn cumsum_into(data_type: DataType, input: &[u8], output: &mut [u8]) {
+    if !(data_type.is_integer() && data_type.size() == 4) || input.len() != output.len() {
+        output.copy_from_slice(input);
+        cumsum(data_type, output);
+        return;
+    }
+    let groups = input.len() / 16;
+    // SAFETY: `input` is valid for reads and `output` (borrowed mutably, so apart from
+    // `input`) for writes of their `16 * groups` bytes.
+    let done = unsafe { prefix_sums_u32(input.as_ptr(), output.as_mut_ptr(), groups) };
+    output[done..].copy_from_slice(&input[done..]);
+    cumsum_words::<u32>(&mut output[done.saturating_sub(4)..]);
+}
+
+/// Running sums (wrapping) of `groups` whole groups of four native-endian `u32` read from
+/// `from` and written to `to`, with SSE2 (x86-64's baseline): two shifted adds make each
+/// group's own prefix sums, and the sum of the groups before, broadcast, is added. Returns the
+/// bytes done; the last element done holds the running sum, so the caller continues from it.
+///
+/// # Safety
+///
+/// `from` must be valid for reads and `to` for writes of `16 * groups` bytes; they may be the
+/// same place (each group is read before it is written) but must not overlap otherwise.
 #[cfg(target_arch = "x86_64")]
-fn prefix_sums_u32(data: &mut [u8]) -> usize {
+unsafe fn prefix_sums_u32(from: *const u8, to: *mut u8, groups: usize) -> usize {
     use std::arch::x86_64::{
         _mm_add_epi32, _mm_loadu_si128, _mm_setzero_si128, _mm_shuffle_epi32, _mm_slli_si128,
         _mm_storeu_si128,
     };
-    let (groups, _) = data.as_chunks_mut::<16>();
-    // SAFETY: SSE2 is part of every x86-64 target; the intrinsics below work on registers.
+    // SAFETY: SSE2 is part of every x86-64 target; this works on registers only.
     let mut carry = unsafe { _mm_setzero_si128() };
-    for group in groups.iter_mut() {
-        // SAFETY: SSE2 as above; the load and the store touch exactly the 16 bytes of `group`,
-        // which this loop borrows mutably (unaligned access allowed).
+    for group in 0..groups {
+        // SAFETY: the caller's contract covers these 16 bytes of each side (unaligned access
+        // allowed); SSE2 is part of every x86-64 target.
         unsafe {
-            let mut sums = _mm_loadu_si128(group.as_ptr().cast());
+            let mut sums = _mm_loadu_si128(from.add(16 * group).cast());
             sums = _mm_add_epi32(sums, _mm_slli_si128::<4>(sums));
             sums = _mm_add_epi32(sums, _mm_slli_si128::<8>(sums));
             // The group's total joins the carry apart from its sums, so that the chain from
             // one group to the next is one add (not an add and a shuffle).
             let total = _mm_shuffle_epi32::<0xff>(sums);
-            _mm_storeu_si128(group.as_mut_ptr().cast(), _mm_add_epi32(sums, carry));
+            _mm_storeu_si128(to.add(16 * group).cast(), _mm_add_epi32(sums, carry));
             carry = _mm_add_epi32(carry, total);
         }
     }
-    16 * groups.len()
+    16 * groups
 }
 
 /// No vector path elsewhere: [`cumsum_words`] does all.
+///
+/// # Safety
+///
+/// None needed (the x86-64 version's contract, unused).
 #[cfg(not(target_arch = "x86_64"))]
-fn prefix_sums_u32(_: &mut [u8]) -> usize {
+unsafe fn prefix_sums_u32(_: *const u8, _: *mut u8, _: usize) -> usize {
     0
 }
 
@@ -247,6 +274,22 @@ mod tests {
 
     fn bytes<const N: usize, T: Copy>(values: &[T], to: fn(T) -> [u8; N]) -> Vec<u8> {
         values.iter().flat_map(|&v| to(v)).collect()
+    }
+
+    #[test]
+    fn running_sums_into_a_buffer_are_the_sums_in_place() {
+        // Every length around the vector groups' edges, sums that wrap included.
+        for count in 0..70u32 {
+            let values: Vec<u32> = (0..count).map(|i| i.wrapping_mul(0x9e37_79b9)).collect();
+            let input = bytes(&values, u32::to_ne_bytes);
+            let mut expected = input.clone();
+            cumsum_words::<u32>(&mut expected);
+            let mut in_place = input.clone();
+            cumsum(DataType::Int32, &mut in_place);
+            let mut into = vec![0u8; input.len()];
+            cumsum_into(DataType::UInt32, &input, &mut into);
+            assert_eq!((&in_place, &into), (&expected, &expected), "{count}");
+        }
     }
 
     #[test]

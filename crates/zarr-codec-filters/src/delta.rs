@@ -88,10 +88,7 @@ impl Delta {
     pub fn decode_all(&self, input: &[u8], output: &mut [u8]) -> Result<()> {
         check_lengths(input, self.astype, output, self.dtype)?;
         match (&self.widen, &self.finish) {
-            (None, None) => {
-                output.copy_from_slice(input);
-                arith::cumsum(self.dtype, output);
-            }
+            (None, None) => arith::cumsum_into(self.dtype, input, output),
             (Some(widen), None) => {
                 widen.apply(input, output)?;
                 arith::cumsum(self.dtype, output);
