@@ -76,9 +76,26 @@ impl Delta {
         match &self.narrow {
             None => arith::diff(self.dtype, input, output),
             Some(plan) => {
-                let mut differences = vec![0u8; input.len()];
-                arith::diff(self.dtype, input, &mut differences);
-                plan.apply(&differences, output)?;
+                // In blocks that stay in cache: each block's differences (from the element
+                // before it), then their cast. Both work element by element, so the result is
+                // the whole array's differences cast.
+                const BLOCK: usize = 4096;
+                let (size, encoded_size) = (self.dtype.size(), self.astype.size());
+                let count = input.len() / size;
+                let mut differences = vec![0u8; (BLOCK + 1) * size];
+                let mut start = 0;
+                while start < count {
+                    let end = (start + BLOCK).min(count);
+                    let from = start.saturating_sub(1);
+                    let piece = &mut differences[..(end - from) * size];
+                    arith::diff(self.dtype, &input[from * size..end * size], piece);
+                    let skip = (start - from) * size;
+                    plan.apply(
+                        &piece[skip..],
+                        &mut output[start * encoded_size..end * encoded_size],
+                    )?;
+                    start = end;
+                }
             }
         }
         Ok(())
