@@ -381,3 +381,14 @@ def test_cast_range_providers_agree_with_numpy_on_every_job() -> None:
         assert len(cases) == len(jobs) > 0
         assert all(case.codec_label == "zarr-codec-cast-value" for case in cases)
         assert {case.group for case in cases} == {job[0] for job in jobs}
+
+
+def test_compressor_floor_times_the_layouts_filtered_chunks() -> None:
+    from benchmarks import compressor_floor
+
+    cases = compressor_floor.cases("16 MiB")
+    assert sorted(cases) == ["[bitround, zstd]", "[delta, lz4] int32"]
+    for pieces, codec in cases.values():
+        assert len(pieces) == 64  # 2048 x 2048 in chunks of 256 x 256
+        assert all(piece.nbytes == 256 * 256 * 4 for piece in pieces)
+        assert bytes(codec.decode(codec.encode(pieces[5]))) == pieces[5].tobytes()
