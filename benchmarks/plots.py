@@ -535,7 +535,8 @@ def checksums_figure(plot: Plot) -> Figure:
 
 
 def filters_plot() -> Plot:
-    tables = [table("filters.md", PAIRS_HEADER, occurrence=n) for n in range(3)]
+    # The latest figures: one table of all three families, after the run-time vectors.
+    tables = [table("filters.md", PAIRS_HEADER, section="The next step taken")]
     points = []
     for t in tables:
         for row in t.rows:
