@@ -1,21 +1,24 @@
-"""``python -m benchmarks.compressor_floor``: how fast a whole write of a layout can be at best,
-set by its compressor alone.
+"""``python -m benchmarks.compressor_floor``: how fast a whole write (or read) of a layout can be at
+best, set by its compressor alone.
 
 For the layouts of :mod:`benchmarks.layouts` whose writes are compressor-bound (``[delta, lz4]``
 on int32 counts and ``[bitround, zstd]`` on the float32 field, 64 MiB in 1 MiB chunks), the
 filter is applied first and then only the compressor is timed, chunk by chunk, with numcodecs'
-classes: the same C library (and bytes) every pipeline runs. Half of that single-core time is
-the floor of a write on two cores; divided into zarr-python's default pipeline's write time it
-gives the largest ratio any pipeline could reach on this machine. Medians of ``--rounds``.
+classes: the same C library (and bytes) every pipeline runs; and the same for decompressing
+them. Divided by the cores, each single-core time is the floor of a whole write (read) on this
+machine; divided into zarr-python's default pipeline's time it gives the largest ratio any
+pipeline could reach. Medians of ``--rounds``.
 Never asserts a time.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import statistics
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -47,23 +50,39 @@ def cases(size: str) -> dict[str, tuple[list[Any], Any]]:
     }
 
 
+def _each(work: Callable[[Any], object], items: list[Any]) -> None:
+    for item in items:
+        work(item)
+
+
+def _median_ms(work: Callable[[], object], rounds: int) -> float:
+    times = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        work()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times) * 1e3
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", default="64 MiB", choices=sorted(SIZES))
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args(argv)
     cores = len(os.sched_getaffinity(0))
-    print(f"| layout | compressor alone, one core (ms) | floor on {cores} cores (ms) |")
-    print("|---|---:|---:|")
+    print(
+        f"| layout | compress, one core (ms) | write floor, {cores} cores (ms) "
+        f"| decompress, one core (ms) | read floor, {cores} cores (ms) |"
+    )
+    print("|---|---:|---:|---:|---:|")
     for name, (pieces, codec) in cases(args.size).items():
-        times = []
-        for _ in range(args.rounds):
-            start = time.perf_counter()
-            for piece in pieces:
-                codec.encode(piece)
-            times.append(time.perf_counter() - start)
-        one = statistics.median(times) * 1e3
-        print(f"| {name} | {one:.1f} | {one / cores:.1f} |")
+        encoded = [codec.encode(piece) for piece in pieces]
+        compress = _median_ms(functools.partial(_each, codec.encode, pieces), args.rounds)
+        decompress = _median_ms(functools.partial(_each, codec.decode, encoded), args.rounds)
+        print(
+            f"| {name} | {compress:.1f} | {compress / cores:.1f} "
+            f"| {decompress:.1f} | {decompress / cores:.1f} |"
+        )
     return 0
 
 
