@@ -112,8 +112,8 @@ fn unshuffle_into(input: &[u8], out: &mut [MaybeUninit<u8>], width: usize) {
     }
 }
 
-/// Shuffle for `N`-byte elements: blocks of [`BLOCK_ELEMENTS`] elements, each read once and
-/// written as `N` runs, one per byte position.
+/// Shuffle for `N`-byte elements: vectors where the CPU has them, then blocks of
+/// [`BLOCK_ELEMENTS`] elements, each read once and written as `N` runs, one per byte position.
 fn shuffle_fixed<const N: usize>(input: &[u8], out: &mut [MaybeUninit<u8>]) {
     let count = input.len() / N;
     let (blocks, _) = input.as_chunks::<N>();
@@ -135,6 +135,8 @@ fn shuffle_fixed<const N: usize>(input: &[u8], out: &mut [MaybeUninit<u8>]) {
     }
 }
 
+/// Unshuffle for `N`-byte elements: vectors where the CPU has them, then blocks of
+/// [`BLOCK_ELEMENTS`] elements, each gathered from `N` runs and written once.
 fn unshuffle_fixed<const N: usize>(input: &[u8], out: &mut [MaybeUninit<u8>]) {
     let count = input.len() / N;
     let first = vectors::unshuffle_where_supported(N, input, out, count);
@@ -404,6 +406,8 @@ mod vectors {
     }
 }
 
+/// `input` read as `rows` rows of `columns` bytes, written transposed: `out[c * rows + r] =
+/// input[r * columns + c]`. Blocked so that each block's reads and writes stay in cache.
 fn transpose(input: &[u8], out: &mut [MaybeUninit<u8>], columns: usize, rows: usize) {
     const BLOCK: usize = 64;
     for row_start in (0..rows).step_by(BLOCK) {
