@@ -100,12 +100,33 @@ fn decode_utf8<'py>(data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyArray1<Py
     let py = data.py();
     let input = BytesInput::new(data)?;
     let items = zarr_codec_vlen::framing::decode(input.as_slice()).into_py_result(py)?;
-    let mut objects: Vec<Py<PyAny>> = Vec::with_capacity(items.len());
     let mut shared = Shared::new(items.len());
-    for (index, item) in items.into_iter().enumerate() {
-        objects.push(shared.get_or_make(py, item, || Ok(utf8_str(py, item, index)?.unbind()))?);
+    object_array(py, items.len(), |index| {
+        let item = items[index];
+        shared.get_or_make(py, item, || Ok(utf8_str(py, item, index)?.unbind()))
+    })
+}
+
+/// A numpy object array of `count` items, item `i` made by `make(i)` and written straight
+/// into numpy's memory: numpy owns every item from the start and frees them on its own fast
+/// path (a `Vec` handed to numpy would free them through Rust, one thread-local check each).
+/// On an error the items made so far stay in the array, which is dropped.
+fn object_array(
+    py: Python<'_>,
+    count: usize,
+    mut make: impl FnMut(usize) -> PyResult<Py<PyAny>>,
+) -> PyResult<Bound<'_, PyArray1<Py<PyAny>>>> {
+    // SAFETY: numpy fills a new object array with null pointers, which it drops safely; each
+    // slot below is written once, over its null, with a new reference.
+    let array = unsafe { PyArray1::<Py<PyAny>>::new(py, [count], false) };
+    let slots = array.data();
+    for index in 0..count {
+        let object = make(index)?;
+        // SAFETY: `index < count`, the array's length, and the array is C-contiguous (new);
+        // the slot holds a null pointer, so nothing is overwritten without its drop.
+        unsafe { slots.add(index).write(object) };
     }
-    Ok(PyArray1::from_vec(py, objects))
+    Ok(array)
 }
 
 /// Equal short items decoded into one shared `str` (as pyarrow's `to_pandas` deduplicates
@@ -198,11 +219,10 @@ fn decode_bytes<'py>(data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyArray1<P
     let input = BytesInput::new(data)?;
     let items = VlenBytes.decode(input.as_slice()).into_py_result(py)?;
     let mut shared = Shared::new(items.len());
-    let objects = items
-        .into_iter()
-        .map(|item| shared.get_or_make(py, item, || Ok(PyBytes::new(py, item).into_any().unbind())))
-        .collect::<PyResult<Vec<_>>>()?;
-    Ok(PyArray1::from_vec(py, objects))
+    object_array(py, items.len(), |index| {
+        let item = items[index];
+        shared.get_or_make(py, item, || Ok(PyBytes::new(py, item).into_any().unbind()))
+    })
 }
 
 /// The strings of vlen-utf8 `data` packed into `out`, a C-contiguous writable numpy
