@@ -154,6 +154,67 @@ pub fn diff(data_type: DataType, input: &[u8], output: &mut [u8]) {
     diff_typed(data_type, input, output);
 }
 
+/// [`diff`] into an integer type no wider than `from`'s, as numpy casts the differences (each
+/// to its low bytes) but in one pass: subtraction wraps, so the low bytes of a difference are
+/// the difference of the low bytes. Returns `false`, with nothing written, unless both types
+/// are integers and `to` is no wider; both hold the same number of elements, native-endian.
+pub fn diff_narrowing(from: DataType, to: DataType, input: &[u8], output: &mut [u8]) -> bool {
+    if !(from.is_integer() && to.is_integer() && to.size() <= from.size()) {
+        return false;
+    }
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2, checked just above.
+        return unsafe { diff_narrowing_avx2(from.size(), to.size(), input, output) };
+    }
+    diff_narrowing_sized(from.size(), to.size(), input, output)
+}
+
+/// The differences of `$from` elements as `$to` (its low bytes), in one loop.
+macro_rules! diff_narrow {
+    ($input:expr, $output:expr, $from:ty => $to:ty) => {{
+        const FROM: usize = std::mem::size_of::<$from>();
+        const TO: usize = std::mem::size_of::<$to>();
+        let (values, _) = $input.as_chunks::<FROM>();
+        let (results, _) = $output.as_chunks_mut::<TO>();
+        #[allow(clippy::cast_possible_truncation)] // numpy's integer cast: the low bytes
+        let low = |x: &[u8; FROM]| <$from>::from_ne_bytes(*x) as $to;
+        if let (Some(first), Some(target)) = (values.first(), results.first_mut()) {
+            *target = low(first).to_ne_bytes();
+        }
+        let after = values.get(1..).unwrap_or_default();
+        for ((before, after), out) in values.iter().zip(after).zip(results.iter_mut().skip(1)) {
+            *out = low(after).wrapping_sub(low(before)).to_ne_bytes();
+        }
+        true
+    }};
+}
+
+/// [`diff_narrowing`] by element sizes, inlined into each caller (see [`diff_typed`]).
+#[inline(always)]
+#[allow(clippy::inline_always)] // the point: the AVX2 copy must hold its own loops
+fn diff_narrowing_sized(from: usize, to: usize, input: &[u8], output: &mut [u8]) -> bool {
+    match (from, to) {
+        (8, 8) => diff_narrow!(input, output, u64 => u64),
+        (8, 4) => diff_narrow!(input, output, u64 => u32),
+        (8, 2) => diff_narrow!(input, output, u64 => u16),
+        (8, 1) => diff_narrow!(input, output, u64 => u8),
+        (4, 4) => diff_narrow!(input, output, u32 => u32),
+        (4, 2) => diff_narrow!(input, output, u32 => u16),
+        (4, 1) => diff_narrow!(input, output, u32 => u8),
+        (2, 2) => diff_narrow!(input, output, u16 => u16),
+        (2, 1) => diff_narrow!(input, output, u16 => u8),
+        (1, 1) => diff_narrow!(input, output, u8 => u8),
+        _ => false,
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn diff_narrowing_avx2(from: usize, to: usize, input: &[u8], output: &mut [u8]) -> bool {
+    diff_narrowing_sized(from, to, input, output)
+}
+
 /// [`diff`]'s loops, inlined into each caller so that they are compiled for its features.
 #[inline(always)]
 #[allow(clippy::inline_always)] // the point: the AVX2 copy must hold its own loops
@@ -290,6 +351,42 @@ mod tests {
             cumsum_into(DataType::UInt32, &input, &mut into);
             assert_eq!((&in_place, &into), (&expected, &expected), "{count}");
         }
+    }
+
+    #[test]
+    fn narrowing_differences_are_the_differences_cast() {
+        let values: Vec<i32> = (0..1000)
+            .map(|i: i32| i.wrapping_mul(0x2f6b_6a35) >> 3)
+            .collect();
+        let input = bytes(&values, i32::to_ne_bytes);
+        let mut wide = vec![0u8; input.len()];
+        diff(DataType::Int32, &input, &mut wide);
+        let (cast, _) = wide.as_chunks::<4>();
+        #[allow(clippy::cast_possible_truncation)] // numpy's cast: the low bytes
+        let expected: Vec<u8> = cast
+            .iter()
+            .flat_map(|x| (i32::from_ne_bytes(*x) as i16).to_ne_bytes())
+            .collect();
+        let mut narrow = vec![0u8; values.len() * 2];
+        assert!(diff_narrowing(
+            DataType::Int32,
+            DataType::UInt16,
+            &input,
+            &mut narrow
+        ));
+        assert_eq!(narrow, expected);
+        assert!(!diff_narrowing(
+            DataType::Int16,
+            DataType::Int32,
+            &narrow,
+            &mut wide
+        ));
+        assert!(!diff_narrowing(
+            DataType::Float32,
+            DataType::Int16,
+            &input,
+            &mut narrow
+        ));
     }
 
     #[test]

@@ -75,6 +75,8 @@ impl Delta {
         check_lengths(input, self.dtype, output, self.astype)?;
         match &self.narrow {
             None => arith::diff(self.dtype, input, output),
+            // Integers into a narrower integer type: one pass.
+            Some(_) if arith::diff_narrowing(self.dtype, self.astype, input, output) => {}
             Some(plan) => {
                 // In blocks that stay in cache: each block's differences (from the element
                 // before it), then their cast. Both work element by element, so the result is
