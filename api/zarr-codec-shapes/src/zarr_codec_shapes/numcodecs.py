@@ -60,6 +60,7 @@ def numcodecs_codec_class(codec_cls: type[Codec], *, module: str, qualname: str)
     sets those attributes itself and overrides ``_build`` (the codec they describe).
     ``module`` and ``qualname`` must name where the result is stored (pickle finds it there).
     """
+    import numpy as np
     from numcodecs.abc import Codec as NumcodecsCodec
     from numcodecs.compat import ensure_contiguous_ndarray_like, ensure_ndarray_like, ndarray_copy
 
@@ -124,7 +125,10 @@ def numcodecs_codec_class(codec_cls: type[Codec], *, module: str, qualname: str)
 
         def _input(self, buf: Any) -> Any:
             if arrays:  # numcodecs' filters flatten any array in its memory order
-                return ensure_ndarray_like(buf).reshape(-1, order="A")
+                # A numpy array is taken as it is, as numcodecs' check would take it (that
+                # check, a protocol test, costs more than a small chunk's filter).
+                data = buf if type(buf) is np.ndarray else ensure_ndarray_like(buf)
+                return data.reshape(-1, order="A")
             return ensure_contiguous_ndarray_like(buf, self.max_buffer_size)
 
         def encode(self, buf: Any) -> Any:
