@@ -40,11 +40,11 @@ def _ndarray(data: Any) -> np.ndarray[Any, Any]:
 
 class Categorize(ArrayArrayCodecBase):
     """numcodecs' ``categorize`` (Zarr v2 id ``categorize``, registered as
-    ``numcodecs.categorize``): strings (numpy ``U`` or object arrays) stored as the codes of their labels, ``1 +`` the
-    label's position and 0 for a string that is no label; decoded to the labels, the empty
-    string for 0. Bytes for bytes what numcodecs 0.17 writes. Zarr v2 only, as in numcodecs
-    and zarr-python: its v3 JSON, either way, is a ``ConfigurationError`` (the v3 name is only
-    the key it is registered under).
+    ``numcodecs.categorize``): strings (numpy ``U`` or object arrays) stored as the codes of
+    their labels, ``1 +`` the label's position and 0 for a string that is no label; decoded to
+    the labels, the empty string for 0. Bytes for bytes what numcodecs 0.17 writes. Zarr v2
+    only, as in numcodecs and zarr-python: its v3 JSON, either way, is a
+    ``ConfigurationError`` (the v3 name is only the key it is registered under).
 
     Parameters
     ----------
