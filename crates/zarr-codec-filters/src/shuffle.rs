@@ -117,7 +117,7 @@ fn unshuffle_into(input: &[u8], out: &mut [MaybeUninit<u8>], width: usize) {
 fn shuffle_fixed<const N: usize>(input: &[u8], out: &mut [MaybeUninit<u8>]) {
     let count = input.len() / N;
     let (blocks, _) = input.as_chunks::<N>();
-    let first = vectors::shuffle_where_supported(N, input, out, count);
+    let first = vectors::where_supported(true, N, input, out, count);
     let full = first + (count - first) / BLOCK_ELEMENTS * BLOCK_ELEMENTS;
     for start in (first..full).step_by(BLOCK_ELEMENTS) {
         let block = &blocks[start..start + BLOCK_ELEMENTS];
@@ -139,7 +139,7 @@ fn shuffle_fixed<const N: usize>(input: &[u8], out: &mut [MaybeUninit<u8>]) {
 /// [`BLOCK_ELEMENTS`] elements, each gathered from `N` runs and written once.
 fn unshuffle_fixed<const N: usize>(input: &[u8], out: &mut [MaybeUninit<u8>]) {
     let count = input.len() / N;
-    let first = vectors::unshuffle_where_supported(N, input, out, count);
+    let first = vectors::where_supported(false, N, input, out, count);
     let (elements, _) = out.as_chunks_mut::<N>();
     let full = first + (count - first) / BLOCK_ELEMENTS * BLOCK_ELEMENTS;
     for start in (first..full).step_by(BLOCK_ELEMENTS) {
@@ -171,34 +171,25 @@ mod vectors {
     };
     use std::mem::MaybeUninit;
 
-    /// [`shuffle`] where the CPU has SSSE3 (its byte shuffle turns each round's permutation
-    /// into one instruction), else nothing shuffled (0).
-    pub(super) fn shuffle_where_supported(
+    /// [`shuffle`] (`forward`) or [`unshuffle`] where the CPU has SSSE3 (its byte shuffle
+    /// turns each round's permutation into one instruction); else nothing done (0).
+    pub(super) fn where_supported(
+        forward: bool,
         width: usize,
         input: &[u8],
         out: &mut [MaybeUninit<u8>],
         count: usize,
     ) -> usize {
-        if std::arch::is_x86_feature_detected!("ssse3") {
-            // SAFETY: the CPU has SSSE3, checked just above.
-            unsafe { shuffle(width, input, out, count) }
-        } else {
-            0
+        if !std::arch::is_x86_feature_detected!("ssse3") {
+            return 0;
         }
-    }
-
-    /// [`unshuffle`] where the CPU has SSSE3, else nothing unshuffled (0).
-    pub(super) fn unshuffle_where_supported(
-        width: usize,
-        input: &[u8],
-        out: &mut [MaybeUninit<u8>],
-        count: usize,
-    ) -> usize {
-        if std::arch::is_x86_feature_detected!("ssse3") {
-            // SAFETY: the CPU has SSSE3, checked just above.
-            unsafe { unshuffle(width, input, out, count) }
-        } else {
-            0
+        // SAFETY: the CPU has SSSE3, checked just above.
+        unsafe {
+            if forward {
+                shuffle(width, input, out, count)
+            } else {
+                unshuffle(width, input, out, count)
+            }
         }
     }
 
@@ -258,7 +249,7 @@ mod vectors {
         let blocks = count / 16;
         for block in 0..blocks {
             let start = 16 * block;
-            let rows = input_rows(input, count, start);
+            let rows = input_rows(input, width, count, start);
             let target = &mut out[width * start..][..16 * width];
             match width {
                 4 => {
@@ -332,13 +323,13 @@ mod vectors {
         interleave8(low, high)
     }
 
-    /// Elements `start..start + 16` of each of the (up to 8) byte rows of `input`, `count`
-    /// bytes each (rows past the input left zero).
+    /// Elements `start..start + 16` of each of the `width` (up to 8) byte rows of `input`,
+    /// `count` bytes each (the other vectors left zero).
     #[inline]
     #[target_feature(enable = "ssse3")]
-    fn input_rows(input: &[u8], count: usize, start: usize) -> [__m128i; 8] {
+    fn input_rows(input: &[u8], width: usize, count: usize, start: usize) -> [__m128i; 8] {
         let mut rows = [zero(); 8];
-        for (byte, row) in rows.iter_mut().enumerate() {
+        for (byte, row) in rows.iter_mut().enumerate().take(width) {
             if let Some(bytes) = input
                 .get(byte * count + start..)
                 .and_then(|rest| rest.get(..16))
@@ -385,18 +376,9 @@ mod vectors {
 mod vectors {
     use std::mem::MaybeUninit;
 
-    /// No vectors here: nothing shuffled.
-    pub(super) fn shuffle_where_supported(
-        _: usize,
-        _: &[u8],
-        _: &mut [MaybeUninit<u8>],
-        _: usize,
-    ) -> usize {
-        0
-    }
-
-    /// No vectors here: nothing unshuffled.
-    pub(super) fn unshuffle_where_supported(
+    /// No vectors here: nothing done.
+    pub(super) fn where_supported(
+        _: bool,
         _: usize,
         _: &[u8],
         _: &mut [MaybeUninit<u8>],
