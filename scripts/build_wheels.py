@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import platform
 import re
 import shutil
 import subprocess
@@ -29,6 +30,7 @@ import sysconfig
 import tempfile
 import time
 import tomllib
+import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -39,6 +41,15 @@ ROOT = Path(__file__).resolve().parents[1]
 #: The pure-Python distributions, by folder: the API below the wheels, the bundle above them.
 PYTHON_PROJECTS = ("api/zarr-codec-shapes", "python/zarr-codecs")
 DEFAULT_POLICY = "manylinux_2_17"
+
+#: Packages whose x86-64 wheels carry a second build of their extension, for CPUs with these
+#: features, which the package imports instead where the CPU has them (``_native.py`` of
+#: zarr-codec-pcodec): its Cargo feature ``x86-64-v3`` names the module ``<module>_x86_64_v3``.
+#: pco's decoder reaches the ``pcodec`` wheel's speed only so (that wheel is built for these
+#: features alone). The list is the one ``X86_64_V3_FEATURES`` of the extension checks.
+X86_64_V3_BUILDS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "pcodec": ("_pcodec", ("avx2", "bmi1", "bmi2", "lzcnt")),
+}
 
 
 class Failed(Exception):
@@ -106,8 +117,69 @@ def _test_requirements(folder: str) -> list[str]:
     return [str(item) for item in group]
 
 
+def x86_64_v3_rustflags(folder: str) -> str:
+    """The ``RUSTFLAGS`` of ``packages/<folder>``'s x86-64-v3 build."""
+    _, features = X86_64_V3_BUILDS[folder]
+    enabled = ",".join(f"+{feature}" for feature in features)
+    # With AVX2, LLVM's SLP vectoriser packs pco's ANS decoding loop into vector inserts that
+    # spill to the stack: 16 MiB of int32 decoded in 10.2 ms with it, 5.0 without (2026-12-07).
+    return f"-C target-feature={enabled} -C llvm-args=-vectorize-slp=false"
+
+
+def place_x86_64_v3(folder: str, wheel: Path) -> Path:
+    """The extension of ``wheel`` (built with the ``x86-64-v3`` feature) copied into
+    ``packages/<folder>``'s Python package as ``<module>_x86_64_v3<suffix>``, where its
+    ``pyproject.toml`` includes it in the wheel built next; the file's path."""
+    module, _ = X86_64_V3_BUILDS[folder]
+    package = _module_name(folder)
+    with zipfile.ZipFile(wheel) as archive:
+        found = [
+            name
+            for name in archive.namelist()
+            if name.startswith(f"{package}/{module}.") and name.endswith((".so", ".pyd"))
+        ]
+        if len(found) != 1:
+            raise Failed(f"{wheel.name}: expected one {package}/{module} extension, found {found}")
+        suffix = found[0][len(f"{package}/{module}") :]
+        target = ROOT / "packages" / folder / "python" / package / f"{module}_x86_64_v3{suffix}"
+        target.write_bytes(archive.read(found[0]))
+    return target
+
+
+def build_x86_64_v3(folder: str, policy: str, env: dict[str, str]) -> Path | None:
+    """``packages/<folder>``'s x86-64-v3 extension, built and placed for the wheel (see
+    :data:`X86_64_V3_BUILDS`); ``None`` where it has none or this machine is not x86-64."""
+    if folder not in X86_64_V3_BUILDS or platform.machine().lower() not in ("x86_64", "amd64"):
+        return None
+    manifest = ROOT / "packages" / folder / "Cargo.toml"
+    # Its own target folder: other RUSTFLAGS would rebuild every crate of the usual one.
+    target = Path(env.get("CARGO_TARGET_DIR", ROOT / "target")) / "x86-64-v3"
+    flags = {"RUSTFLAGS": x86_64_v3_rustflags(folder), "CARGO_TARGET_DIR": str(target)}
+    with tempfile.TemporaryDirectory(prefix="x86-64-v3-") as scratch:
+        build: list[str | Path] = [
+            _tool("maturin"),
+            "build",
+            "--release",
+            "--zig",
+            "--compatibility",
+            policy,
+            "-m",
+            manifest,
+            "--features",
+            "x86-64-v3",
+            "--out",
+            scratch,
+        ]
+        _run(build, env={**env, **flags})
+        wheels = sorted(Path(scratch).glob("*.whl"))
+        if len(wheels) != 1:
+            raise Failed(f"the x86-64-v3 build of {folder} made {wheels}, not one wheel")
+        return place_x86_64_v3(folder, wheels[0])
+
+
 def build_compiled(folder: str, out: Path, policy: str) -> None:
-    """The release wheel (zig-linked for ``policy``) and the sdist of ``packages/<folder>``."""
+    """The release wheel (zig-linked for ``policy``) and the sdist of ``packages/<folder>``;
+    on x86-64, with the x86-64-v3 build of its extension where it has one."""
     manifest = ROOT / "packages" / folder / "Cargo.toml"
     maturin = _tool("maturin")
     # maturin runs `python -m ziglang`: the venv's bin first on PATH finds that Python.
@@ -123,7 +195,17 @@ def build_compiled(folder: str, out: Path, policy: str) -> None:
         "-m",
         manifest,
     ]
-    _run([*build, "--out", out], env=env)
+    extra = build_x86_64_v3(folder, policy, env)
+    try:
+        _run([*build, "--out", out], env=env)
+    finally:
+        if extra is not None:
+            extra.unlink(missing_ok=True)
+    if extra is not None:
+        with zipfile.ZipFile(_dist_file(out, folder, ".whl")) as archive:
+            if not any(name.endswith(f"/{extra.name}") for name in archive.namelist()):
+                raise Failed(f"the wheel of {folder} lacks its x86-64-v3 build {extra.name}")
+    # After the extra file is gone: an sdist holds sources only.
     _run([maturin, "sdist", "-m", manifest, "--out", out], env=env)
 
 
@@ -266,7 +348,33 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--from-sdist", action="store_true", help="also build and install each sdist from source"
     )
+    parser.add_argument(
+        "--x86-64-v3-rustflags",
+        metavar="FOLDER",
+        help="print the RUSTFLAGS of FOLDER's x86-64-v3 build and stop (CI builds it itself)",
+    )
+    parser.add_argument(
+        "--place-x86-64-v3",
+        nargs=2,
+        metavar=("FOLDER", "WHEEL"),
+        help="put the extension of WHEEL (FOLDER's x86-64-v3 build) where FOLDER's next wheel "
+        "build includes it, and stop",
+    )
     args = parser.parse_args(argv)
+    for chosen in (args.x86_64_v3_rustflags, (args.place_x86_64_v3 or [None])[0]):
+        if chosen is not None and chosen not in X86_64_V3_BUILDS:
+            parser.error(f"{chosen} has no x86-64-v3 build (have {sorted(X86_64_V3_BUILDS)})")
+    if args.x86_64_v3_rustflags:
+        print(x86_64_v3_rustflags(args.x86_64_v3_rustflags))
+        return 0
+    if args.place_x86_64_v3:
+        folder, wheel = args.place_x86_64_v3
+        try:
+            print(place_x86_64_v3(folder, Path(wheel)))
+        except Failed as failure:
+            print(f"error: {failure}", file=sys.stderr)
+            return 1
+        return 0
     every = wheel_dirs(ROOT)
     folders = args.packages.split(",") if args.packages else every
     unknown = sorted(set(folders) - set(every))

@@ -57,9 +57,45 @@ fn stored_type(data: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
     Ok(found.map(|data_type| data_type.to_string()))
 }
 
+/// `X86_64_V3_FEATURES` and `x86_64_v3_supported()` from one list of CPU features.
+macro_rules! x86_64_v3_features {
+    ($($feature:tt),+) => {
+        /// The CPU features of the `x86-64-v3` build, as its `RUSTFLAGS` enable them
+        /// (`scripts/build_wheels.py`): the `pcodec` wheel's own set.
+        const X86_64_V3_FEATURES: &[&str] = &[$($feature),+];
+
+        /// Whether this CPU runs the `x86-64-v3` build: every one of `X86_64_V3_FEATURES`.
+        #[pyfunction]
+        fn x86_64_v3_supported() -> bool {
+            #[cfg(target_arch = "x86_64")]
+            {
+                true $(&& std::arch::is_x86_feature_detected!($feature))+
+            }
+            #[cfg(not(target_arch = "x86_64"))]
+            {
+                false
+            }
+        }
+    };
+}
+
+x86_64_v3_features!("avx2", "bmi1", "bmi2", "lzcnt");
+
+/// The module, built twice for x86-64 wheels: `_pcodec` for every CPU, and with the
+/// `x86-64-v3` feature (and the CPU features above) `_pcodec_x86_64_v3`, which the package
+/// imports instead where the CPU has them. pco's decoder needs them to run at the `pcodec`
+/// wheel's speed (its offsets loop vectorises with AVX2 gathers, its bit reads use BMI2).
 #[pymodule]
+#[cfg_attr(feature = "x86-64-v3", pyo3(name = "_pcodec_x86_64_v3"))]
 fn _pcodec(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    let build = if cfg!(feature = "x86-64-v3") {
+        "x86-64-v3"
+    } else {
+        "baseline"
+    };
     module.add("ENGINE", "pco 1.1.0")?;
+    module.add("BUILD", build)?;
+    module.add("X86_64_V3_FEATURES", X86_64_V3_FEATURES.to_vec())?;
     for function in [
         wrap_pyfunction!(encode, module)?,
         wrap_pyfunction!(decode_into, module)?,
@@ -67,6 +103,7 @@ fn _pcodec(module: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(decode_all, module)?,
         wrap_pyfunction!(element_codec, module)?,
         wrap_pyfunction!(count_hint, module)?,
+        wrap_pyfunction!(x86_64_v3_supported, module)?,
     ] {
         module.add_function(function)?;
     }

@@ -19,13 +19,17 @@ from zarr_codec_shapes.chunk_spec import ChunkSpec
 from zarr_codec_shapes.compiled import ElementBytesCodec
 from zarr_codec_shapes.errors import ConfigurationError
 
-from zarr_codec_pcodec import _pcodec
+from zarr_codec_pcodec._native import native as _compiled
 
-__all__ = ["ENGINE", "PCodec"]
+__all__ = ["BUILD", "ENGINE", "PCodec"]
 __version__ = "0.1.0"
 
-#: The library doing the work.
-ENGINE: str = _pcodec.ENGINE
+#: Which build of the compiled core runs here: ``"baseline"``, or ``"x86-64-v3"`` on x86-64 CPUs
+#: with AVX2 and BMI2 (see :mod:`zarr_codec_pcodec._native`).
+BUILD: str = _compiled.BUILD
+
+#: The library doing the work, and its build.
+ENGINE: str = f"{_compiled.ENGINE} ({BUILD} build)"
 
 #: numcodecs' defaults, in the order numcodecs writes the keys.
 DEFAULTS: dict[str, Any] = {
@@ -87,18 +91,18 @@ class PCodec(ArrayBytesCodecBase):
 
     def encode_array(self, array: Any) -> bytes:
         """An array of numbers (any shape, this machine's byte order or not) as a pco file."""
-        return bytes(_pcodec.encode(self._json, 2, array))
+        return bytes(_compiled.encode(self._json, 2, array))
 
     def encode(self, array: Any, spec: ChunkSpec | None = None) -> bytes:
         return self.encode_array(array)
 
     def decode(self, data: Any, spec: ChunkSpec) -> np.ndarray[Any, Any]:
         out = np.empty(spec.shape, dtype=spec.numpy_dtype)
-        _pcodec.decode_into(data, out)
+        _compiled.decode_into(data, out)
         return out
 
     def decode_into(self, data: Any, out: Any, spec: ChunkSpec) -> int:
-        _pcodec.decode_into(data, out)
+        _compiled.decode_into(data, out)
         return int(out.nbytes)
 
     def element_bytes_codec(self, spec: ChunkSpec) -> ElementBytesCodec:
@@ -106,5 +110,5 @@ class PCodec(ArrayBytesCodecBase):
         machine's order: what a codec chain runs after the ``bytes`` codec in native order
         (``zarr_codec_runtime.Chain`` plans it so, one compiled kernel each way)."""
         return ElementBytesCodec(
-            self.name, _pcodec.element_codec(self._json, 2, spec.data_type.name)
+            self.name, _compiled.element_codec(self._json, 2, spec.data_type.name)
         )

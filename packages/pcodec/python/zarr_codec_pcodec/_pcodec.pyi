@@ -8,6 +8,13 @@ from zarr_codec_shapes.compiled import CompiledBytesCodec
 
 #: The library doing the work.
 ENGINE: str
+#: Which build this module is: ``"baseline"`` (every CPU of its platform) or ``"x86-64-v3"``.
+BUILD: str
+#: The CPU features the x86-64-v3 build is compiled for.
+X86_64_V3_FEATURES: list[str]
+
+def x86_64_v3_supported() -> bool:
+    """Whether this CPU has every feature of :data:`X86_64_V3_FEATURES` (x86-64 only)."""
 
 def encode(json: str, zarr_format: int, array: Any) -> bytes:
     """``array``'s numbers as one pco file, with the codec of metadata ``json``."""

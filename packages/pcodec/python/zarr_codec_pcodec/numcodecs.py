@@ -15,8 +15,9 @@ from numcodecs.compat import ensure_bytes, ensure_contiguous_ndarray
 from zarr_codec_shapes import numcodecs as _adapter
 from zarr_codec_shapes.data_types import DataType
 
-from zarr_codec_pcodec import DEFAULTS, _pcodec
+from zarr_codec_pcodec import DEFAULTS
 from zarr_codec_pcodec import PCodec as _Ours
+from zarr_codec_pcodec._native import native as _compiled
 
 __all__ = ["IDS", "PCodec", "register", "unregister"]
 
@@ -64,17 +65,17 @@ class PCodec(Codec):  # type: ignore[misc]
         data = ensure_bytes(buf)
         if out is not None:
             out = ensure_contiguous_ndarray(out)
-            _pcodec.decode_into(data, out)
+            _compiled.decode_into(data, out)
             return out
-        name = _pcodec.stored_type(data)
-        count = _pcodec.count_hint(data)
+        name = _compiled.stored_type(data)
+        count = _compiled.count_hint(data)
         if name is not None and count > 0:
             # The file states its count: decoded straight into an array of that size (a
             # file that does not fill it exactly is refused as corrupt).
             decoded = np.empty(count, dtype=DataType.from_name(name).numpy_dtype)
-            _pcodec.decode_into(data, decoded)
+            _compiled.decode_into(data, decoded)
             return decoded
-        found = _pcodec.decode_all(data)
+        found = _compiled.decode_all(data)
         if found is None:  # a file of no numbers: pcodec's own gives an empty float array
             return np.empty(0, dtype=np.float64)
         name, numbers = found
