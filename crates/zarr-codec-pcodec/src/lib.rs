@@ -197,6 +197,21 @@ impl PCodec {
         Ok(decompressor.n_hint())
     }
 
+    /// The number type a pco file holds and the count its header states (`None`: a file of no
+    /// chunks, or one that states no count), from one reading of the header, to make the
+    /// output that [`PCodec::decode_numbers_into`] then fills (and checks the count of).
+    pub fn stored_type_and_count(input: &[u8]) -> Result<Option<(DataType, usize)>> {
+        let (decompressor, rest) = FileDecompressor::new(input).map_err(|e| pco_error(&e))?;
+        let count = decompressor.n_hint();
+        let found = decompressor
+            .peek_number_type_or_termination(rest)
+            .map_err(|e| pco_error(&e))?;
+        match found {
+            Some(number_type) if count > 0 => Ok(Some((data_type_of(number_type)?, count))),
+            _ => Ok(None),
+        }
+    }
+
     /// The number type a pco file holds (`None`: a file of no chunks, which holds none).
     pub fn stored_type(input: &[u8]) -> Result<Option<DataType>> {
         let (decompressor, rest) = FileDecompressor::new(input).map_err(|e| pco_error(&e))?;

@@ -7,8 +7,38 @@ use zarr_codec_shapes::DataType;
 
 use crate::errors::to_py_err;
 
+/// The Zarr data type of one of numpy's own numeric dtypes, from its kind and item size (no
+/// Python call: this runs once per call of every codec); `None` for any other dtype.
+fn builtin_data_type(dtype: &Bound<'_, PyArrayDescr>) -> Option<DataType> {
+    // Types registered by other packages (`ml_dtypes`' int4, bfloat16, ...) number from
+    // NPY_USERDEF (256) and may reuse a kind and size of numpy's: they go by their name.
+    if !(0..256).contains(&dtype.num()) {
+        return None;
+    }
+    Some(match (dtype.kind(), dtype.itemsize()) {
+        (b'b', 1) => DataType::Bool,
+        (b'i', 1) => DataType::Int8,
+        (b'i', 2) => DataType::Int16,
+        (b'i', 4) => DataType::Int32,
+        (b'i', 8) => DataType::Int64,
+        (b'u', 1) => DataType::UInt8,
+        (b'u', 2) => DataType::UInt16,
+        (b'u', 4) => DataType::UInt32,
+        (b'u', 8) => DataType::UInt64,
+        (b'f', 2) => DataType::Float16,
+        (b'f', 4) => DataType::Float32,
+        (b'f', 8) => DataType::Float64,
+        (b'c', 8) => DataType::Complex64,
+        (b'c', 16) => DataType::Complex128,
+        _ => return None,
+    })
+}
+
 /// The Zarr data type of a numpy dtype (any byte order; extension types through `ml_dtypes`).
 pub fn data_type_of(dtype: &Bound<'_, PyArrayDescr>) -> PyResult<DataType> {
+    if let Some(data_type) = builtin_data_type(dtype) {
+        return Ok(data_type);
+    }
     let py = dtype.py();
     let name = dtype.typeobj().name()?.to_string();
     // numpy 1 calls its boolean scalar type `bool_`.
@@ -206,8 +236,10 @@ impl<'py> ArrayOutput<'py> {
         if !array.is_aligned() || dtype.is_native_byteorder() == Some(false) {
             return Err(refuse("not aligned, native-order data"));
         }
-        let writeable: bool = array.getattr("flags")?.getattr("writeable")?.extract()?;
-        if !writeable {
+        // SAFETY: reading the flags of an array we hold a reference to (numpy's
+        // `PyArray_ISWRITEABLE`, without building a `flags` object per call).
+        let flags = unsafe { (*array.as_array_ptr()).fields.flags };
+        if flags & numpy::npyffi::NPY_ARRAY_WRITEABLE == 0 {
             return Err(refuse("read-only"));
         }
         let data_type = data_type_of(&dtype)?;
@@ -217,6 +249,11 @@ impl<'py> ArrayOutput<'py> {
     /// The Zarr data type of the elements.
     pub fn data_type(&self) -> DataType {
         self.data_type
+    }
+
+    /// The array's shape.
+    pub fn shape(&self) -> &[usize] {
+        self.array.shape()
     }
 
     /// Whether `bytes` shares memory with this array (then read them from a copy: writing

@@ -4,6 +4,7 @@
 
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
+use std::sync::OnceLock;
 use zarr_codec_shapes::{ArrayToBytesCodec, ChunkSpec, CodecFromJson};
 
 use crate::{ArrayInput, ArrayOutput, BytesInput, IntoPyResult, parse_codec_json, run};
@@ -29,8 +30,10 @@ where
 }
 
 /// `data` decoded by the codec of metadata `json` into `out` (a C-contiguous, writable numpy
-/// array), the chunk being of `out`'s shape and type.
+/// array), the chunk being of `out`'s shape and type. The codec is parsed once and kept in
+/// `parsed` (the macro below gives each wheel one): decoding reads no configuration.
 pub fn decode_array_into<C>(
+    parsed: &OnceLock<C>,
     json: &str,
     zarr_format: u8,
     data: &Bound<'_, PyAny>,
@@ -40,11 +43,16 @@ where
     C: CodecFromJson + ArrayToBytesCodec,
 {
     let py = data.py();
-    let codec: C = parse_codec_json(py, json, zarr_format)?;
+    let codec = if let Some(codec) = parsed.get() {
+        codec
+    } else {
+        let codec: C = parse_codec_json(py, json, zarr_format)?;
+        parsed.get_or_init(|| codec)
+    };
     let input = BytesInput::new(data)?;
     let mut output = ArrayOutput::new(out)?;
-    let shape = out.getattr("shape")?.extract::<Vec<usize>>()?;
-    let spec = ChunkSpec::with_default_fill_value(shape, output.data_type()).into_py_result(py)?;
+    let spec = ChunkSpec::with_default_fill_value(output.shape().to_vec(), output.data_type())
+        .into_py_result(py)?;
     let copy = output
         .overlaps(input.as_slice())
         .then(|| input.as_slice().to_vec());
@@ -77,7 +85,8 @@ macro_rules! array_bytes_functions {
             data: &pyo3::Bound<'_, pyo3::PyAny>,
             out: &pyo3::Bound<'_, pyo3::PyAny>,
         ) -> pyo3::PyResult<()> {
-            $crate::decode_array_into::<$codec>($json, 2, data, out)
+            static PARSED: std::sync::OnceLock<$codec> = std::sync::OnceLock::new();
+            $crate::decode_array_into::<$codec>(&PARSED, $json, 2, data, out)
         }
     };
 }

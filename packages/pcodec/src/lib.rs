@@ -10,8 +10,9 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use std::sync::Arc;
 
+use numpy::{PyArrayDescr, PyUntypedArray};
 use zarr_codec_pcodec::{PCodec, PcodecElements};
-use zarr_codec_python::{BytesInput, IntoPyResult, PyBytesCodec, parse_codec_json, run};
+use zarr_codec_python::{BytesInput, IntoPyResult, PyBytesCodec, new_array, parse_codec_json, run};
 use zarr_codec_shapes::DataType;
 
 zarr_codec_python::array_bytes_functions!(PCodec, r#"{"id": "pcodec"}"#);
@@ -40,6 +41,25 @@ fn element_codec(
     let data_type = DataType::from_name(data_type).into_py_result(py)?;
     let elements = PcodecElements::new(codec, data_type).into_py_result(py)?;
     PyBytesCodec::new(Arc::new(elements)).into_py_result(py)
+}
+
+/// pco `data` as a new array of the numbers it holds, its type and count from the file's
+/// header (a file that does not fill it exactly is corrupt); `None` for a file of no numbers
+/// or one that states no count (then `decode_all`). One call: numcodecs' `decode` without
+/// an output array.
+#[pyfunction]
+fn decode<'py>(data: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyUntypedArray>>> {
+    let py = data.py();
+    let input = BytesInput::new(data)?;
+    let bytes = input.as_slice();
+    let Some((data_type, count)) = PCodec::stored_type_and_count(bytes).into_py_result(py)? else {
+        return Ok(None);
+    };
+    let dtype = PyArrayDescr::new(py, data_type.name())?;
+    let mut array = new_array(&dtype, &[count])?;
+    let out = array.as_mut_bytes();
+    run(py, || PCodec::decode_numbers_into(bytes, data_type, out))?;
+    Ok(Some(array.into_array()))
 }
 
 /// How many numbers pco `data` says it holds (0: no hint), to size an output.
@@ -99,6 +119,7 @@ fn _pcodec(module: &Bound<'_, PyModule>) -> PyResult<()> {
     for function in [
         wrap_pyfunction!(encode, module)?,
         wrap_pyfunction!(decode_into, module)?,
+        wrap_pyfunction!(decode, module)?,
         wrap_pyfunction!(stored_type, module)?,
         wrap_pyfunction!(decode_all, module)?,
         wrap_pyfunction!(element_codec, module)?,

@@ -23,6 +23,11 @@ def decode_into(data: Any, out: np.ndarray[Any, Any]) -> None:
     """The numbers of pco ``data`` into ``out``, which must be of the type the file holds and
     hold exactly as many numbers (C-contiguous, writable)."""
 
+def decode(data: Any) -> np.ndarray[Any, Any] | None:
+    """The numbers of pco ``data`` as a new 1-d array of the type and count its header states
+    (a file that does not hold exactly them raises ``CorruptInputError``); ``None`` for a file
+    of no numbers or one that states no count (then :func:`decode_all`)."""
+
 def stored_type(data: Any) -> str | None:
     """The Zarr data type name of the numbers pco ``data`` holds (``None``: a file of none)."""
 

@@ -67,13 +67,10 @@ class PCodec(Codec):  # type: ignore[misc]
             out = ensure_contiguous_ndarray(out)
             _compiled.decode_into(data, out)
             return out
-        name = _compiled.stored_type(data)
-        count = _compiled.count_hint(data)
-        if name is not None and count > 0:
-            # The file states its count: decoded straight into an array of that size (a
-            # file that does not fill it exactly is refused as corrupt).
-            decoded = np.empty(count, dtype=DataType.from_name(name).numpy_dtype)
-            _compiled.decode_into(data, decoded)
+        # The file states its type and count: decoded straight into a new array of them (a
+        # file that does not fill it exactly is refused as corrupt), in one call.
+        decoded = _compiled.decode(data)
+        if decoded is not None:
             return decoded
         found = _compiled.decode_all(data)
         if found is None:  # a file of no numbers: pcodec's own gives an empty float array
