@@ -34,6 +34,26 @@ fn builtin_data_type(dtype: &Bound<'_, PyArrayDescr>) -> Option<DataType> {
     })
 }
 
+/// numpy's dtype of `data_type`: numpy's own descriptor for its built-in types (no string
+/// parsed per call), others (`float16`, `ml_dtypes`' types) by their name.
+pub fn dtype_of(py: Python<'_>, data_type: DataType) -> PyResult<Bound<'_, PyArrayDescr>> {
+    use numpy::dtype;
+    Ok(match data_type {
+        DataType::Bool => dtype::<bool>(py),
+        DataType::Int8 => dtype::<i8>(py),
+        DataType::Int16 => dtype::<i16>(py),
+        DataType::Int32 => dtype::<i32>(py),
+        DataType::Int64 => dtype::<i64>(py),
+        DataType::UInt8 => dtype::<u8>(py),
+        DataType::UInt16 => dtype::<u16>(py),
+        DataType::UInt32 => dtype::<u32>(py),
+        DataType::UInt64 => dtype::<u64>(py),
+        DataType::Float32 => dtype::<f32>(py),
+        DataType::Float64 => dtype::<f64>(py),
+        other => PyArrayDescr::new(py, other.name())?,
+    })
+}
+
 /// The Zarr data type of a numpy dtype (any byte order; extension types through `ml_dtypes`).
 pub fn data_type_of(dtype: &Bound<'_, PyArrayDescr>) -> PyResult<DataType> {
     if let Some(data_type) = builtin_data_type(dtype) {

@@ -18,7 +18,7 @@ pub mod kernel;
 mod output;
 mod run;
 
-pub use array::{ArrayInput, ArrayOutput, NewArray, data_type_of, new_array};
+pub use array::{ArrayInput, ArrayOutput, NewArray, data_type_of, dtype_of, new_array};
 pub use array_bytes::{decode_array_into, encode_array};
 pub use batch::{checked_buffers, checked_outputs, parallel_map, thread_count};
 pub use bytes_codec::{PyBytesCodec, add_bytes_codec};

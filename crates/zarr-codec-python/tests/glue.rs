@@ -7,7 +7,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use zarr_codec_python::kernel::ForeignKernel;
 use zarr_codec_python::{
-    ArrayInput, BytesInput, BytesOutput, data_type_of, new_array, numpy_from_vec, run, to_py_err,
+    ArrayInput, BytesInput, BytesOutput, data_type_of, dtype_of, new_array, numpy_from_vec, run,
+    to_py_err,
 };
 use zarr_codec_runtime::{Output, Plan, Step};
 use zarr_codec_shapes::{CodecError, DataType};
@@ -303,9 +304,54 @@ fn extension_dtypes_map_by_name() {
         if py.import("ml_dtypes").is_err() {
             return Ok(()); // ml_dtypes is optional; the core types are covered above
         }
-        let dtype = eval(py, "np.dtype(__import__('ml_dtypes').bfloat16)")?;
-        let descr = dtype.cast_into::<numpy::PyArrayDescr>()?;
-        assert_eq!(data_type_of(&descr)?, DataType::BFloat16);
+        // Their kinds and sizes can be numpy's own (int4 is one signed byte): by name, not
+        // by the fast path for numpy's built-in types.
+        for (name, data_type) in [
+            ("bfloat16", DataType::BFloat16),
+            ("int4", DataType::Int4),
+            ("uint4", DataType::UInt4),
+            ("int2", DataType::Int2),
+        ] {
+            let dtype = eval(py, &format!("np.dtype(__import__('ml_dtypes').{name})"))?;
+            let descr = dtype.cast_into::<numpy::PyArrayDescr>()?;
+            assert_eq!(data_type_of(&descr)?, data_type, "{name}");
+        }
+        Ok(())
+    });
+}
+
+#[test]
+fn numpy_dtypes_and_data_types_map_both_ways() {
+    with_python(|py| {
+        for data_type in [
+            DataType::Bool,
+            DataType::Int8,
+            DataType::Int16,
+            DataType::Int32,
+            DataType::Int64,
+            DataType::UInt8,
+            DataType::UInt16,
+            DataType::UInt32,
+            DataType::UInt64,
+            DataType::Float16,
+            DataType::Float32,
+            DataType::Float64,
+            DataType::Complex64,
+            DataType::Complex128,
+        ] {
+            let descr = dtype_of(py, data_type)?;
+            let named = eval(py, &format!("np.dtype('{}')", data_type.name()))?;
+            assert!(descr.as_any().eq(&named)?, "{data_type}");
+            assert_eq!(data_type_of(&descr)?, data_type);
+            let swapped = eval(
+                py,
+                &format!("np.dtype('{}').newbyteorder()", data_type.name()),
+            )?;
+            let swapped = swapped.cast_into::<numpy::PyArrayDescr>()?;
+            assert_eq!(data_type_of(&swapped)?, data_type, "{data_type} swapped");
+        }
+        let long_double = eval(py, "np.dtype('longdouble')")?;
+        assert!(data_type_of(&long_double.cast_into::<numpy::PyArrayDescr>()?).is_err());
         Ok(())
     });
 }

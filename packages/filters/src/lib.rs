@@ -15,7 +15,7 @@ use pyo3::types::PyCapsule;
 use zarr_codec_filters::packbits::{pack, packed_len, unpack, unpacked_len};
 use zarr_codec_filters::{AsType, BitRound, Delta, ElementFilter, Quantize};
 use zarr_codec_python::{
-    ArrayInput, IntoPyResult, PyArrayCodec, array_kernel, data_type_of, new_array, run,
+    ArrayInput, IntoPyResult, PyArrayCodec, array_kernel, data_type_of, dtype_of, new_array, run,
 };
 use zarr_codec_shapes::json::ZarrFormat;
 use zarr_codec_shapes::{CodecError, DataType, Result as CodecResult};
@@ -87,7 +87,7 @@ fn pack_bits<'py>(array: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyUntypedArr
         let message = format!("packbits: expected a bool array, got {}", input.data_type());
         return Err(CodecError::unsupported(message)).into_py_result(py);
     }
-    let dtype = PyArrayDescr::new(py, "uint8")?;
+    let dtype = dtype_of(py, DataType::UInt8)?;
     let mut output = new_array(&dtype, &[packed_len(input.as_bytes().len())])?;
     let (source, target) = (input.as_bytes(), output.as_mut_bytes());
     run(py, || pack(source, target))?;
@@ -101,7 +101,7 @@ fn unpack_bits<'py>(array: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyUntypedA
     let input = ArrayInput::new(array)?;
     let bytes = input.as_bytes();
     let count = unpacked_len(bytes).into_py_result(py)?;
-    let dtype = PyArrayDescr::new(py, "bool")?;
+    let dtype = dtype_of(py, DataType::Bool)?;
     let mut output = new_array(&dtype, &[count])?;
     let target = output.as_mut_bytes();
     run(py, || unpack(bytes, target))?;

@@ -10,9 +10,11 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use std::sync::Arc;
 
-use numpy::{PyArrayDescr, PyUntypedArray};
+use numpy::PyUntypedArray;
 use zarr_codec_pcodec::{PCodec, PcodecElements};
-use zarr_codec_python::{BytesInput, IntoPyResult, PyBytesCodec, new_array, parse_codec_json, run};
+use zarr_codec_python::{
+    BytesInput, IntoPyResult, PyBytesCodec, dtype_of, new_array, parse_codec_json, run,
+};
 use zarr_codec_shapes::DataType;
 
 zarr_codec_python::array_bytes_functions!(PCodec, r#"{"id": "pcodec"}"#);
@@ -55,7 +57,7 @@ fn decode<'py>(data: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyUntyped
     let Some((data_type, count)) = PCodec::stored_type_and_count(bytes).into_py_result(py)? else {
         return Ok(None);
     };
-    let dtype = PyArrayDescr::new(py, data_type.name())?;
+    let dtype = dtype_of(py, data_type)?;
     let mut array = new_array(&dtype, &[count])?;
     let out = array.as_mut_bytes();
     run(py, || PCodec::decode_numbers_into(bytes, data_type, out))?;
