@@ -128,7 +128,8 @@ def numcodecs_codec_class(codec_cls: type[Codec], *, module: str, qualname: str)
                 # A numpy array is taken as it is, as numcodecs' check would take it (that
                 # check, a protocol test, costs more than a small chunk's filter).
                 data = buf if type(buf) is np.ndarray else ensure_ndarray_like(buf)
-                return data.reshape(-1, order="A")
+                # A 1-d array is flat already (reshape would only make another view of it).
+                return data if data.ndim == 1 else data.reshape(-1, order="A")
             return ensure_contiguous_ndarray_like(buf, self.max_buffer_size)
 
         def encode(self, buf: Any) -> Any:
