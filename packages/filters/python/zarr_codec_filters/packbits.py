@@ -25,6 +25,14 @@ from zarr_codec_filters import _filters
 __all__ = ["PackBits"]
 
 
+def _viewed(array: Any, scalar: type[np.generic]) -> np.ndarray[Any, Any]:
+    """``array``'s bytes viewed as ``scalar`` (one byte), as numcodecs views them; a numpy
+    array of that type already is taken as it is (the view costs more than a small chunk)."""
+    if type(array) is np.ndarray and array.dtype.type is scalar:
+        return array
+    return np.asarray(array).view(scalar)
+
+
 class PackBits(ArrayArrayCodecBase):
     """numcodecs' ``PackBits()``: boolean arrays only."""
 
@@ -47,15 +55,16 @@ class PackBits(ArrayArrayCodecBase):
 
     def encode(self, array: Any, spec: ChunkSpec | None = None) -> np.ndarray[Any, Any]:
         """Pack ``array`` (viewed as booleans, as numcodecs does; flattened in C order)."""
-        self._check(spec)
-        return _filters.pack_bits(np.asarray(array).view(bool))
+        if spec is not None:
+            self._check(spec)
+        return _filters.pack_bits(_viewed(array, np.bool_))
 
     def decode(self, array: Any, spec: ChunkSpec | None = None) -> np.ndarray[Any, Any]:
         """Unpack into a new bool array (of ``spec``'s shape when given)."""
-        self._check(spec)
-        result = _filters.unpack_bits(np.asarray(array).view("u1"))
+        result = _filters.unpack_bits(_viewed(array, np.uint8))
         if spec is None:
             return result
+        self._check(spec)
         if result.size != math.prod(spec.shape):
             raise CorruptInputError(
                 f"packbits: {result.size} booleans packed, the chunk holds {math.prod(spec.shape)}"
