@@ -73,6 +73,7 @@ def numcodecs_codec_class(codec_cls: type[Codec], *, module: str, qualname: str)
         raise ConfigurationError(f"codec {name!r} is neither bytes->bytes nor array->array")
     arrays = codec_type == "array_array"
     factory: Any = codec_cls
+    byte = np.dtype(np.uint8)
 
     class Adapter(NumcodecsCodec):  # type: ignore[misc]
         codec_class = codec_cls
@@ -124,9 +125,15 @@ def numcodecs_codec_class(codec_cls: type[Codec], *, module: str, qualname: str)
             return codec_cls.from_json({"id": codec_id, **config}, 2)
 
         def _input(self, buf: Any) -> Any:
+            # A numpy array, or bytes (what a store returns), is taken as numcodecs' checks
+            # would take it, without them (a protocol test costs more than a small chunk's
+            # filter): bytes as a flat, read-only array of their bytes.
+            if type(buf) is bytes:
+                limit = self.max_buffer_size
+                if not arrays and limit is not None and len(buf) > limit:
+                    raise ValueError(f"Codec does not support buffers of > {limit} bytes")
+                return np.frombuffer(buf, byte)
             if arrays:  # numcodecs' filters flatten any array in its memory order
-                # A numpy array is taken as it is, as numcodecs' check would take it (that
-                # check, a protocol test, costs more than a small chunk's filter).
                 data = buf if type(buf) is np.ndarray else ensure_ndarray_like(buf)
                 # A 1-d array is flat already (reshape would only make another view of it).
                 return data if data.ndim == 1 else data.reshape(-1, order="A")
