@@ -105,8 +105,16 @@ class Delta(_DeltaBase):  # type: ignore[misc]
 
 _BitRoundBase: Any = _base(_elementwise.BitRound, "BitRound")
 
-#: numcodecs' mantissa bits per float type.
-_MANTISSA_BITS = {"float16": 10, "float32": 23, "float64": 52}
+#: numcodecs' mantissa bits per float type (by numpy scalar type: either byte order).
+_MANTISSA_BITS: dict[type, int] = {np.float16: 10, np.float32: 23, np.float64: 52}
+
+
+#: The signed integer type of each float type's width, native order.
+_SIGNED: dict[type, np.dtype[Any]] = {
+    np.float16: np.dtype(np.int16),
+    np.float32: np.dtype(np.int32),
+    np.float64: np.dtype(np.int64),
+}
 
 
 class BitRound(_BitRoundBase):  # type: ignore[misc]
@@ -126,15 +134,22 @@ class BitRound(_BitRoundBase):  # type: ignore[misc]
     def encode(self, buf: Any) -> Any:
         # numcodecs returns the rounded bits as integers of the same width (the floats
         # themselves when nothing is dropped).
-        from numcodecs.compat import ensure_ndarray_like
+        if type(buf) is np.ndarray:  # numcodecs' check would take it as it is
+            data = buf
+        else:
+            from numcodecs.compat import ensure_ndarray_like
 
-        data = ensure_ndarray_like(buf)  # numcodecs keeps the shape here
-        if data.dtype.name not in _MANTISSA_BITS:
+            data = ensure_ndarray_like(buf)  # numcodecs keeps the shape here
+        bits = _MANTISSA_BITS.get(data.dtype.type)
+        if bits is None:
             raise TypeError("Only float arrays (16-64bit) can be bit-rounded")
-        if _MANTISSA_BITS[data.dtype.name] == self.keepbits:
+        if bits == self.keepbits:
             return data
         encoded = self.codec.encode(data)
-        return encoded.view(encoded.dtype.str.replace("f", "i"))
+        dtype = encoded.dtype
+        return encoded.view(
+            dtype.str.replace("f", "i") if not dtype.isnative else _SIGNED[dtype.type]
+        )
 
     def decode(self, buf: Any, out: Any = None) -> Any:
         from numcodecs.compat import ensure_ndarray_like, ndarray_copy
