@@ -535,8 +535,10 @@ def checksums_figure(plot: Plot) -> Figure:
 
 
 def filters_plot() -> Plot:
-    # The latest figures: one table of all three families, after the run-time vectors.
-    tables = [table("filters.md", PAIRS_HEADER, section="The next step taken")]
+    # The latest figures: the integer and bit filters, then the float filters, after the
+    # per-call changes and delta's AVX2 sums.
+    section = "Per call, and delta"
+    tables = [table("filters.md", PAIRS_HEADER, section=section, occurrence=n) for n in (0, 1)]
     points = []
     for t in tables:
         for row in t.rows:
