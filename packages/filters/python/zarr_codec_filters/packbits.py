@@ -61,10 +61,11 @@ class PackBits(ArrayArrayCodecBase):
 
     def decode(self, array: Any, spec: ChunkSpec | None = None) -> np.ndarray[Any, Any]:
         """Unpack into a new bool array (of ``spec``'s shape when given)."""
+        if spec is not None:
+            self._check(spec)
         result = _filters.unpack_bits(_viewed(array, np.uint8))
         if spec is None:
             return result
-        self._check(spec)
         if result.size != math.prod(spec.shape):
             raise CorruptInputError(
                 f"packbits: {result.size} booleans packed, the chunk holds {math.prod(spec.shape)}"
