@@ -117,6 +117,12 @@ def _test_requirements(folder: str) -> list[str]:
     return [str(item) for item in group]
 
 
+def _release_build(manifest: Path, policy: str, out: Path, *extra: str) -> list[str | Path]:
+    """maturin's release build of ``manifest``, zig-linked for ``policy``, into ``out``."""
+    command: list[str | Path] = [_tool("maturin"), "build", "--release", "--zig"]
+    return [*command, "--compatibility", policy, "-m", manifest, *extra, "--out", out]
+
+
 def x86_64_v3_rustflags(folder: str) -> str:
     """The ``RUSTFLAGS`` of ``packages/<folder>``'s x86-64-v3 build."""
     _, features = X86_64_V3_BUILDS[folder]
@@ -156,21 +162,10 @@ def build_x86_64_v3(folder: str, policy: str, env: dict[str, str]) -> Path | Non
     target = Path(env.get("CARGO_TARGET_DIR", ROOT / "target")) / "x86-64-v3"
     flags = {"RUSTFLAGS": x86_64_v3_rustflags(folder), "CARGO_TARGET_DIR": str(target)}
     with tempfile.TemporaryDirectory(prefix="x86-64-v3-") as scratch:
-        build: list[str | Path] = [
-            _tool("maturin"),
-            "build",
-            "--release",
-            "--zig",
-            "--compatibility",
-            policy,
-            "-m",
-            manifest,
-            "--features",
-            "x86-64-v3",
-            "--out",
-            scratch,
-        ]
-        _run(build, env={**env, **flags})
+        _run(
+            _release_build(manifest, policy, Path(scratch), "--features", "x86-64-v3"),
+            env={**env, **flags},
+        )
         wheels = sorted(Path(scratch).glob("*.whl"))
         if len(wheels) != 1:
             raise Failed(f"the x86-64-v3 build of {folder} made {wheels}, not one wheel")
@@ -185,19 +180,9 @@ def build_compiled(folder: str, out: Path, policy: str) -> None:
     # maturin runs `python -m ziglang`: the venv's bin first on PATH finds that Python.
     bin_folder = Path(sys.executable).parent
     env = {**os.environ, "PATH": f"{bin_folder}{os.pathsep}{os.environ.get('PATH', '')}"}
-    build: list[str | Path] = [
-        maturin,
-        "build",
-        "--release",
-        "--zig",
-        "--compatibility",
-        policy,
-        "-m",
-        manifest,
-    ]
     extra = build_x86_64_v3(folder, policy, env)
     try:
-        _run([*build, "--out", out], env=env)
+        _run(_release_build(manifest, policy, out), env=env)
     finally:
         if extra is not None:
             extra.unlink(missing_ok=True)
